@@ -1,0 +1,72 @@
+package dev.nativemem;
+
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.NativeBridge;
+import dev.nativemem.internal.NativeLibraryLoader;
+import java.util.Objects;
+
+/**
+ * The entry point: what this JVM's native memory is made of, from inside the JVM.
+ *
+ * <p>The first call loads {@code libnativemem.so} from the jar (or from {@code
+ * -Dnativemem.library.path}). Every method is thread-safe and returns an immutable snapshot.
+ *
+ * <pre>{@code
+ * AllocatorInfo allocator = NativeMemory.allocator();
+ * ProcessMemory process = NativeMemory.processMemory();
+ * System.out.println(allocator + ", " + process);
+ * }</pre>
+ */
+public final class NativeMemory {
+  private NativeMemory() {}
+
+  /**
+   * The Java and native versions.
+   *
+   * @throws NativeMemoryException if the loaded native library is not the one this jar was built
+   *     with (a stale {@code -Dnativemem.library.path}, for example)
+   */
+  public static Versions version() {
+    NativeLibraryLoader.load();
+    String javaVersion = NativeLibraryLoader.javaVersion();
+    String nativeVersion = NativeBridge.version();
+    if (!javaVersion.equals(nativeVersion)) {
+      throw new NativeMemoryException(
+          "nativemem jar "
+              + javaVersion
+              + " loaded native library "
+              + nativeVersion
+              + " from "
+              + NativeLibraryLoader.loadedPath()
+              + "; they must match: remove -Dnativemem.library.path or point it at the library"
+              + " built with this jar");
+    }
+    return new Versions(javaVersion, nativeVersion, NativeLibraryLoader.loadedPath().toString());
+  }
+
+  /** Which allocator serves this process's {@code malloc}. */
+  public static AllocatorInfo allocator() {
+    NativeLibraryLoader.load();
+    return new AllocatorInfo(Json.parseObject(NativeBridge.allocatorJson()));
+  }
+
+  /** Resident memory of this process, from {@code /proc/self/status}. */
+  public static ProcessMemory processMemory() {
+    NativeLibraryLoader.load();
+    return new ProcessMemory(Json.parseObject(NativeBridge.processMemoryJson()));
+  }
+
+  /**
+   * Reads one integer or boolean {@code mallctl} key of the process's jemalloc, for example {@code
+   * "opt.narenas"} or {@code "config.prof"} (booleans read as 0 or 1). Statistics under {@code
+   * stats.} are as of the last {@code epoch} advance.
+   *
+   * @throws AllocatorUnavailableException if glibc serves {@code malloc}
+   * @throws NativeMemoryException if jemalloc does not know the key, or it is not an integer
+   */
+  public static long mallctl(String key) {
+    Objects.requireNonNull(key, "key");
+    NativeLibraryLoader.load();
+    return NativeBridge.mallctlRead(key);
+  }
+}

@@ -1,0 +1,49 @@
+package dev.nativemem.internal;
+
+import com.fasterxml.jackson.jr.ob.JSON;
+import dev.nativemem.NativeMemoryException;
+import java.io.IOException;
+import java.util.Map;
+
+/** JSON in and out, through jackson-jr (shaded into the jar). */
+public final class Json {
+  private static final JSON JSON_CODEC = JSON.std;
+
+  private Json() {}
+
+  /** Parses a JSON object produced by the native library. */
+  public static Map<String, Object> parseObject(String text) {
+    try {
+      return JSON_CODEC.mapFrom(text);
+    } catch (IOException e) {
+      throw new NativeMemoryException("native library returned malformed JSON: " + text, e);
+    }
+  }
+
+  /** Writes maps, lists, strings, numbers and booleans as compact JSON. */
+  public static String write(Object value) {
+    try {
+      return JSON_CODEC.asString(value);
+    } catch (IOException e) {
+      throw new NativeMemoryException("cannot write JSON for " + value.getClass().getName(), e);
+    }
+  }
+
+  /** A required string field. */
+  public static String string(Map<String, Object> json, String key) {
+    Object value = json.get(key);
+    if (!(value instanceof String)) {
+      throw new NativeMemoryException("native JSON lacks string '" + key + "': " + json);
+    }
+    return (String) value;
+  }
+
+  /** A required integral field. */
+  public static long number(Map<String, Object> json, String key) {
+    Object value = json.get(key);
+    if (!(value instanceof Number)) {
+      throw new NativeMemoryException("native JSON lacks number '" + key + "': " + json);
+    }
+    return ((Number) value).longValue();
+  }
+}

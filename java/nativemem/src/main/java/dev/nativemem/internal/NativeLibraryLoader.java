@@ -1,0 +1,262 @@
+package dev.nativemem.internal;
+
+import dev.nativemem.NativeMemoryException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * Loads {@code libnativemem.so} once per class loader.
+ *
+ * <p>From {@code -Dnativemem.library.path} when set (no fallback), else extracted from the jar into
+ * a private per-process directory ({@code -Dnativemem.tmpdir}, default {@code
+ * java.io.tmpdir/nativemem-<user>}, mode 0700). Extracted files stay while the process lives, so
+ * profiles can still symbolize them; directories of dead processes are removed on the next load.
+ * Each class loader gets its own copy: the JVM refuses one library file in two class loaders, as
+ * happens on every Flink job restart.
+ */
+public final class NativeLibraryLoader {
+  public static final String LIBRARY_PATH_PROPERTY = "nativemem.library.path";
+  public static final String TMPDIR_PROPERTY = "nativemem.tmpdir";
+  static final String LIBRARY_FILE = "libnativemem.so";
+  static final List<String> SUPPORTED_PLATFORMS = List.of("linux-x86_64", "linux-aarch64");
+  private static final String PROCESS_DIR_PREFIX = "pid";
+  private static final Set<PosixFilePermission> OWNER_ONLY =
+      PosixFilePermissions.fromString("rwx------");
+
+  private static volatile Path loaded;
+
+  private NativeLibraryLoader() {}
+
+  /**
+   * Loads the library if this class loader has not yet done so.
+   *
+   * @throws UnsupportedOperationException on an OS or architecture the jar has no library for
+   * @throws NativeMemoryException if the library cannot be found, extracted or loaded
+   */
+  public static void load() {
+    if (loaded == null) {
+      loadOnce();
+    }
+  }
+
+  private static synchronized void loadOnce() {
+    if (loaded != null) {
+      return;
+    }
+    String platform = platform(System.getProperty("os.name"), System.getProperty("os.arch"));
+    String explicit = System.getProperty(LIBRARY_PATH_PROPERTY);
+    loaded = explicit != null ? loadExplicit(explicit) : loadFromJar(platform);
+  }
+
+  /** The file this class loader loaded the library from. */
+  public static Path loadedPath() {
+    load();
+    return loaded;
+  }
+
+  /** This jar's version, as Maven wrote it into {@code nativemem.properties}. */
+  public static String javaVersion() {
+    try (InputStream in =
+        NativeLibraryLoader.class.getResourceAsStream("/dev/nativemem/nativemem.properties")) {
+      if (in == null) {
+        throw new NativeMemoryException(
+            "dev/nativemem/nativemem.properties is missing from the class path; the nativemem jar"
+                + " is incomplete: rebuild it with 'mvn package'");
+      }
+      Properties properties = new Properties();
+      properties.load(in);
+      return properties.getProperty("version", "unknown");
+    } catch (IOException e) {
+      throw new NativeMemoryException("cannot read nativemem.properties: " + e.getMessage(), e);
+    }
+  }
+
+  /** Maps {@code os.name}/{@code os.arch} to the jar's platform directory name. */
+  static String platform(String osName, String osArch) {
+    String os = osName == null ? "" : osName.toLowerCase(Locale.ROOT);
+    String arch = osArch == null ? "" : osArch.toLowerCase(Locale.ROOT);
+    if (arch.equals("amd64") || arch.equals("x86_64")) {
+      arch = "x86_64";
+    } else if (arch.equals("arm64")) {
+      arch = "aarch64";
+    }
+    String platform = (os.startsWith("linux") ? "linux" : os) + "-" + arch;
+    if (!SUPPORTED_PLATFORMS.contains(platform)) {
+      throw new UnsupportedOperationException(
+          "nativemem supports "
+              + String.join(", ", SUPPORTED_PLATFORMS)
+              + "; this JVM runs on os.name='"
+              + osName
+              + "', os.arch='"
+              + osArch
+              + "'");
+    }
+    return platform;
+  }
+
+  private static Path loadExplicit(String value) {
+    Path path = Paths.get(value).toAbsolutePath();
+    if (!Files.isRegularFile(path)) {
+      throw new NativeMemoryException(
+          "-D"
+              + LIBRARY_PATH_PROPERTY
+              + "="
+              + value
+              + " does not name a file; point it at libnativemem.so or remove it to use the"
+              + " library inside the jar");
+    }
+    try {
+      System.load(path.toString());
+      return path;
+    } catch (UnsatisfiedLinkError e) {
+      if (String.valueOf(e.getMessage()).contains("another class loader")) {
+        // Another class loader holds this file: load a private copy instead.
+        try (InputStream in = Files.newInputStream(path)) {
+          return loadCopy(in);
+        } catch (IOException io) {
+          throw new NativeMemoryException("cannot copy " + path + ": " + io.getMessage(), io);
+        }
+      }
+      throw new NativeMemoryException(
+          "-D" + LIBRARY_PATH_PROPERTY + "=" + value + " cannot be loaded: " + e.getMessage(), e);
+    }
+  }
+
+  private static Path loadFromJar(String platform) {
+    String resource = "/dev/nativemem/native/" + platform + "/" + LIBRARY_FILE;
+    try (InputStream in = NativeLibraryLoader.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new UnsupportedOperationException(
+            "this nativemem jar carries no native library for "
+                + platform
+                + " ("
+                + resource
+                + " is missing); build the jar on "
+                + platform
+                + " or set -D"
+                + LIBRARY_PATH_PROPERTY);
+      }
+      return loadCopy(in);
+    } catch (IOException e) {
+      throw new NativeMemoryException(
+          "cannot extract "
+              + resource
+              + ": "
+              + e.getMessage()
+              + "; set -D"
+              + TMPDIR_PROPERTY
+              + " to a writable directory",
+          e);
+    }
+  }
+
+  /** Writes the library into a fresh per-process directory and loads it from there. */
+  private static Path loadCopy(InputStream library) throws IOException {
+    Path base = privateBaseDirectory();
+    removeDirectoriesOfDeadProcesses(base);
+    Path dir =
+        Files.createTempDirectory(
+            base,
+            PROCESS_DIR_PREFIX + ProcessHandle.current().pid() + "-",
+            PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+    Path partial = Files.createTempFile(dir, LIBRARY_FILE, ".partial");
+    Files.copy(library, partial, StandardCopyOption.REPLACE_EXISTING);
+    Files.setPosixFilePermissions(partial, PosixFilePermissions.fromString("r-x------"));
+    Path target = dir.resolve(LIBRARY_FILE);
+    try {
+      Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.move(partial, target);
+    }
+    try {
+      System.load(target.toString());
+    } catch (UnsatisfiedLinkError e) {
+      throw new NativeMemoryException(
+          "cannot load "
+              + target
+              + ": "
+              + e.getMessage()
+              + "; if the directory is mounted noexec, set -D"
+              + TMPDIR_PROPERTY
+              + " to a directory that allows executables",
+          e);
+    }
+    return target;
+  }
+
+  private static Path privateBaseDirectory() throws IOException {
+    String configured = System.getProperty(TMPDIR_PROPERTY);
+    Path base =
+        configured != null
+            ? Paths.get(configured)
+            : Paths.get(
+                System.getProperty("java.io.tmpdir"),
+                "nativemem-" + System.getProperty("user.name"));
+    if (!Files.exists(base, LinkOption.NOFOLLOW_LINKS)) {
+      try {
+        Files.createDirectories(base, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+      } catch (java.nio.file.FileAlreadyExistsException raced) {
+        // Another JVM created it first; checked below like any existing directory.
+      }
+    }
+    if (!Files.isDirectory(base, LinkOption.NOFOLLOW_LINKS)) {
+      throw new IOException(base + " exists and is not a directory");
+    }
+    Set<PosixFilePermission> permissions =
+        Files.getPosixFilePermissions(base, LinkOption.NOFOLLOW_LINKS);
+    if (permissions.contains(PosixFilePermission.GROUP_WRITE)
+        || permissions.contains(PosixFilePermission.OTHERS_WRITE)) {
+      throw new IOException(
+          base
+              + " is writable by other users ("
+              + PosixFilePermissions.toString(permissions)
+              + "); a library loaded from there could be replaced");
+    }
+    return base;
+  }
+
+  /** Each extraction directory is named {@code pid<N>-<random>}; drop those whose JVM is gone. */
+  private static void removeDirectoriesOfDeadProcesses(Path base) {
+    try (DirectoryStream<Path> entries =
+        Files.newDirectoryStream(base, PROCESS_DIR_PREFIX + "*-*")) {
+      for (Path entry : entries) {
+        String name = entry.getFileName().toString();
+        String digits = name.substring(PROCESS_DIR_PREFIX.length(), name.indexOf('-'));
+        long pid;
+        try {
+          pid = Long.parseLong(digits);
+        } catch (NumberFormatException notOurs) {
+          continue;
+        }
+        if (!ProcessHandle.of(pid).isPresent()) {
+          deleteRecursively(entry);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // Cleanup is best effort; a failure must never stop the library from loading.
+    }
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    try (Stream<Path> walk = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package dev.nativemem;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nativemem.internal.NativeBridge;
+import org.junit.jupiter.api.Test;
+
+/** Errors and panics in the native library arrive as Java exceptions; the JVM lives on. */
+class JniBoundaryTest {
+
+  @Test
+  void panicBecomesExceptionAndJvmLivesOn() {
+    NativeMemoryException e =
+        assertThrows(NativeMemoryException.class, () -> NativeBridge.selfTestPanic("boom 42"));
+    assertTrue(e.getMessage().contains("self-test panic: boom 42"), e.getMessage());
+    assertTrue(e.getMessage().contains("please report"), e.getMessage());
+    // The library keeps working after the panic, many times over.
+    for (int i = 0; i < 3; i++) {
+      assertThrows(NativeMemoryException.class, () -> NativeBridge.selfTestPanic("again"));
+    }
+    assertTrue(NativeMemory.processMemory().rssBytes() > 0);
+  }
+
+  @Test
+  void mallctlOnGlibcNamesTheFix() {
+    // Surefire forks this JVM without LD_PRELOAD: glibc serves malloc.
+    AllocatorUnavailableException e =
+        assertThrows(
+            AllocatorUnavailableException.class, () -> NativeMemory.mallctl("opt.narenas"));
+    assertTrue(e.getMessage().contains("'opt.narenas'"), e.getMessage());
+    assertTrue(e.getMessage().contains("LD_PRELOAD="), e.getMessage());
+    assertEquals(AllocatorInfo.Kind.GLIBC, NativeMemory.allocator().kind());
+  }
+
+  @Test
+  void nullArgumentsAreRejectedOnBothSides() {
+    assertThrows(NullPointerException.class, () -> NativeMemory.mallctl(null));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> NativeBridge.selfTestPanic(null));
+    assertTrue(e.getMessage().contains("must not be null"), e.getMessage());
+  }
+
+  @Test
+  void versionsMatch() {
+    Versions v = NativeMemory.version();
+    assertEquals(v.java(), v.nativeLibrary());
+    assertTrue(v.libraryPath().endsWith("libnativemem.so"), v.libraryPath());
+  }
+}

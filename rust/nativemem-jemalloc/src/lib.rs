@@ -1,0 +1,1 @@
+//! The preload allocator; built out in its own issue.

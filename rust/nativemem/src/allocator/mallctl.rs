@@ -1,0 +1,230 @@
+//! A small typed layer over a `mallctl` found at run time.
+//!
+//! tikv-jemalloc-ctl binds to the jemalloc linked into the crate; it cannot target a
+//! `mallctl` resolved with `dlsym`, which is the only one whose numbers describe this process.
+//! So this layer stays small: names resolved to MIBs once and cached, typed reads and writes,
+//! errno mapped to errors that name the key.
+
+use super::AllocatorError;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::sync::Mutex;
+
+type MallctlFn =
+    unsafe extern "C" fn(*const c_char, *mut c_void, *mut usize, *mut c_void, usize) -> c_int;
+type NameToMibFn = unsafe extern "C" fn(*const c_char, *mut usize, *mut usize) -> c_int;
+type ByMibFn =
+    unsafe extern "C" fn(*const usize, usize, *mut c_void, *mut usize, *mut c_void, usize) -> c_int;
+
+/// jemalloc's entry points, as resolved from the process.
+#[derive(Clone, Copy)]
+pub struct MallctlFns {
+    mallctl: MallctlFn,
+    name_to_mib: Option<NameToMibFn>,
+    by_mib: Option<ByMibFn>,
+}
+
+impl MallctlFns {
+    /// Wraps raw symbol addresses; `mallctl` must be non-null, the others may be null.
+    pub(super) fn new(mallctl: *mut c_void, name_to_mib: *mut c_void, by_mib: *mut c_void) -> Self {
+        // SAFETY: the symbols are jemalloc's, whose C signatures the types above spell out.
+        unsafe {
+            MallctlFns {
+                mallctl: std::mem::transmute::<*mut c_void, MallctlFn>(mallctl),
+                name_to_mib: (!name_to_mib.is_null())
+                    .then(|| std::mem::transmute::<*mut c_void, NameToMibFn>(name_to_mib)),
+                by_mib: (!by_mib.is_null())
+                    .then(|| std::mem::transmute::<*mut c_void, ByMibFn>(by_mib)),
+            }
+        }
+    }
+}
+
+/// A value that can be read from or written to a mallctl key of the same C type.
+pub trait CtlValue: Copy + Default {}
+impl CtlValue for bool {}
+impl CtlValue for u32 {}
+impl CtlValue for u64 {}
+impl CtlValue for usize {}
+impl CtlValue for isize {}
+impl CtlValue for *const c_char {}
+
+/// Typed access to the process's jemalloc.
+pub struct Mallctl {
+    fns: MallctlFns,
+    mibs: Mutex<HashMap<String, Vec<usize>>>,
+}
+
+/// The longest MIB jemalloc uses (e.g. `stats.arenas.<i>.bins.<j>.curregs` has 6 parts).
+const MAX_MIB_LEN: usize = 8;
+
+impl Mallctl {
+    pub(super) fn new(fns: MallctlFns) -> Self {
+        Mallctl {
+            fns,
+            mibs: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Reads a key whose C type matches `T`.
+    pub fn read<T: CtlValue>(&self, key: &str) -> Result<T, AllocatorError> {
+        let mut value = T::default();
+        let mut len = std::mem::size_of::<T>();
+        self.call(
+            key,
+            &mut value as *mut T as *mut c_void,
+            &mut len,
+            std::ptr::null_mut(),
+            0,
+        )?;
+        Ok(value)
+    }
+
+    /// Reads an integer or boolean key of any width (`size_t`, `uint64_t`, `ssize_t`,
+    /// `unsigned`, `bool`), for callers that hold only the key's name.
+    pub fn read_integer(&self, key: &str) -> Result<i64, AllocatorError> {
+        let wrong_size = |e: &AllocatorError| matches!(e, AllocatorError::Mallctl { errno, .. } if *errno == libc::EINVAL);
+        match self.read::<u64>(key) {
+            Ok(v) => return Ok(v as i64),
+            Err(e) if !wrong_size(&e) => return Err(e),
+            Err(_) => {}
+        }
+        match self.read::<u32>(key) {
+            Ok(v) => return Ok(i64::from(v)),
+            Err(e) if !wrong_size(&e) => return Err(e),
+            Err(_) => {}
+        }
+        self.read::<bool>(key).map(i64::from)
+    }
+
+    /// Writes a key whose C type matches `T`.
+    pub fn write<T: CtlValue>(&self, key: &str, mut value: T) -> Result<(), AllocatorError> {
+        let len = std::mem::size_of::<T>();
+        self.call(
+            key,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            &mut value as *mut T as *mut c_void,
+            len,
+        )
+    }
+
+    /// Runs a key that takes no value, such as `arena.<i>.purge` or `thread.tcache.flush`.
+    pub fn run(&self, key: &str) -> Result<(), AllocatorError> {
+        self.call(
+            key,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+        )
+    }
+
+    /// Reads a `const char *` key, such as `version` or `opt.metadata_thp`.
+    pub fn read_string(&self, key: &str) -> Result<String, AllocatorError> {
+        let ptr: *const c_char = self.read(key)?;
+        if ptr.is_null() {
+            return Ok(String::new());
+        }
+        // SAFETY: jemalloc returns pointers to static NUL-terminated strings for these keys.
+        Ok(unsafe { CStr::from_ptr(ptr) }
+            .to_string_lossy()
+            .into_owned())
+    }
+
+    fn call(
+        &self,
+        key: &str,
+        old: *mut c_void,
+        old_len: *mut usize,
+        new: *mut c_void,
+        new_len: usize,
+    ) -> Result<(), AllocatorError> {
+        let rc = match (self.mib(key)?, self.fns.by_mib) {
+            // SAFETY: the MIB came from this jemalloc; buffers are sized by the caller's type.
+            (Some(mib), Some(by_mib)) => unsafe {
+                by_mib(mib.as_ptr(), mib.len(), old, old_len, new, new_len)
+            },
+            _ => {
+                let name = CString::new(key).map_err(|_| AllocatorError::BadKey(key.into()))?;
+                // SAFETY: as above, by name.
+                unsafe { (self.fns.mallctl)(name.as_ptr(), old, old_len, new, new_len) }
+            }
+        };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(self.error(key, rc))
+        }
+    }
+
+    /// Resolves and caches a key's MIB when this jemalloc exports the MIB interface.
+    fn mib(&self, key: &str) -> Result<Option<Vec<usize>>, AllocatorError> {
+        let Some(name_to_mib) = self.fns.name_to_mib else {
+            return Ok(None);
+        };
+        let mut cache = self.mibs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(mib) = cache.get(key) {
+            return Ok(Some(mib.clone()));
+        }
+        let name = CString::new(key).map_err(|_| AllocatorError::BadKey(key.into()))?;
+        let mut mib = [0usize; MAX_MIB_LEN];
+        let mut len = MAX_MIB_LEN;
+        // SAFETY: `mib` has room for `len` entries.
+        let rc = unsafe { name_to_mib(name.as_ptr(), mib.as_mut_ptr(), &mut len) };
+        if rc != 0 {
+            return Err(self.error(key, rc));
+        }
+        let mib = mib[..len].to_vec();
+        cache.insert(key.to_owned(), mib.clone());
+        Ok(Some(mib))
+    }
+
+    fn error(&self, key: &str, errno: c_int) -> AllocatorError {
+        match errno {
+            libc::ENOENT => AllocatorError::UnknownKey {
+                key: key.into(),
+                version: self.version_for_errors(),
+            },
+            _ => AllocatorError::Mallctl {
+                key: key.into(),
+                errno,
+                reason: reason(errno),
+            },
+        }
+    }
+
+    fn version_for_errors(&self) -> String {
+        let mut ptr: *const c_char = std::ptr::null();
+        let mut len = std::mem::size_of::<*const c_char>();
+        // SAFETY: plain read of a static string pointer.
+        let rc = unsafe {
+            (self.fns.mallctl)(
+                c"version".as_ptr(),
+                &mut ptr as *mut _ as *mut c_void,
+                &mut len,
+                std::ptr::null_mut(),
+                0,
+            )
+        };
+        if rc != 0 || ptr.is_null() {
+            return "(version unknown)".into();
+        }
+        // SAFETY: static NUL-terminated string.
+        unsafe { CStr::from_ptr(ptr) }
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+/// What jemalloc's mallctl errno values mean (see `man jemalloc`, RETURN VALUES).
+fn reason(errno: c_int) -> &'static str {
+    match errno {
+        libc::EINVAL => "invalid value or wrong value size for this key",
+        libc::EPERM => "key is read-only, or writing it is not permitted now",
+        libc::EAGAIN => "memory could not be allocated for the request",
+        libc::EFAULT => "an interface with side effects failed",
+        libc::ENOENT => "unknown key",
+        _ => "unexpected error",
+    }
+}

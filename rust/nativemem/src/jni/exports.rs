@@ -1,0 +1,81 @@
+//! The `native` methods of `dev.nativemem.internal.NativeBridge`, one function each.
+
+use super::{guard, BridgeError};
+use crate::allocator::{self, AllocatorError, ProcessAllocator};
+use crate::process;
+use jni::objects::{JClass, JString};
+use jni::sys::{jlong, jstring};
+use jni::JNIEnv;
+
+fn to_java(env: &mut JNIEnv, text: &str) -> Result<jstring, BridgeError> {
+    Ok(env.new_string(text)?.into_raw())
+}
+
+fn from_java(env: &mut JNIEnv, value: &JString, what: &str) -> Result<String, BridgeError> {
+    if value.is_null() {
+        return Err(BridgeError::InvalidArgument(format!(
+            "{what} must not be null"
+        )));
+    }
+    Ok(env.get_string(value)?.into())
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_version<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        to_java(env, crate::VERSION)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_allocatorJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        let json = serde_json::to_string(&allocator::describe())?;
+        to_java(env, &json)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_processMemoryJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        let json = serde_json::to_string(&process::memory()?)?;
+        to_java(env, &json)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_mallctlRead<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    key: JString<'l>,
+) -> jlong {
+    guard(&mut env, 0, |env| {
+        let key = from_java(env, &key, "mallctl key")?;
+        let ctl = ProcessAllocator::get()
+            .jemalloc()
+            .ok_or_else(|| AllocatorError::NotJemalloc { key: key.clone() })?;
+        Ok(ctl.read_integer(&key)?)
+    })
+}
+
+/// Panics on purpose so tests can prove a panic never crosses into the JVM.
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_selfTestPanic<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    message: JString<'l>,
+) {
+    guard(&mut env, (), |env| {
+        let message = from_java(env, &message, "message")?;
+        panic!("self-test panic: {message}");
+    })
+}

@@ -1,0 +1,15 @@
+//! nativemem's native core: what the JVM cannot see about its own native memory.
+//!
+//! Layers, each behind its own error type:
+//! - [`allocator`]: the allocator that serves this process's `malloc` (jemalloc via its own
+//!   `mallctl`, or glibc), never a private copy;
+//! - [`process`]: what the kernel says about this process (`/proc`);
+//! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
+//!   `catch_unwind` and turns errors into Java exceptions.
+
+pub mod allocator;
+mod jni;
+pub mod process;
+
+/// The version of this library; the Java side refuses to run against a different one.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

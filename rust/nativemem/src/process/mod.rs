@@ -1,0 +1,30 @@
+//! What the kernel reports about this process.
+
+mod status;
+
+pub use status::{parse_status, ProcessMemory};
+
+use std::path::PathBuf;
+
+/// Errors reading the process's own view from `/proc`.
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} has no '{field}' line; is /proc mounted and is this Linux?")]
+    MissingField { path: PathBuf, field: &'static str },
+}
+
+/// Reads `/proc/self/status` for this process.
+pub fn memory() -> Result<ProcessMemory, ProcessError> {
+    let path = PathBuf::from("/proc/self/status");
+    let text = std::fs::read_to_string(&path).map_err(|source| ProcessError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    parse_status(&text).map_err(|field| ProcessError::MissingField { path, field })
+}

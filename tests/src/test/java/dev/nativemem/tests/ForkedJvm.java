@@ -1,0 +1,98 @@
+package dev.nativemem.tests;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** Runs a child JVM against the built jar and captures what it printed. */
+final class ForkedJvm {
+  static final Path JAR = Paths.get(System.getProperty("nativemem.jar", "missing-nativemem.jar"));
+  static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+  static final Path DEBIAN_JEMALLOC = Paths.get("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2");
+
+  private final List<String> jvmArgs = new ArrayList<>();
+  private final Map<String, String> env = new HashMap<>();
+
+  ForkedJvm jvmArg(String... args) {
+    jvmArgs.addAll(Arrays.asList(args));
+    return this;
+  }
+
+  ForkedJvm env(String key, String value) {
+    env.put(key, value);
+    return this;
+  }
+
+  /** {@code java <jvmArgs> -jar nativemem.jar <args>}. */
+  Result cli(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(jvmArgs);
+    command.add("-jar");
+    command.add(JAR.toString());
+    command.addAll(Arrays.asList(args));
+    return run(command);
+  }
+
+  /** {@code java <jvmArgs> -cp nativemem.jar <mainClass> <args>}. */
+  Result main(String mainClass, String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(jvmArgs);
+    command.add("-cp");
+    command.add(JAR.toString());
+    command.add(mainClass);
+    command.addAll(Arrays.asList(args));
+    return run(command);
+  }
+
+  private Result run(List<String> args) throws IOException, InterruptedException {
+    if (!Files.isRegularFile(JAR)) {
+      throw new IllegalStateException(JAR + " is missing: run 'mvn verify' from the project root");
+    }
+    List<String> command = new ArrayList<>();
+    command.add(JAVA);
+    command.addAll(args);
+    Path out = Files.createTempFile("nativemem-out", ".txt");
+    Path err = Files.createTempFile("nativemem-err", ".txt");
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+    builder.environment().remove("LD_PRELOAD");
+    builder.environment().remove("MALLOC_CONF");
+    builder.environment().putAll(env);
+    Process process = builder.start();
+    if (!process.waitFor(120, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new IllegalStateException("timed out: " + command);
+    }
+    Result result =
+        new Result(
+            process.exitValue(),
+            new String(Files.readAllBytes(out), StandardCharsets.UTF_8),
+            new String(Files.readAllBytes(err), StandardCharsets.UTF_8));
+    Files.delete(out);
+    Files.delete(err);
+    return result;
+  }
+
+  static final class Result {
+    final int exitCode;
+    final String stdout;
+    final String stderr;
+
+    Result(int exitCode, String stdout, String stderr) {
+      this.exitCode = exitCode;
+      this.stdout = stdout;
+      this.stderr = stderr;
+    }
+
+    @Override
+    public String toString() {
+      return "exit " + exitCode + "\n--- stdout\n" + stdout + "\n--- stderr\n" + stderr;
+    }
+  }
+}
