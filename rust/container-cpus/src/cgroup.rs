@@ -1,0 +1,365 @@
+//! Finds this process's CPU cgroup and the lowest CPU quota from it up to the hierarchy's root.
+
+use crate::text::{for_each_line, parse_i64, read_small, trim, PathBuf};
+
+/// Which cgroup interface holds the CPU controller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CgroupVersion {
+    V1,
+    V2,
+}
+
+/// A CFS bandwidth limit: `quota_us` of CPU time per `period_us`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CpuQuota {
+    pub quota_us: u64,
+    pub period_us: u64,
+}
+
+impl CpuQuota {
+    /// `ceil(quota / period)`: whole CPUs, as the JVM rounds.
+    pub fn ceil_cpus(&self) -> u32 {
+        let cpus = self.quota_us.div_ceil(self.period_us.max(1));
+        u32::try_from(cpus).unwrap_or(u32::MAX)
+    }
+
+    /// The quota in thousandths of a CPU.
+    pub fn millicpus(&self) -> u64 {
+        self.quota_us.saturating_mul(1000) / self.period_us.max(1)
+    }
+
+    fn is_lower_than(&self, other: &CpuQuota) -> bool {
+        u128::from(self.quota_us) * u128::from(other.period_us)
+            < u128::from(other.quota_us) * u128::from(self.period_us)
+    }
+}
+
+/// The CPU controller in use and the lowest quota up the hierarchy (`None`: unlimited).
+/// Returns `None` when no CPU controller is mounted for this process.
+pub(crate) fn lowest_quota(root: &[u8]) -> Option<(CgroupVersion, Option<CpuQuota>)> {
+    let mut dir = PathBuf::new();
+    let (version, top_len) = controller_dir(root, &mut dir)?;
+    let mut lowest: Option<CpuQuota> = None;
+    loop {
+        if let Some(q) = quota_at(version, &mut dir) {
+            if lowest.is_none_or(|l| q.is_lower_than(&l)) {
+                lowest = Some(q);
+            }
+        }
+        if dir.as_bytes().len() <= top_len {
+            break;
+        }
+        let parent = dir.as_bytes().iter().rposition(|&b| b == b'/').unwrap_or(0);
+        dir.truncate(parent.max(top_len));
+    }
+    Some((version, lowest))
+}
+
+/// Writes the CPU cgroup directory of this process into `dir`; returns the version and the
+/// length of the mount point prefix (the walk stops there).
+fn controller_dir(root: &[u8], dir: &mut PathBuf) -> Option<(CgroupVersion, usize)> {
+    let mut v1_path = PathBuf::new();
+    let mut v2_path = PathBuf::new();
+    let (mut has_v1, mut has_v2) = (false, false);
+    let mut file = PathBuf::new();
+    file.push(root).then_some(())?;
+    file.push(b"/proc/self/cgroup").then_some(())?;
+    for_each_line(&mut file, |line| {
+        // hierarchy-ID:controller-list:cgroup-path
+        let mut parts = line.splitn(3, |&b| b == b':');
+        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return true;
+        };
+        if id == b"0" && controllers.is_empty() {
+            has_v2 = v2_path.push(path);
+        } else if controllers.split(|&b| b == b',').any(|c| c == b"cpu") {
+            has_v1 = v1_path.push(path);
+        }
+        true
+    })?;
+
+    let mut v1_mount = Mount::new();
+    let mut v2_mount = Mount::new();
+    let mut file = PathBuf::new();
+    file.push(root).then_some(())?;
+    file.push(b"/proc/self/mountinfo").then_some(())?;
+    for_each_line(&mut file, |line| {
+        if let Some(m) = parse_mountinfo(line) {
+            if m.fstype == b"cgroup" && m.super_options.split(|&b| b == b',').any(|o| o == b"cpu") {
+                v1_mount.set(m.root, m.mount_point);
+            } else if m.fstype == b"cgroup2" {
+                v2_mount.set(m.root, m.mount_point);
+            }
+        }
+        true
+    })?;
+
+    // The JVM prefers a v1 CPU controller when both exist (hybrid hierarchies).
+    let (version, mount, path) = if has_v1 && v1_mount.found {
+        (CgroupVersion::V1, &v1_mount, &v1_path)
+    } else if has_v2 && v2_mount.found {
+        (CgroupVersion::V2, &v2_mount, &v2_path)
+    } else {
+        return None;
+    };
+    dir.push(root).then_some(())?;
+    dir.push(mount.point.as_bytes()).then_some(())?;
+    let top_len = dir.as_bytes().len();
+    let cgroup = path.as_bytes();
+    let mount_root = mount.root.as_bytes();
+    // Inside a container the mount's root is the container's own cgroup: strip it.
+    let relative = if mount_root == b"/" {
+        cgroup
+    } else if let Some(rest) = cgroup.strip_prefix(mount_root) {
+        rest
+    } else {
+        b""
+    };
+    if relative != b"/" {
+        dir.push(relative).then_some(())?;
+    }
+    Some((version, top_len))
+}
+
+fn quota_at(version: CgroupVersion, dir: &mut PathBuf) -> Option<CpuQuota> {
+    let base = dir.as_bytes().len();
+    let mut buf = [0u8; 128];
+    let quota = match version {
+        CgroupVersion::V2 => {
+            dir.push(b"/cpu.max");
+            let text = read_small(dir, &mut buf);
+            dir.truncate(base);
+            // "max 100000" (unlimited) or "<quota> <period>"
+            let mut words = trim(text?).split(|&b| b == b' ');
+            let quota = parse_i64(words.next()?)?;
+            let period = parse_i64(words.next()?)?;
+            (quota, period)
+        }
+        CgroupVersion::V1 => {
+            dir.push(b"/cpu.cfs_quota_us");
+            let quota = read_small(dir, &mut buf).and_then(parse_i64);
+            dir.truncate(base);
+            dir.push(b"/cpu.cfs_period_us");
+            let period = read_small(dir, &mut buf).and_then(parse_i64);
+            dir.truncate(base);
+            (quota?, period?)
+        }
+    };
+    match quota {
+        (q, p) if q > 0 && p > 0 => Some(CpuQuota {
+            quota_us: q as u64,
+            period_us: p as u64,
+        }),
+        _ => None,
+    }
+}
+
+struct Mount {
+    found: bool,
+    root: PathBuf,
+    point: PathBuf,
+}
+
+impl Mount {
+    fn new() -> Self {
+        Mount {
+            found: false,
+            root: PathBuf::new(),
+            point: PathBuf::new(),
+        }
+    }
+
+    fn set(&mut self, root: &[u8], point: &[u8]) {
+        self.root.truncate(0);
+        self.point.truncate(0);
+        self.found = self.root.push(root) && self.point.push(point);
+    }
+}
+
+struct MountInfo<'a> {
+    root: &'a [u8],
+    mount_point: &'a [u8],
+    fstype: &'a [u8],
+    super_options: &'a [u8],
+}
+
+/// `36 35 98:0 /root /mount/point rw,noatime master:1 - fstype source super,options`
+fn parse_mountinfo(line: &[u8]) -> Option<MountInfo<'_>> {
+    let mut fields = line.split(|&b| b == b' ');
+    let root = fields.nth(3)?;
+    let mount_point = fields.next()?;
+    let mut fields = fields.skip_while(|f| *f != b"-");
+    fields.next()?;
+    let fstype = fields.next()?;
+    let _source = fields.next()?;
+    let super_options = fields.next()?;
+    Some(MountInfo {
+        root,
+        mount_point,
+        fstype,
+        super_options,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{detect_under, ContainerCpus};
+    use std::path::Path;
+    use std::string::String;
+
+    /// Writes a fixture tree: `files` are (relative path, content).
+    fn tree(name: &str, files: &[(&str, &str)]) -> String {
+        let dir = std::env::temp_dir().join(std::format!("cc-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (path, content) in files {
+            let file = dir.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(&file, content).unwrap();
+        }
+        String::from(dir.to_str().unwrap())
+    }
+
+    const V2_MOUNTINFO: &str = "22 1 0:21 / /proc rw - proc proc rw\n\
+        30 22 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n";
+    const V1_MOUNTINFO: &str = "22 1 0:21 / /proc rw - proc proc rw\n\
+        33 25 0:29 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid shared:14 - cgroup cgroup rw,cpu,cpuacct\n\
+        34 25 0:30 / /sys/fs/cgroup/memory rw,nosuid shared:15 - cgroup cgroup rw,memory\n";
+
+    fn cpus(root: &str, affinity: u32) -> ContainerCpus {
+        detect_under(root.as_bytes(), affinity)
+    }
+
+    #[test]
+    fn v2_unlimited() {
+        let root = tree(
+            "v2-max",
+            &[
+                ("proc/self/cgroup", "0::/app\n"),
+                ("proc/self/mountinfo", V2_MOUNTINFO),
+                ("sys/fs/cgroup/app/cpu.max", "max 100000\n"),
+                ("sys/fs/cgroup/cpu.max", "max 100000\n"),
+            ],
+        );
+        let c = cpus(&root, 8);
+        assert_eq!(c.cgroup, Some(CgroupVersion::V2));
+        assert_eq!(c.quota, None);
+        assert_eq!(c.effective, 8);
+    }
+
+    #[test]
+    fn v2_fractional_quota_rounds_up() {
+        let root = tree(
+            "v2-frac",
+            &[
+                ("proc/self/cgroup", "0::/app\n"),
+                ("proc/self/mountinfo", V2_MOUNTINFO),
+                ("sys/fs/cgroup/app/cpu.max", "150000 100000\n"),
+            ],
+        );
+        let c = cpus(&root, 8);
+        assert_eq!(c.quota.unwrap().millicpus(), 1500);
+        assert_eq!(c.effective, 2);
+    }
+
+    #[test]
+    fn v2_nested_lowest_limit_wins() {
+        let root = tree(
+            "v2-nested",
+            &[
+                ("proc/self/cgroup", "0::/kubepods/pod1/ctr\n"),
+                ("proc/self/mountinfo", V2_MOUNTINFO),
+                ("sys/fs/cgroup/kubepods/pod1/ctr/cpu.max", "max 100000\n"),
+                ("sys/fs/cgroup/kubepods/pod1/cpu.max", "300000 100000\n"),
+                ("sys/fs/cgroup/kubepods/cpu.max", "50000 50000\n"),
+            ],
+        );
+        let c = cpus(&root, 16);
+        assert_eq!(
+            c.quota,
+            Some(CpuQuota {
+                quota_us: 50000,
+                period_us: 50000
+            })
+        );
+        assert_eq!(c.effective, 1);
+    }
+
+    #[test]
+    fn affinity_below_quota_wins() {
+        let root = tree(
+            "v2-affinity",
+            &[
+                ("proc/self/cgroup", "0::/\n"),
+                ("proc/self/mountinfo", V2_MOUNTINFO),
+                ("sys/fs/cgroup/cpu.max", "400000 100000\n"),
+            ],
+        );
+        assert_eq!(cpus(&root, 2).effective, 2);
+    }
+
+    #[test]
+    fn v1_quota_and_unlimited() {
+        let root = tree(
+            "v1",
+            &[
+                (
+                    "proc/self/cgroup",
+                    "5:memory:/job\n4:cpu,cpuacct:/job\n0::/\n",
+                ),
+                ("proc/self/mountinfo", V1_MOUNTINFO),
+                ("sys/fs/cgroup/cpu,cpuacct/job/cpu.cfs_quota_us", "250000\n"),
+                (
+                    "sys/fs/cgroup/cpu,cpuacct/job/cpu.cfs_period_us",
+                    "100000\n",
+                ),
+                ("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "-1\n"),
+                ("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", "100000\n"),
+            ],
+        );
+        let c = cpus(&root, 32);
+        assert_eq!(c.cgroup, Some(CgroupVersion::V1));
+        assert_eq!(c.effective, 3);
+
+        let unlimited = tree(
+            "v1-unlimited",
+            &[
+                ("proc/self/cgroup", "4:cpu,cpuacct:/\n"),
+                ("proc/self/mountinfo", V1_MOUNTINFO),
+                ("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "-1\n"),
+                ("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", "100000\n"),
+            ],
+        );
+        assert_eq!(cpus(&unlimited, 32).effective, 32);
+    }
+
+    #[test]
+    fn container_mount_root_is_stripped() {
+        // Inside a container, /proc/self/cgroup names the host path and the mount's root is it.
+        let mountinfo = "40 30 0:29 /docker/abc /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n";
+        let root = tree(
+            "v1-docker",
+            &[
+                ("proc/self/cgroup", "3:cpu:/docker/abc\n"),
+                ("proc/self/mountinfo", mountinfo),
+                ("sys/fs/cgroup/cpu/cpu.cfs_quota_us", "100000\n"),
+                ("sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n"),
+            ],
+        );
+        assert_eq!(cpus(&root, 64).effective, 1);
+    }
+
+    #[test]
+    fn no_cgroup_at_all_means_affinity() {
+        let root = tree(
+            "none",
+            &[("proc/self/cgroup", ""), ("proc/self/mountinfo", "")],
+        );
+        let c = cpus(&root, 4);
+        assert_eq!((c.cgroup, c.effective), (None, 4));
+        let missing = cpus("/nonexistent-root", 4);
+        assert_eq!((missing.cgroup, missing.effective), (None, 4));
+        assert!(!Path::new("/nonexistent-root").exists());
+    }
+}
