@@ -3,12 +3,14 @@
 //! Layers, each behind its own error type:
 //! - [`allocator`]: the allocator that serves this process's `malloc` (jemalloc via its own
 //!   `mallctl`, or glibc), never a private copy;
-//! - [`process`]: what the kernel says about this process (`/proc`);
+//! - [`process`]: what the kernel says about this process (`/proc`, its memory cgroup);
+//! - [`native_view`]: the kernel, cgroup and allocator views the memory breakdown lines up;
 //! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
 //!   `catch_unwind` and turns errors into Java exceptions.
 
 pub mod allocator;
 mod jni;
+pub mod native_view;
 pub mod process;
 
 /// The version of this library; the Java side refuses to run against a different one.

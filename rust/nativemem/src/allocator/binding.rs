@@ -77,6 +77,7 @@ pub fn bind_jemalloc(malloc: *mut c_void) -> (Binding, Option<MallctlFns>) {
         mallctl,
         in_same_object(c"mallctlnametomib"),
         in_same_object(c"mallctlbymib"),
+        in_same_object(c"malloc_stats_print"),
     );
     (Binding::SameObject, Some(fns))
 }

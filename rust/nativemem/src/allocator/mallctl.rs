@@ -15,6 +15,8 @@ type MallctlFn =
 type NameToMibFn = unsafe extern "C" fn(*const c_char, *mut usize, *mut usize) -> c_int;
 type ByMibFn =
     unsafe extern "C" fn(*const usize, usize, *mut c_void, *mut usize, *mut c_void, usize) -> c_int;
+pub(super) type WriteFn = unsafe extern "C" fn(*mut c_void, *const c_char);
+pub(super) type StatsPrintFn = unsafe extern "C" fn(Option<WriteFn>, *mut c_void, *const c_char);
 
 /// jemalloc's entry points, as resolved from the process.
 #[derive(Clone, Copy)]
@@ -22,11 +24,17 @@ pub struct MallctlFns {
     mallctl: MallctlFn,
     name_to_mib: Option<NameToMibFn>,
     by_mib: Option<ByMibFn>,
+    pub(super) stats_print: Option<StatsPrintFn>,
 }
 
 impl MallctlFns {
     /// Wraps raw symbol addresses; `mallctl` must be non-null, the others may be null.
-    pub(super) fn new(mallctl: *mut c_void, name_to_mib: *mut c_void, by_mib: *mut c_void) -> Self {
+    pub(super) fn new(
+        mallctl: *mut c_void,
+        name_to_mib: *mut c_void,
+        by_mib: *mut c_void,
+        stats_print: *mut c_void,
+    ) -> Self {
         // SAFETY: the symbols are jemalloc's, whose C signatures the types above spell out.
         unsafe {
             MallctlFns {
@@ -35,6 +43,8 @@ impl MallctlFns {
                     .then(|| std::mem::transmute::<*mut c_void, NameToMibFn>(name_to_mib)),
                 by_mib: (!by_mib.is_null())
                     .then(|| std::mem::transmute::<*mut c_void, ByMibFn>(by_mib)),
+                stats_print: (!stats_print.is_null())
+                    .then(|| std::mem::transmute::<*mut c_void, StatsPrintFn>(stats_print)),
             }
         }
     }
@@ -51,7 +61,7 @@ impl CtlValue for *const c_char {}
 
 /// Typed access to the process's jemalloc.
 pub struct Mallctl {
-    fns: MallctlFns,
+    pub(super) fns: MallctlFns,
     mibs: Mutex<HashMap<String, Vec<usize>>>,
 }
 
@@ -130,6 +140,83 @@ impl Mallctl {
         Ok(unsafe { CStr::from_ptr(ptr) }
             .to_string_lossy()
             .into_owned())
+    }
+
+    /// Reads a key with one index component written as `<i>`, as the manual spells it
+    /// (`stats.arenas.<i>.pdirty`). The MIB is resolved once and the index patched in.
+    pub fn read_indexed<T: CtlValue>(&self, key: &str, index: usize) -> Result<T, AllocatorError> {
+        let mut value = T::default();
+        let mut len = std::mem::size_of::<T>();
+        let out = &mut value as *mut T as *mut c_void;
+        self.call_indexed(key, index, out, &mut len, std::ptr::null_mut(), 0)?;
+        Ok(value)
+    }
+
+    /// Writes a key with one `<i>` component, such as `arena.<i>.dirty_decay_ms`.
+    pub fn write_indexed<T: CtlValue>(
+        &self,
+        key: &str,
+        index: usize,
+        mut value: T,
+    ) -> Result<(), AllocatorError> {
+        let len = std::mem::size_of::<T>();
+        let new = &mut value as *mut T as *mut c_void;
+        self.call_indexed(
+            key,
+            index,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            new,
+            len,
+        )
+    }
+
+    /// Runs a key with one `<i>` component that takes no value, such as `arena.<i>.purge`.
+    pub fn run_indexed(&self, key: &str, index: usize) -> Result<(), AllocatorError> {
+        let null = std::ptr::null_mut();
+        self.call_indexed(key, index, null, std::ptr::null_mut(), null, 0)
+    }
+
+    /// Refreshes the statistics that `stats.*` keys report (they are cached until then).
+    pub fn advance_epoch(&self) -> Result<u64, AllocatorError> {
+        let mut epoch: u64 = 1;
+        let mut len = std::mem::size_of::<u64>();
+        let ptr = &mut epoch as *mut u64 as *mut c_void;
+        self.call("epoch", ptr, &mut len, ptr, len)?;
+        Ok(epoch)
+    }
+
+    fn call_indexed(
+        &self,
+        key: &str,
+        index: usize,
+        old: *mut c_void,
+        old_len: *mut usize,
+        new: *mut c_void,
+        new_len: usize,
+    ) -> Result<(), AllocatorError> {
+        let position = key
+            .split('.')
+            .position(|part| part == "<i>")
+            .ok_or_else(|| AllocatorError::BadKey(key.into()))?;
+        let named = || key.replace("<i>", &index.to_string());
+        let template = key.replace("<i>", "0");
+        let rc = match (
+            self.mib(&template).map_err(|e| rename(e, &named()))?,
+            self.fns.by_mib,
+        ) {
+            (Some(mut mib), Some(by_mib)) => {
+                mib[position] = index;
+                // SAFETY: as in `call`; the patched component is an index jemalloc range-checks.
+                unsafe { by_mib(mib.as_ptr(), mib.len(), old, old_len, new, new_len) }
+            }
+            _ => return self.call(&named(), old, old_len, new, new_len),
+        };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(self.error(&named(), rc))
+        }
     }
 
     fn call(
@@ -214,6 +301,22 @@ impl Mallctl {
         unsafe { CStr::from_ptr(ptr) }
             .to_string_lossy()
             .into_owned()
+    }
+}
+
+/// Names the key the caller asked for, not the template its MIB was resolved from.
+fn rename(error: AllocatorError, key: &str) -> AllocatorError {
+    match error {
+        AllocatorError::UnknownKey { version, .. } => AllocatorError::UnknownKey {
+            key: key.into(),
+            version,
+        },
+        AllocatorError::Mallctl { errno, reason, .. } => AllocatorError::Mallctl {
+            key: key.into(),
+            errno,
+            reason,
+        },
+        other => other,
     }
 }
 

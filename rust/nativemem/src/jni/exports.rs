@@ -7,7 +7,7 @@ use jni::objects::{JClass, JString};
 use jni::sys::{jlong, jstring};
 use jni::JNIEnv;
 
-fn to_java(env: &mut JNIEnv, text: &str) -> Result<jstring, BridgeError> {
+pub(super) fn to_java(env: &mut JNIEnv, text: &str) -> Result<jstring, BridgeError> {
     Ok(env.new_string(text)?.into_raw())
 }
 
@@ -36,7 +36,7 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_allocatorJson<'l
     _class: JClass<'l>,
 ) -> jstring {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        let json = serde_json::to_string(&allocator::describe())?;
+        let json = serde_json::to_string(&allocator::describe()?)?;
         to_java(env, &json)
     })
 }

@@ -1,7 +1,9 @@
 //! What the kernel reports about this process.
 
+mod container_memory;
 mod status;
 
+pub use container_memory::{container_memory, container_memory_under, ContainerMemory};
 pub use status::{parse_status, ProcessMemory};
 
 use std::path::PathBuf;

@@ -1,0 +1,112 @@
+//! Exports for allocator statistics, remedies and the native side of the memory breakdown.
+
+use super::exports::to_java;
+use super::{guard, BridgeError};
+use crate::allocator::{self, remedies, AllocatorError, RemedyOutcome};
+use crate::native_view::{self, NativeViewError};
+use jni::objects::JClass;
+use jni::sys::{jlong, jstring};
+use jni::JNIEnv;
+use serde::Serialize;
+
+impl From<NativeViewError> for BridgeError {
+    fn from(e: NativeViewError) -> Self {
+        match e {
+            NativeViewError::Process(e) => e.into(),
+            NativeViewError::Allocator(e) => e.into(),
+        }
+    }
+}
+
+/// Runs `read` and returns its result as JSON text.
+fn json<'l, T: Serialize>(
+    env: &mut JNIEnv<'l>,
+    read: impl FnOnce() -> Result<T, BridgeError>,
+) -> jstring {
+    guard(env, std::ptr::null_mut(), |env| {
+        let text = serde_json::to_string(&read()?)?;
+        to_java(env, &text)
+    })
+}
+
+/// A remedy's outcome as JSON; settings out of range become `IllegalArgumentException`.
+fn remedy<'l>(
+    env: &mut JNIEnv<'l>,
+    act: impl FnOnce() -> Result<RemedyOutcome, AllocatorError>,
+) -> jstring {
+    json(env, || match act() {
+        Err(e @ AllocatorError::OutOfRange { .. }) => {
+            Err(BridgeError::InvalidArgument(e.to_string()))
+        }
+        other => Ok(other?),
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_allocatorStatsJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    json(&mut env, || Ok(allocator::stats()?))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_allocatorReport<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        let (_format, text) = allocator::report()?;
+        to_java(env, &text)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_nativeViewJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    json(&mut env, || Ok(native_view::read()?))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_purgeJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    remedy(&mut env, remedies::purge)
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_setDecayJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    dirty_ms: jlong,
+    muzzy_ms: jlong,
+) -> jstring {
+    remedy(&mut env, || remedies::set_decay(dirty_ms, muzzy_ms))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_enableBackgroundThreadsJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    remedy(&mut env, remedies::enable_background_threads)
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_flushThreadCacheJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    remedy(&mut env, remedies::flush_thread_cache)
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_trimJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    remedy(&mut env, remedies::trim)
+}

@@ -1,0 +1,91 @@
+//! The native side of the memory breakdown: kernel, cgroup and allocator views in one read.
+//! The JVM side (heap, pools, NMT) is added in Java, where those numbers live.
+
+use crate::allocator::{glibc, AllocatorError, ProcessAllocator, ARENAS_ALL};
+use crate::process::{self, ContainerMemory, ProcessError, ProcessMemory};
+use serde::Serialize;
+
+/// Everything the breakdown needs from outside the JVM.
+#[derive(Debug, Clone, Serialize)]
+pub struct NativeView {
+    pub process: ProcessMemory,
+    /// `None` when no memory cgroup is mounted for this process.
+    pub container_memory: Option<ContainerMemory>,
+    pub container_cpus: ContainerCpuView,
+    pub allocator: AllocatorSummary,
+}
+
+/// The container CPU count as the JVM computes it (see the `container-cpus` crate).
+#[derive(Debug, Clone, Serialize)]
+pub struct ContainerCpuView {
+    pub affinity: u32,
+    /// `v1`, `v2`, or `None` without a CPU controller.
+    pub cgroup_version: Option<&'static str>,
+    /// The lowest CPU quota up the hierarchy, in thousandths of a CPU.
+    pub quota_millicpus: Option<u64>,
+    pub effective: u32,
+}
+
+/// The allocator's totals, cheap enough to read on every breakdown.
+#[derive(Debug, Clone, Serialize)]
+pub struct AllocatorSummary {
+    /// `jemalloc` or `glibc`.
+    pub kind: &'static str,
+    pub allocated_bytes: u64,
+    /// jemalloc `stats.resident`; glibc does not count it.
+    pub resident_bytes: Option<u64>,
+    /// Unused dirty pages jemalloc holds, in bytes.
+    pub dirty_bytes: Option<u64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum NativeViewError {
+    #[error(transparent)]
+    Process(#[from] ProcessError),
+    #[error(transparent)]
+    Allocator(#[from] AllocatorError),
+}
+
+pub fn read() -> Result<NativeView, NativeViewError> {
+    Ok(NativeView {
+        process: process::memory()?,
+        container_memory: process::container_memory(),
+        container_cpus: cpus(),
+        allocator: summary()?,
+    })
+}
+
+fn cpus() -> ContainerCpuView {
+    let cpus = container_cpus::detect();
+    ContainerCpuView {
+        affinity: cpus.affinity,
+        cgroup_version: cpus.cgroup.map(|v| match v {
+            container_cpus::CgroupVersion::V1 => "v1",
+            container_cpus::CgroupVersion::V2 => "v2",
+        }),
+        quota_millicpus: cpus.quota.map(|q| q.millicpus()),
+        effective: cpus.effective,
+    }
+}
+
+fn summary() -> Result<AllocatorSummary, AllocatorError> {
+    match ProcessAllocator::get().jemalloc() {
+        Some(ctl) => {
+            ctl.advance_epoch()?;
+            let page = ctl.read::<usize>("arenas.page")? as u64;
+            let dirty = ctl.read_indexed::<usize>("stats.arenas.<i>.pdirty", ARENAS_ALL)? as u64;
+            Ok(AllocatorSummary {
+                kind: "jemalloc",
+                allocated_bytes: ctl.read::<usize>("stats.allocated")? as u64,
+                resident_bytes: Some(ctl.read::<usize>("stats.resident")? as u64),
+                dirty_bytes: Some(dirty * page),
+            })
+        }
+        None => Ok(AllocatorSummary {
+            kind: "glibc",
+            allocated_bytes: glibc::allocated_bytes(),
+            resident_bytes: None,
+            dirty_bytes: None,
+        }),
+    }
+}
