@@ -32,9 +32,9 @@ impl BridgeError {
     /// The Java exception class for this error.
     fn java_class(&self) -> &'static str {
         match self {
-            BridgeError::Allocator(AllocatorError::NotJemalloc { .. }) => {
-                "dev/nativemem/AllocatorUnavailableException"
-            }
+            BridgeError::Allocator(
+                AllocatorError::NotJemalloc { .. } | AllocatorError::NeedsJemalloc { .. },
+            ) => "dev/nativemem/AllocatorUnavailableException",
             BridgeError::InvalidArgument(_) => "java/lang/IllegalArgumentException",
             _ => BASE_EXCEPTION,
         }

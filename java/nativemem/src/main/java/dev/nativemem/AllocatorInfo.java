@@ -18,11 +18,19 @@ public final class AllocatorInfo {
   private final Kind kind;
   private final String version;
   private final String mallocObject;
+  private final JemallocConfig jemalloc;
 
   AllocatorInfo(Map<String, Object> json) {
     this.kind = Kind.valueOf(Json.string(json, "kind").toUpperCase(java.util.Locale.ROOT));
     this.version = Json.string(json, "version");
     this.mallocObject = Json.string(json, "malloc_object");
+    Map<String, Object> config = Json.optionalObject(json, "jemalloc");
+    this.jemalloc = config == null ? null : new JemallocConfig(config);
+  }
+
+  /** jemalloc's configuration; empty when glibc serves {@code malloc}. */
+  public java.util.Optional<JemallocConfig> jemallocConfig() {
+    return java.util.Optional.ofNullable(jemalloc);
   }
 
   public Kind kind() {
@@ -48,6 +56,7 @@ public final class AllocatorInfo {
     json.put("kind", kind.name().toLowerCase(java.util.Locale.ROOT));
     json.put("version", version);
     json.put("malloc_object", mallocObject);
+    json.put("jemalloc", jemalloc == null ? null : jemalloc.asMap());
     return Json.write(json);
   }
 
@@ -58,6 +67,7 @@ public final class AllocatorInfo {
         + version
         + " ("
         + mallocObject
-        + ")";
+        + ")"
+        + (jemalloc == null ? "" : "; " + jemalloc);
   }
 }

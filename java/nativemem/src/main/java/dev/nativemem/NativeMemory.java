@@ -69,4 +69,42 @@ public final class NativeMemory {
     NativeLibraryLoader.load();
     return NativeBridge.mallctlRead(key);
   }
+
+  /**
+   * Statistics of the allocator that serves {@code malloc}: jemalloc's after advancing {@code
+   * epoch}, or glibc's {@code mallinfo2}, labelled by kind.
+   */
+  public static AllocatorStats stats() {
+    NativeLibraryLoader.load();
+    return new AllocatorStats(Json.parseObject(NativeBridge.allocatorStatsJson()));
+  }
+
+  /**
+   * The allocator's full report for bug reports: jemalloc's {@code malloc_stats_print} JSON, or
+   * glibc's {@code malloc_info} XML (see {@link #allocator()} for which).
+   */
+  public static String allocatorReport() {
+    NativeLibraryLoader.load();
+    return NativeBridge.allocatorReport();
+  }
+
+  /**
+   * The container's memory limit and usage, the process's RSS, the JVM's heap, pools, buffers and
+   * NMT, and the allocator, with RSS split into attributed parts and the unaccounted remainder.
+   */
+  public static MemoryBreakdown breakdown() {
+    NativeLibraryLoader.load();
+    return MemoryBreakdown.read(NativeBridge.nativeViewJson());
+  }
+
+  /** What to change, with reasons: arenas sized for the host, decay, NMT, profiling, headroom. */
+  public static java.util.List<Advice> advice() {
+    return AdviceRules.evaluate(allocator(), breakdown(), System.getenv());
+  }
+
+  /** Actions that give native memory back now (purge, decay, background threads, trim). */
+  public static Remedies remedies() {
+    NativeLibraryLoader.load();
+    return Remedies.INSTANCE;
+  }
 }

@@ -18,8 +18,25 @@ final class ForkedJvm {
   static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
   static final Path DEBIAN_JEMALLOC = Paths.get("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2");
 
+  /** This module's compiled tests, for child JVMs that run a probe class of the tests. */
+  static final String TEST_CLASSES = System.getProperty("nativemem.test.classes", "");
+
   private final List<String> jvmArgs = new ArrayList<>();
   private final Map<String, String> env = new HashMap<>();
+  private final List<String> launcher = new ArrayList<>();
+  private String classPath = JAR.toString();
+
+  /** Adds this module's test classes to the child's class path (for probe main classes). */
+  ForkedJvm withTestClasses() {
+    classPath = JAR + java.io.File.pathSeparator + TEST_CLASSES;
+    return this;
+  }
+
+  /** Runs the JVM through a launcher, e.g. {@code sh -c '... exec "$0" "$@"'}. */
+  ForkedJvm launcher(String... args) {
+    launcher.addAll(Arrays.asList(args));
+    return this;
+  }
 
   ForkedJvm jvmArg(String... args) {
     jvmArgs.addAll(Arrays.asList(args));
@@ -44,7 +61,7 @@ final class ForkedJvm {
   Result main(String mainClass, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(jvmArgs);
     command.add("-cp");
-    command.add(JAR.toString());
+    command.add(classPath);
     command.add(mainClass);
     command.addAll(Arrays.asList(args));
     return run(command);
@@ -54,7 +71,7 @@ final class ForkedJvm {
     if (!Files.isRegularFile(JAR)) {
       throw new IllegalStateException(JAR + " is missing: run 'mvn verify' from the project root");
     }
-    List<String> command = new ArrayList<>();
+    List<String> command = new ArrayList<>(launcher);
     command.add(JAVA);
     command.addAll(args);
     Path out = Files.createTempFile("nativemem-out", ".txt");

@@ -17,6 +17,8 @@ import picocli.CommandLine.Command;
     subcommands = {
       VersionCommand.class,
       StatsCommand.class,
+      BreakdownCommand.class,
+      AdviceCommand.class,
       DemoCommand.class,
       CommandLine.HelpCommand.class
     })

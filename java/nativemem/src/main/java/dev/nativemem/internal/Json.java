@@ -46,4 +46,46 @@ public final class Json {
     }
     return ((Number) value).longValue();
   }
+
+  // Fields the allocator and breakdown snapshots read.
+
+  /** An integral field that may be absent or null. */
+  public static Long optionalNumber(Map<String, Object> json, String key) {
+    Object value = json.get(key);
+    return value instanceof Number ? ((Number) value).longValue() : null;
+  }
+
+  /** A required floating-point field. */
+  public static double decimal(Map<String, Object> json, String key) {
+    Object value = json.get(key);
+    if (!(value instanceof Number)) {
+      throw new NativeMemoryException("native JSON lacks number '" + key + "': " + json);
+    }
+    return ((Number) value).doubleValue();
+  }
+
+  /** A required boolean field. */
+  public static boolean bool(Map<String, Object> json, String key) {
+    Object value = json.get(key);
+    if (!(value instanceof Boolean)) {
+      throw new NativeMemoryException("native JSON lacks boolean '" + key + "': " + json);
+    }
+    return (Boolean) value;
+  }
+
+  /** A nested object that may be absent or null. */
+  @SuppressWarnings("unchecked")
+  public static Map<String, Object> optionalObject(Map<String, Object> json, String key) {
+    Object value = json.get(key);
+    return value instanceof Map ? (Map<String, Object>) value : null;
+  }
+
+  /** A list of objects; absent or null reads as empty. */
+  @SuppressWarnings("unchecked")
+  public static java.util.List<Map<String, Object>> objects(Map<String, Object> json, String key) {
+    Object value = json.get(key);
+    return value instanceof java.util.List
+        ? (java.util.List<Map<String, Object>>) value
+        : java.util.List.of();
+  }
 }

@@ -1,0 +1,413 @@
+package dev.nativemem;
+
+import dev.nativemem.internal.ByteFormat;
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.NmtSummary;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The views that disagree in an incident, side by side: the container's memory cgroup, the kernel's
+ * RSS, the JVM's heap, pools, buffers and NMT, and the allocator. RSS is split into parts
+ * attributed to a known owner and the unaccounted remainder: {@code rss = attributed +
+ * unaccounted}. JVM memory is attributed at its committed size, which can exceed what is resident
+ * until it is touched, so the remainder can be negative.
+ */
+public final class MemoryBreakdown {
+  private final Map<String, Object> view;
+  private final Map<String, Object> process;
+  private final Map<String, Object> container;
+  private final Map<String, Object> cpus;
+  private final Map<String, Object> allocator;
+  private final MemoryUsage heap;
+  private final List<Pool> nonHeapPools = new ArrayList<>();
+  private final List<Pool> bufferPools = new ArrayList<>();
+  private final NmtSummary nmt;
+  private final List<Part> attributed = new ArrayList<>();
+
+  MemoryBreakdown(Map<String, Object> nativeView, NmtSummary nmt) {
+    this.view = nativeView;
+    this.process = Json.optionalObject(nativeView, "process");
+    this.container = Json.optionalObject(nativeView, "container_memory");
+    this.cpus = Json.optionalObject(nativeView, "container_cpus");
+    this.allocator = Json.optionalObject(nativeView, "allocator");
+    this.heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == MemoryType.NON_HEAP && pool.isValid()) {
+        MemoryUsage usage = pool.getUsage();
+        nonHeapPools.add(new Pool(pool.getName(), -1, usage.getUsed(), usage.getCommitted()));
+      }
+    }
+    for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+      bufferPools.add(
+          new Pool(pool.getName(), pool.getCount(), pool.getMemoryUsed(), pool.getTotalCapacity()));
+    }
+    this.nmt = nmt;
+    attribute();
+  }
+
+  /** Reads every view now. */
+  static MemoryBreakdown read(String nativeViewJson) {
+    return new MemoryBreakdown(Json.parseObject(nativeViewJson), NmtSummary.read());
+  }
+
+  private void attribute() {
+    Long jvmMapped = nmt == null ? null : nmtMappedOutsideFiles(nmt);
+    if (jvmMapped != null) {
+      attributed.add(
+          new Part("jvm_mmap_committed_nmt", "JVM mappings (NMT mmap committed)", jvmMapped));
+    } else {
+      attributed.add(new Part("java_heap_committed", "Java heap (committed)", heap.getCommitted()));
+      long nonHeap = nonHeapPools.stream().mapToLong(Pool::capacityOrCommittedBytes).sum();
+      attributed.add(new Part("non_heap_committed", "non-heap pools (committed)", nonHeap));
+    }
+    attributed.add(
+        new Part(
+            "malloc_allocated",
+            "malloc'd (" + allocatorKind() + " allocated)",
+            Json.number(allocator, "allocated_bytes")));
+    attributed.add(
+        new Part(
+            "file_and_shmem_resident",
+            "file-backed and shared pages",
+            Json.number(process, "rss_file_bytes") + Json.number(process, "rss_shmem_bytes")));
+    // Tracked native handles (the handle registry) add their own parts here.
+  }
+
+  /** NMT's mapped commitment minus the CDS archive, which RSS counts as file-backed pages. */
+  private static Long nmtMappedOutsideFiles(NmtSummary nmt) {
+    Long mapped = nmt.mmapCommittedBytes();
+    if (mapped == null && nmt.mallocBytes() != null) {
+      mapped = nmt.committedBytes() - nmt.mallocBytes();
+    }
+    if (mapped == null) {
+      return null;
+    }
+    return mapped - nmt.committedByCategory().getOrDefault("Shared class space", 0L);
+  }
+
+  // ---- the container
+
+  /** Whether a memory cgroup was found for this process. */
+  public boolean hasContainer() {
+    return container != null;
+  }
+
+  /** The lowest memory limit from this process's cgroup up its hierarchy; empty if unlimited. */
+  public Optional<Long> limitBytes() {
+    return container == null
+        ? Optional.empty()
+        : Optional.ofNullable(Json.optionalNumber(container, "limit_bytes"));
+  }
+
+  /** Memory the cgroup is charged for now (page cache included). */
+  public Optional<Long> cgroupUsageBytes() {
+    return container == null
+        ? Optional.empty()
+        : Optional.of(Json.number(container, "usage_bytes"));
+  }
+
+  /** {@code limit − cgroup usage}; empty without a limit. */
+  public Optional<Long> headroomBytes() {
+    return limitBytes().flatMap(limit -> cgroupUsageBytes().map(usage -> limit - usage));
+  }
+
+  /** OOM kills the cgroup reports (v2 {@code memory.events}, v1 {@code memory.oom_control}). */
+  public Optional<Long> oomKills() {
+    return container == null
+        ? Optional.empty()
+        : Optional.ofNullable(Json.optionalNumber(container, "oom_kill_events"));
+  }
+
+  /** CPUs the container grants, as the JVM computes them. */
+  public int containerCpus() {
+    return (int) Json.number(cpus, "effective");
+  }
+
+  // ---- the process and the JVM
+
+  public long rssBytes() {
+    return Json.number(process, "rss_bytes");
+  }
+
+  public long threads() {
+    return Json.number(process, "threads");
+  }
+
+  public long heapCommittedBytes() {
+    return heap.getCommitted();
+  }
+
+  /** The direct buffer pool's memory ({@code ByteBuffer.allocateDirect}). */
+  public long directBufferBytes() {
+    return bufferPools.stream()
+        .filter(p -> p.name.equals("direct"))
+        .mapToLong(p -> p.usedBytes)
+        .sum();
+  }
+
+  /** NMT's committed total; empty when NMT is off. */
+  public Optional<Long> nmtCommittedBytes() {
+    return nmt == null ? Optional.empty() : Optional.of(nmt.committedBytes());
+  }
+
+  // ---- the allocator
+
+  /** {@code jemalloc} or {@code glibc}. */
+  public String allocatorKind() {
+    return Json.string(allocator, "kind");
+  }
+
+  public long allocatorAllocatedBytes() {
+    return Json.number(allocator, "allocated_bytes");
+  }
+
+  /** jemalloc's resident bytes; empty on glibc, which does not count them. */
+  public Optional<Long> allocatorResidentBytes() {
+    return Optional.ofNullable(Json.optionalNumber(allocator, "resident_bytes"));
+  }
+
+  /** Unused dirty pages jemalloc holds; empty on glibc. */
+  public Optional<Long> allocatorDirtyBytes() {
+    return Optional.ofNullable(Json.optionalNumber(allocator, "dirty_bytes"));
+  }
+
+  // ---- the attribution
+
+  /** The parts of RSS with a known owner. */
+  public List<Part> attributed() {
+    return Collections.unmodifiableList(attributed);
+  }
+
+  public long attributedBytes() {
+    return attributed.stream().mapToLong(Part::bytes).sum();
+  }
+
+  /** {@code RSS − attributed}: native memory no view accounts for (negative: not yet touched). */
+  public long unaccountedBytes() {
+    return rssBytes() - attributedBytes();
+  }
+
+  public String toJson() {
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("container", container);
+    json.put("cpus", cpus);
+    json.put("process", process);
+    Map<String, Object> jvm = new LinkedHashMap<>();
+    jvm.put("heap_used_bytes", heap.getUsed());
+    jvm.put("heap_committed_bytes", heap.getCommitted());
+    jvm.put("heap_max_bytes", heap.getMax());
+    jvm.put("non_heap_pools", pools(nonHeapPools));
+    jvm.put("buffer_pools", pools(bufferPools));
+    Map<String, Object> nmtJson = null;
+    if (nmt != null) {
+      nmtJson = new LinkedHashMap<>();
+      nmtJson.put("reserved_bytes", nmt.reservedBytes());
+      nmtJson.put("committed_bytes", nmt.committedBytes());
+      nmtJson.put("malloc_bytes", nmt.mallocBytes());
+      nmtJson.put("mmap_committed_bytes", nmt.mmapCommittedBytes());
+    }
+    jvm.put("nmt", nmtJson);
+    json.put("jvm", jvm);
+    json.put("allocator", allocator);
+    json.put("handles", List.of());
+    List<Object> parts = new ArrayList<>();
+    for (Part part : attributed) {
+      Map<String, Object> p = new LinkedHashMap<>();
+      p.put("name", part.name);
+      p.put("bytes", part.bytes);
+      parts.add(p);
+    }
+    json.put("attributed", parts);
+    json.put("rss_bytes", rssBytes());
+    json.put("attributed_bytes", attributedBytes());
+    json.put("unaccounted_bytes", unaccountedBytes());
+    json.put("limit_bytes", limitBytes().orElse(null));
+    json.put("headroom_bytes", headroomBytes().orElse(null));
+    return Json.write(json);
+  }
+
+  private static List<Object> pools(List<Pool> pools) {
+    List<Object> out = new ArrayList<>();
+    for (Pool pool : pools) {
+      Map<String, Object> p = new LinkedHashMap<>();
+      p.put("name", pool.name);
+      if (pool.count >= 0) {
+        p.put("count", pool.count);
+      }
+      p.put("used_bytes", pool.usedBytes);
+      p.put(pool.count >= 0 ? "capacity_bytes" : "committed_bytes", pool.capacityOrCommitted);
+      out.add(p);
+    }
+    return out;
+  }
+
+  /** An aligned table: bytes in MiB/GiB and, when there is a limit, percent of it. */
+  @Override
+  public String toString() {
+    Table t = new Table(limitBytes().orElse(null));
+    if (container != null) {
+      t.section(
+          "Container (cgroup "
+              + Json.string(container, "cgroup_version")
+              + " "
+              + Json.string(container, "cgroup")
+              + ")");
+      Object limitAt = container.get("limit_cgroup");
+      t.row("limit" + (limitAt == null ? " (none)" : " (set at " + limitAt + ")"), limitBytes());
+      t.row("usage", cgroupUsageBytes());
+      t.row("  anon", Optional.ofNullable(Json.optionalNumber(container, "anon_bytes")));
+      t.row(
+          "  file (page cache)", Optional.ofNullable(Json.optionalNumber(container, "file_bytes")));
+      t.count("OOM events", Json.optionalNumber(container, "oom_events"));
+      t.count("OOM kills", Json.optionalNumber(container, "oom_kill_events"));
+      t.count("failcnt (limit hits)", Json.optionalNumber(container, "failcnt"));
+    } else {
+      t.section("Container: no memory cgroup found");
+    }
+    Long quota = Json.optionalNumber(cpus, "quota_millicpus");
+    t.text(
+        "CPUs",
+        containerCpus()
+            + " (affinity "
+            + Json.number(cpus, "affinity")
+            + (quota == null
+                ? ", no quota)"
+                : String.format(Locale.ROOT, ", quota %.2f)", quota / 1000.0)));
+    t.section("Process");
+    t.row("RSS", Optional.of(rssBytes()));
+    t.row("  anon", Optional.of(Json.number(process, "rss_anon_bytes")));
+    t.row("  file", Optional.of(Json.number(process, "rss_file_bytes")));
+    t.row("  shmem", Optional.of(Json.number(process, "rss_shmem_bytes")));
+    t.count("threads", threads());
+    t.section("JVM");
+    t.row("heap used", Optional.of(heap.getUsed()));
+    t.row("heap committed", Optional.of(heap.getCommitted()));
+    t.row("heap max", Optional.of(heap.getMax()));
+    for (Pool pool : nonHeapPools) {
+      t.row(pool.name + " (committed)", Optional.of(pool.capacityOrCommitted));
+    }
+    for (Pool pool : bufferPools) {
+      t.row(pool.name + " buffers (" + pool.count + ")", Optional.of(pool.usedBytes));
+    }
+    if (nmt != null) {
+      t.row("NMT committed", Optional.of(nmt.committedBytes()));
+      t.row("  of which malloc", Optional.ofNullable(nmt.mallocBytes()));
+    } else {
+      t.text("NMT", "off (-XX:NativeMemoryTracking=summary)");
+    }
+    t.section("Allocator (" + allocatorKind() + ")");
+    t.row("allocated", Optional.of(allocatorAllocatedBytes()));
+    if (allocatorResidentBytes().isPresent()) {
+      t.row("resident", allocatorResidentBytes());
+      t.row("dirty (purgeable)", allocatorDirtyBytes());
+    } else {
+      t.text("resident", "not counted by glibc");
+    }
+    t.section("RSS attributed");
+    for (Part part : attributed) {
+      t.row(part.label, Optional.of(part.bytes));
+    }
+    t.row("unaccounted", Optional.of(unaccountedBytes()));
+    if (unaccountedBytes() < 0) {
+      t.text("", "(negative: committed memory not yet resident)");
+    }
+    t.section("Headroom");
+    t.row("limit − usage", headroomBytes());
+    return t.toString();
+  }
+
+  /** One attributed part of RSS. */
+  public static final class Part {
+    private final String name;
+    private final String label;
+    private final long bytes;
+
+    Part(String name, String label, long bytes) {
+      this.name = name;
+      this.label = label;
+      this.bytes = bytes;
+    }
+
+    /** A stable snake_case key, as in the JSON. */
+    public String name() {
+      return name;
+    }
+
+    public long bytes() {
+      return bytes;
+    }
+
+    @Override
+    public String toString() {
+      return label + " " + ByteFormat.human(bytes);
+    }
+  }
+
+  private static final class Pool {
+    final String name;
+    final long count;
+    final long usedBytes;
+    final long capacityOrCommitted;
+
+    Pool(String name, long count, long usedBytes, long capacityOrCommitted) {
+      this.name = name;
+      this.count = count;
+      this.usedBytes = usedBytes;
+      this.capacityOrCommitted = capacityOrCommitted;
+    }
+
+    long capacityOrCommittedBytes() {
+      return capacityOrCommitted;
+    }
+  }
+
+  /** Rows of label, bytes, and percent of the limit. */
+  private static final class Table {
+    private final StringBuilder out = new StringBuilder();
+    private final Long limit;
+
+    Table(Long limit) {
+      this.limit = limit;
+      out.append(String.format(Locale.ROOT, "%-46s %11s %8s%n", "", "bytes", "% limit"));
+    }
+
+    void section(String title) {
+      out.append(title).append('\n');
+    }
+
+    void row(String label, Optional<Long> bytes) {
+      String value = bytes.map(ByteFormat::human).orElse("-");
+      String pct =
+          bytes.isPresent() && limit != null && limit > 0
+              ? String.format(Locale.ROOT, "%.1f%%", 100.0 * bytes.get() / limit)
+              : "";
+      out.append(String.format(Locale.ROOT, "  %-44s %11s %8s%n", label, value, pct));
+    }
+
+    void count(String label, Long count) {
+      if (count != null) {
+        text(label, String.valueOf(count));
+      }
+    }
+
+    void text(String label, String value) {
+      out.append(String.format(Locale.ROOT, "  %-44s %11s%n", label, value));
+    }
+
+    @Override
+    public String toString() {
+      return out.toString().stripTrailing();
+    }
+  }
+}

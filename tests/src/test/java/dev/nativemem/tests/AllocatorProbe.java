@@ -1,0 +1,186 @@
+package dev.nativemem.tests;
+
+import dev.nativemem.AllocatorUnavailableException;
+import dev.nativemem.NativeMemory;
+import dev.nativemem.NativeMemoryException;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Runs inside a child JVM: moves native memory by a known amount and prints what nativemem reported
+ * around it, as one JSON object. The known amount is proved independently by the JDK's direct
+ * buffer pool and by RSS.
+ */
+public final class AllocatorProbe {
+  static final int CHUNK = 1 << 20;
+
+  public static void main(String[] args) throws Exception {
+    Map<String, Object> out = new LinkedHashMap<>();
+    switch (args[0]) {
+      case "allocate":
+        allocate(Integer.parseInt(args[1]), out);
+        break;
+      case "free-then-purge":
+        freeThenPurge(Integer.parseInt(args[1]), out);
+        break;
+      case "bad-input":
+        badInput(out);
+        break;
+      case "concurrent":
+        concurrent(Integer.parseInt(args[1]), out);
+        break;
+      default:
+        throw new IllegalArgumentException(args[0]);
+    }
+    System.out.println(dev.nativemem.internal.Json.write(out));
+  }
+
+  /** Keeps {@code mib} direct buffers of 1 MiB alive and reports before and after. */
+  static void allocate(int mib, Map<String, Object> out) throws Exception {
+    NativeMemory.stats(); // load the library and settle lazy allocations first
+    NativeMemory.breakdown();
+    out.put("stats_before", NativeMemory.stats().toJson());
+    out.put("breakdown_before", NativeMemory.breakdown().toJson());
+    long directBefore = directPoolBytes();
+    List<ByteBuffer> held = allocateDirect(mib);
+    out.put("direct_pool_delta_bytes", directPoolBytes() - directBefore);
+    out.put("stats_after", NativeMemory.stats().toJson());
+    out.put("breakdown_after", NativeMemory.breakdown().toJson());
+    out.put("rss_after_bytes", NativeMemory.processMemory().rssBytes());
+    out.put("held", held.size());
+  }
+
+  /** Frees {@code mib} MiB, reports dirty pages, purges, reports again. */
+  static void freeThenPurge(int mib, Map<String, Object> out) throws Exception {
+    NativeMemory.stats();
+    List<ByteBuffer> held = allocateDirect(mib);
+    for (ByteBuffer buffer : held) {
+      free(buffer);
+    }
+    out.put("stats_freed", NativeMemory.stats().toJson());
+    out.put("purge", NativeMemory.remedies().purge().toJson());
+    out.put("stats_purged", NativeMemory.stats().toJson());
+  }
+
+  static void badInput(Map<String, Object> out) {
+    out.put("decay_too_low", failure(() -> NativeMemory.remedies().setDecay(-2, 0)));
+    out.put("decay_too_high", failure(() -> NativeMemory.remedies().setDecay(0, Long.MAX_VALUE)));
+    out.put("purge", failure(() -> NativeMemory.remedies().purge()));
+    out.put("set_decay", failure(() -> NativeMemory.remedies().setDecay(1000, 1000)));
+    out.put("background", failure(() -> NativeMemory.remedies().enableBackgroundThreads()));
+    out.put("flush", failure(() -> NativeMemory.remedies().flushThreadCache()));
+    out.put("trim", failure(() -> NativeMemory.remedies().trim()));
+    out.put("unknown_key", failure(() -> NativeMemory.mallctl("stats.no_such_key")));
+  }
+
+  /** {@code threads} threads at once: stats, breakdown, remedies, allocation. */
+  static void concurrent(int threads, Map<String, Object> out) throws Exception {
+    boolean jemalloc = NativeMemory.allocator().isJemalloc();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<String>> results = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      final int id = t;
+      results.add(
+          pool.submit(
+              () -> {
+                for (int i = 0; i < 20; i++) {
+                  ByteBuffer b = ByteBuffer.allocateDirect(64 << 10);
+                  NativeMemory.stats();
+                  NativeMemory.breakdown();
+                  switch ((id + i) % 4) {
+                    case 0:
+                      if (jemalloc) {
+                        NativeMemory.remedies().purge();
+                      } else {
+                        NativeMemory.remedies().trim();
+                      }
+                      break;
+                    case 1:
+                      if (jemalloc) {
+                        NativeMemory.remedies().setDecay(10_000, 0);
+                      }
+                      break;
+                    case 2:
+                      if (jemalloc) {
+                        NativeMemory.remedies().flushThreadCache();
+                      }
+                      break;
+                    default:
+                      NativeMemory.allocatorReport();
+                  }
+                  free(b);
+                }
+                return "ok";
+              }));
+    }
+    int ok = 0;
+    List<String> errors = new ArrayList<>();
+    for (Future<String> f : results) {
+      try {
+        ok += f.get().equals("ok") ? 1 : 0;
+      } catch (Exception e) {
+        errors.add(String.valueOf(e.getCause()));
+      }
+    }
+    pool.shutdown();
+    out.put("ok", ok);
+    out.put("errors", errors);
+    out.put("stats_after", NativeMemory.stats().toJson());
+  }
+
+  static List<ByteBuffer> allocateDirect(int mib) {
+    List<ByteBuffer> held = new ArrayList<>();
+    for (int i = 0; i < mib; i++) {
+      held.add(ByteBuffer.allocateDirect(CHUNK)); // zeroed, so resident
+    }
+    return held;
+  }
+
+  static long directPoolBytes() {
+    for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+      if (pool.getName().equals("direct")) {
+        return pool.getMemoryUsed();
+      }
+    }
+    throw new IllegalStateException("no direct buffer pool");
+  }
+
+  /** Frees a direct buffer now instead of at some later GC. */
+  static void free(ByteBuffer buffer) throws Exception {
+    Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
+    Field theUnsafe = unsafeClass.getDeclaredField("theUnsafe");
+    theUnsafe.setAccessible(true);
+    Method invokeCleaner = unsafeClass.getMethod("invokeCleaner", ByteBuffer.class);
+    invokeCleaner.invoke(theUnsafe.get(null), buffer);
+  }
+
+  interface Call {
+    Object run();
+  }
+
+  /** "ok" or the exception's class and message. */
+  static Map<String, Object> failure(Call call) {
+    Map<String, Object> r = new LinkedHashMap<>();
+    try {
+      call.run();
+      r.put("class", "ok");
+    } catch (AllocatorUnavailableException | IllegalArgumentException e) {
+      r.put("class", e.getClass().getSimpleName());
+      r.put("message", e.getMessage());
+    } catch (NativeMemoryException e) {
+      r.put("class", e.getClass().getSimpleName());
+      r.put("message", e.getMessage());
+    }
+    return r;
+  }
+}
