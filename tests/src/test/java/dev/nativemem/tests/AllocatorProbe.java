@@ -33,6 +33,9 @@ public final class AllocatorProbe {
       case "free-then-purge":
         freeThenPurge(Integer.parseInt(args[1]), out);
         break;
+      case "views":
+        views(args.length > 1 ? Integer.parseInt(args[1]) : 0, out);
+        break;
       case "bad-input":
         badInput(out);
         break;
@@ -70,6 +73,22 @@ public final class AllocatorProbe {
     out.put("stats_freed", NativeMemory.stats().toJson());
     out.put("purge", NativeMemory.remedies().purge().toJson());
     out.put("stats_purged", NativeMemory.stats().toJson());
+  }
+
+  /** Optionally frees {@code freedMib} MiB first; then every view and the advice. */
+  static void views(int freedMib, Map<String, Object> out) throws Exception {
+    for (ByteBuffer buffer : allocateDirect(freedMib)) {
+      free(buffer);
+    }
+    out.put("available_processors", Runtime.getRuntime().availableProcessors());
+    out.put("allocator", NativeMemory.allocator().toJson());
+    out.put("stats", NativeMemory.stats().toJson());
+    out.put("breakdown", NativeMemory.breakdown().toJson());
+    List<Object> advice = new ArrayList<>();
+    for (dev.nativemem.Advice a : NativeMemory.advice()) {
+      advice.add(a.toJson());
+    }
+    out.put("advice", advice);
   }
 
   static void badInput(Map<String, Object> out) {
