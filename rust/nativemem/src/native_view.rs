@@ -4,6 +4,8 @@
 use crate::allocator::{glibc, AllocatorError, ProcessAllocator, ARENAS_ALL};
 use crate::process::{self, ContainerMemory, ProcessError, ProcessMemory};
 use serde::Serialize;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// Everything the breakdown needs from outside the JVM.
 #[derive(Debug, Clone, Serialize)]
@@ -55,8 +57,18 @@ pub fn read() -> Result<NativeView, NativeViewError> {
     })
 }
 
+/// Re-read at most every 20 ms, as the JVM caches its container CPU count.
 fn cpus() -> ContainerCpuView {
-    let cpus = container_cpus::detect();
+    static CACHED: Mutex<Option<(Instant, container_cpus::ContainerCpus)>> = Mutex::new(None);
+    let mut cached = CACHED.lock().unwrap_or_else(|p| p.into_inner());
+    let cpus = match *cached {
+        Some((at, cpus)) if at.elapsed() < Duration::from_millis(20) => cpus,
+        _ => {
+            let cpus = container_cpus::detect();
+            *cached = Some((Instant::now(), cpus));
+            cpus
+        }
+    };
     ContainerCpuView {
         affinity: cpus.affinity,
         cgroup_version: cpus.cgroup.map(|v| match v {

@@ -62,7 +62,16 @@ impl CtlValue for *const c_char {}
 /// Typed access to the process's jemalloc.
 pub struct Mallctl {
     pub(super) fns: MallctlFns,
-    mibs: Mutex<HashMap<String, Vec<usize>>>,
+    mibs: Mutex<HashMap<String, Mib>>,
+}
+
+/// A resolved name: copied out of the cache without allocating.
+#[derive(Clone, Copy)]
+struct Mib {
+    parts: [usize; MAX_MIB_LEN],
+    len: usize,
+    /// Where a `<i>` component sits, for keys that have one.
+    index_at: Option<usize>,
 }
 
 /// The longest MIB jemalloc uses (e.g. `stats.arenas.<i>.bins.<j>.curregs` has 6 parts).
@@ -195,22 +204,23 @@ impl Mallctl {
         new: *mut c_void,
         new_len: usize,
     ) -> Result<(), AllocatorError> {
-        let position = key
-            .split('.')
-            .position(|part| part == "<i>")
-            .ok_or_else(|| AllocatorError::BadKey(key.into()))?;
         let named = || key.replace("<i>", &index.to_string());
-        let template = key.replace("<i>", "0");
         let rc = match (
-            self.mib(&template).map_err(|e| rename(e, &named()))?,
+            self.mib(key).map_err(|e| rename(e, &named()))?,
             self.fns.by_mib,
         ) {
             (Some(mut mib), Some(by_mib)) => {
-                mib[position] = index;
+                let at = mib
+                    .index_at
+                    .ok_or_else(|| AllocatorError::BadKey(key.into()))?;
+                mib.parts[at] = index;
                 // SAFETY: as in `call`; the patched component is an index jemalloc range-checks.
-                unsafe { by_mib(mib.as_ptr(), mib.len(), old, old_len, new, new_len) }
+                unsafe { by_mib(mib.parts.as_ptr(), mib.len, old, old_len, new, new_len) }
             }
-            _ => return self.call(&named(), old, old_len, new, new_len),
+            _ if key.split('.').any(|part| part == "<i>") => {
+                return self.call(&named(), old, old_len, new, new_len)
+            }
+            _ => return Err(AllocatorError::BadKey(key.into())),
         };
         if rc == 0 {
             Ok(())
@@ -227,10 +237,13 @@ impl Mallctl {
         new: *mut c_void,
         new_len: usize,
     ) -> Result<(), AllocatorError> {
+        if key.contains("<i>") {
+            return Err(AllocatorError::BadKey(key.into()));
+        }
         let rc = match (self.mib(key)?, self.fns.by_mib) {
             // SAFETY: the MIB came from this jemalloc; buffers are sized by the caller's type.
             (Some(mib), Some(by_mib)) => unsafe {
-                by_mib(mib.as_ptr(), mib.len(), old, old_len, new, new_len)
+                by_mib(mib.parts.as_ptr(), mib.len, old, old_len, new, new_len)
             },
             _ => {
                 let name = CString::new(key).map_err(|_| AllocatorError::BadKey(key.into()))?;
@@ -245,25 +258,30 @@ impl Mallctl {
         }
     }
 
-    /// Resolves and caches a key's MIB when this jemalloc exports the MIB interface.
-    fn mib(&self, key: &str) -> Result<Option<Vec<usize>>, AllocatorError> {
+    /// Resolves and caches a key's MIB when this jemalloc exports the MIB interface. A `<i>`
+    /// component is resolved as arena 0 and remembered, so callers patch in their index.
+    fn mib(&self, key: &str) -> Result<Option<Mib>, AllocatorError> {
         let Some(name_to_mib) = self.fns.name_to_mib else {
             return Ok(None);
         };
         let mut cache = self.mibs.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(mib) = cache.get(key) {
-            return Ok(Some(mib.clone()));
+            return Ok(Some(*mib));
         }
-        let name = CString::new(key).map_err(|_| AllocatorError::BadKey(key.into()))?;
-        let mut mib = [0usize; MAX_MIB_LEN];
-        let mut len = MAX_MIB_LEN;
-        // SAFETY: `mib` has room for `len` entries.
-        let rc = unsafe { name_to_mib(name.as_ptr(), mib.as_mut_ptr(), &mut len) };
+        let index_at = key.split('.').position(|part| part == "<i>");
+        let name = CString::new(key.replace("<i>", "0"))
+            .map_err(|_| AllocatorError::BadKey(key.into()))?;
+        let mut mib = Mib {
+            parts: [0; MAX_MIB_LEN],
+            len: MAX_MIB_LEN,
+            index_at,
+        };
+        // SAFETY: `parts` has room for `len` entries.
+        let rc = unsafe { name_to_mib(name.as_ptr(), mib.parts.as_mut_ptr(), &mut mib.len) };
         if rc != 0 {
             return Err(self.error(key, rc));
         }
-        let mib = mib[..len].to_vec();
-        cache.insert(key.to_owned(), mib.clone());
+        cache.insert(key.to_owned(), mib);
         Ok(Some(mib))
     }
 

@@ -38,7 +38,10 @@ pub enum AllocatorError {
         errno: i32,
         reason: &'static str,
     },
-    #[error("mallctl key '{0}' contains a NUL byte or lacks its <i> component")]
+    #[error(
+        "mallctl key '{0}' is malformed: it contains a NUL byte, or an '<i>' where no index is \
+         given (write the arena number instead)"
+    )]
     BadKey(String),
     #[error(
         "this jemalloc does not export malloc_stats_print next to mallctl; read single keys with \

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// Limits at or above this are "no limit" (v1 reports `LONG_MAX` rounded to a page).
 const UNLIMITED: u64 = 1 << 62;
@@ -32,39 +34,86 @@ pub struct ContainerMemory {
     pub failcnt: Option<u64>,
 }
 
-/// Reads the memory cgroup of this process from the real system.
+/// Reads the memory cgroup of this process from the real system. Like the JVM, it finds the
+/// cgroup once per process and re-reads limits at most every 20 ms; usage is always fresh.
 pub fn container_memory() -> Option<ContainerMemory> {
-    container_memory_under(Path::new("/"))
+    static PLACE: OnceLock<Option<Place>> = OnceLock::new();
+    static LIMIT: Mutex<Option<(Instant, LowestLimit)>> = Mutex::new(None);
+    let place = PLACE.get_or_init(|| Place::find(Path::new("/"))).as_ref()?;
+    let limit = {
+        let mut cached = LIMIT.lock().unwrap_or_else(|p| p.into_inner());
+        match cached.as_ref() {
+            Some((at, limit)) if at.elapsed() < LIMIT_CACHE => limit.clone(),
+            _ => {
+                let limit = lowest_limit(place.version, &place.top, &place.dir);
+                *cached = Some((Instant::now(), limit.clone()));
+                limit
+            }
+        }
+    };
+    Some(place.read(limit))
 }
+
+/// The lowest limit and the cgroup that sets it; `None` when unlimited.
+type LowestLimit = Option<(u64, String)>;
+
+/// How long a limit read from the hierarchy stays valid (the JVM's container cache timeout).
+const LIMIT_CACHE: Duration = Duration::from_millis(20);
 
 /// Reads under `root`: a fixture tree with `proc/self/cgroup`, `proc/self/mountinfo` and the
 /// cgroup files, or `/`. `None` when no memory controller is mounted for this process.
 pub fn container_memory_under(root: &Path) -> Option<ContainerMemory> {
-    let cgroups = std::fs::read_to_string(root.join("proc/self/cgroup")).ok()?;
-    let mountinfo = std::fs::read_to_string(root.join("proc/self/mountinfo")).ok()?;
-    let (v1_path, v2_path) = memory_cgroup_paths(&cgroups);
-    let (mut v1_mount, mut v2_mount) = (None, None);
-    for line in mountinfo.lines() {
-        if let Some((mount_root, point, fstype, options)) = parse_mountinfo(line) {
-            if fstype == "cgroup" && options.split(',').any(|o| o == "memory") {
-                v1_mount = Some((mount_root, point));
-            } else if fstype == "cgroup2" {
-                v2_mount = Some((mount_root, point));
+    let place = Place::find(root)?;
+    Some(place.read(lowest_limit(place.version, &place.top, &place.dir)))
+}
+
+/// Where this process's memory cgroup lives.
+struct Place {
+    version: Version,
+    /// The controller's mount point: the walk up the hierarchy stops here.
+    top: PathBuf,
+    dir: PathBuf,
+    cgroup: String,
+}
+
+impl Place {
+    fn find(root: &Path) -> Option<Place> {
+        let cgroups = std::fs::read_to_string(root.join("proc/self/cgroup")).ok()?;
+        let mountinfo = std::fs::read_to_string(root.join("proc/self/mountinfo")).ok()?;
+        let (v1_path, v2_path) = memory_cgroup_paths(&cgroups);
+        let (mut v1_mount, mut v2_mount) = (None, None);
+        for line in mountinfo.lines() {
+            if let Some((mount_root, point, fstype, options)) = parse_mountinfo(line) {
+                if fstype == "cgroup" && options.split(',').any(|o| o == "memory") {
+                    v1_mount = Some((mount_root, point));
+                } else if fstype == "cgroup2" {
+                    v2_mount = Some((mount_root, point));
+                }
             }
         }
+        // Like the JVM, prefer a v1 memory controller on hybrid hierarchies.
+        let (version, (mount_root, point), cgroup) = match (v1_path, v1_mount, v2_path, v2_mount) {
+            (Some(path), Some(mount), _, _) => (Version::V1, mount, path),
+            (_, _, Some(path), Some(mount))
+                if has_memory_controller(root, mount.1, mount.0, path) =>
+            {
+                (Version::V2, mount, path)
+            }
+            _ => return None,
+        };
+        let top = root.join(point.trim_start_matches('/'));
+        let dir = top.join(relative_to_mount(cgroup, mount_root).trim_start_matches('/'));
+        Some(Place {
+            version,
+            top,
+            dir,
+            cgroup: cgroup.into(),
+        })
     }
-    // Like the JVM, prefer a v1 memory controller on hybrid hierarchies.
-    let (version, (mount_root, point), cgroup) = match (v1_path, v1_mount, v2_path, v2_mount) {
-        (Some(path), Some(mount), _, _) => (Version::V1, mount, path),
-        (_, _, Some(path), Some(mount)) if has_memory_controller(root, mount.1, mount.0, path) => {
-            (Version::V2, mount, path)
-        }
-        _ => return None,
-    };
-    let top = root.join(point.trim_start_matches('/'));
-    let relative = relative_to_mount(cgroup, mount_root);
-    let dir = top.join(relative.trim_start_matches('/'));
-    Some(version.read(&top, &dir, cgroup))
+
+    fn read(&self, limit: LowestLimit) -> ContainerMemory {
+        self.version.read(&self.dir, &self.cgroup, limit)
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -74,8 +123,8 @@ enum Version {
 }
 
 impl Version {
-    fn read(self, top: &Path, dir: &Path, cgroup: &str) -> ContainerMemory {
-        let (limit_bytes, limit_cgroup) = match lowest_limit(self, top, dir) {
+    fn read(self, dir: &Path, cgroup: &str, limit: LowestLimit) -> ContainerMemory {
+        let (limit_bytes, limit_cgroup) = match limit {
             Some((limit, at)) => (Some(limit), Some(at)),
             None => (None, None),
         };
@@ -124,8 +173,8 @@ impl Version {
 }
 
 /// The lowest limit from `dir` up to `top`, and where it is set (relative to `top`).
-fn lowest_limit(version: Version, top: &Path, dir: &Path) -> Option<(u64, String)> {
-    let mut lowest: Option<(u64, String)> = None;
+fn lowest_limit(version: Version, top: &Path, dir: &Path) -> LowestLimit {
+    let mut lowest: LowestLimit = None;
     let mut at = dir.to_path_buf();
     loop {
         if let Some(limit) = read_number(&at.join(version.limit_file())).filter(|&l| l < UNLIMITED)
