@@ -107,4 +107,20 @@ public final class NativeMemory {
     NativeLibraryLoader.load();
     return Remedies.INSTANCE;
   }
+
+  /**
+   * Registers the {@link NativeMemoryMXBean} as {@code dev.nativemem:type=NativeMemory} with the
+   * platform MBean server; repeated calls are harmless. {@code -Dnativemem.jmx=true} does this when
+   * this class is first used.
+   */
+  public static javax.management.ObjectName registerMBean() {
+    NativeLibraryLoader.load();
+    return NativeMemoryMBean.register();
+  }
+
+  static {
+    if (Boolean.getBoolean("nativemem.jmx")) {
+      NativeMemoryMBean.register();
+    }
+  }
 }

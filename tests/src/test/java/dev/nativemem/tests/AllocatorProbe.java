@@ -36,6 +36,9 @@ public final class AllocatorProbe {
       case "views":
         views(args.length > 1 ? Integer.parseInt(args[1]) : 0, out);
         break;
+      case "jmx":
+        jmx(out);
+        break;
       case "bad-input":
         badInput(out);
         break;
@@ -89,6 +92,24 @@ public final class AllocatorProbe {
       advice.add(a.toJson());
     }
     out.put("advice", advice);
+  }
+
+  /** Reads the MXBean registered by -Dnativemem.jmx=true next to the facade's own figures. */
+  static void jmx(Map<String, Object> out) throws Exception {
+    javax.management.MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+    javax.management.ObjectName name =
+        new javax.management.ObjectName("dev.nativemem:type=NativeMemory");
+    out.put("registered_before_use", server.isRegistered(name));
+    NativeMemory.version(); // first use of the facade
+    out.put("registered", server.isRegistered(name));
+    out.put("kind", server.getAttribute(name, "AllocatorKind"));
+    out.put("jmx_allocated_bytes", server.getAttribute(name, "AllocatedBytes"));
+    out.put("stats_allocated_bytes", NativeMemory.stats().allocatedBytes());
+    out.put("jmx_resident_bytes", server.getAttribute(name, "AllocatorResidentBytes"));
+    out.put("jmx_rss_bytes", server.getAttribute(name, "RssBytes"));
+    out.put("rss_bytes", NativeMemory.processMemory().rssBytes());
+    out.put("breakdown", server.getAttribute(name, "BreakdownJson"));
+    out.put("purge", server.invoke(name, "purge", new Object[0], new String[0]));
   }
 
   static void badInput(Map<String, Object> out) {

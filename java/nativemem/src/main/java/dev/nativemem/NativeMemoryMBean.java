@@ -1,0 +1,93 @@
+package dev.nativemem;
+
+import java.lang.management.ManagementFactory;
+import javax.management.InstanceAlreadyExistsException;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+/** The {@link NativeMemoryMXBean} that reads the facade on every attribute access. */
+final class NativeMemoryMBean implements NativeMemoryMXBean {
+  static final String NAME = "dev.nativemem:type=NativeMemory";
+
+  /**
+   * Registers once per MBean server; later calls return the same name. A copy loaded by another
+   * class loader (a restarted job) may already be registered: that one keeps serving.
+   */
+  static synchronized ObjectName register() {
+    ObjectName name;
+    try {
+      name = new ObjectName(NAME);
+    } catch (JMException e) {
+      throw new IllegalStateException(e);
+    }
+    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+    try {
+      if (!server.isRegistered(name)) {
+        server.registerMBean(new NativeMemoryMBean(), name);
+      }
+    } catch (InstanceAlreadyExistsException e) {
+      // registered between the check and the call: fine
+    } catch (JMException e) {
+      throw new NativeMemoryException(
+          "cannot register " + NAME + " with the platform MBean server: " + e.getMessage(), e);
+    }
+    return name;
+  }
+
+  @Override
+  public String getAllocatorKind() {
+    return NativeMemory.breakdown().allocatorKind();
+  }
+
+  @Override
+  public long getAllocatedBytes() {
+    return NativeMemory.breakdown().allocatorAllocatedBytes();
+  }
+
+  @Override
+  public long getAllocatorResidentBytes() {
+    return NativeMemory.breakdown().allocatorResidentBytes().orElse(-1L);
+  }
+
+  @Override
+  public long getAllocatorDirtyBytes() {
+    return NativeMemory.breakdown().allocatorDirtyBytes().orElse(-1L);
+  }
+
+  @Override
+  public long getRssBytes() {
+    return NativeMemory.processMemory().rssBytes();
+  }
+
+  @Override
+  public long getUnaccountedBytes() {
+    return NativeMemory.breakdown().unaccountedBytes();
+  }
+
+  @Override
+  public long getLimitBytes() {
+    return NativeMemory.breakdown().limitBytes().orElse(-1L);
+  }
+
+  @Override
+  public long getHeadroomBytes() {
+    return NativeMemory.breakdown().headroomBytes().orElse(-1L);
+  }
+
+  @Override
+  public String getBreakdownJson() {
+    return NativeMemory.breakdown().toJson();
+  }
+
+  @Override
+  public String getStatsJson() {
+    return NativeMemory.stats().toJson();
+  }
+
+  @Override
+  public String purge() {
+    Remedies remedies = NativeMemory.remedies();
+    return (NativeMemory.allocator().isJemalloc() ? remedies.purge() : remedies.trim()).toJson();
+  }
+}

@@ -1,0 +1,40 @@
+package dev.nativemem;
+
+/**
+ * nativemem over JMX as {@code dev.nativemem:type=NativeMemory}: what jconsole, the Prometheus JMX
+ * exporter or Flink's JMX reporter read. Byte attributes are -1 where the figure does not exist (no
+ * limit, or glibc for jemalloc-only figures). Register with {@link NativeMemory#registerMBean()} or
+ * {@code -Dnativemem.jmx=true}.
+ */
+public interface NativeMemoryMXBean {
+  /** {@code jemalloc} or {@code glibc}. */
+  String getAllocatorKind();
+
+  long getAllocatedBytes();
+
+  /** jemalloc's {@code stats.resident}; -1 on glibc. */
+  long getAllocatorResidentBytes();
+
+  /** Unused dirty pages jemalloc holds; -1 on glibc. */
+  long getAllocatorDirtyBytes();
+
+  long getRssBytes();
+
+  /** RSS minus everything attributed (negative while committed memory is not yet touched). */
+  long getUnaccountedBytes();
+
+  /** The container's memory limit; -1 when unlimited. */
+  long getLimitBytes();
+
+  /** Limit minus cgroup usage; -1 without a limit. */
+  long getHeadroomBytes();
+
+  /** The whole breakdown as JSON. */
+  String getBreakdownJson();
+
+  /** Allocator statistics as JSON. */
+  String getStatsJson();
+
+  /** Purges jemalloc's unused dirty pages (or runs glibc's malloc_trim); returns what changed. */
+  String purge();
+}
