@@ -34,6 +34,9 @@ pub struct AllocatorSummary {
     /// `jemalloc` or `glibc`.
     pub kind: &'static str,
     pub allocated_bytes: u64,
+    /// What the allocator holds from the system for that: jemalloc `stats.resident` (allocated
+    /// plus fragmentation, dirty pages, metadata); glibc `arena + hblkhd` (free chunks included).
+    pub footprint_bytes: u64,
     /// jemalloc `stats.resident`; glibc does not count it.
     pub resident_bytes: Option<u64>,
     /// Unused dirty pages jemalloc holds, in bytes.
@@ -86,18 +89,24 @@ fn summary() -> Result<AllocatorSummary, AllocatorError> {
             ctl.advance_epoch()?;
             let page = ctl.read::<usize>("arenas.page")? as u64;
             let dirty = ctl.read_indexed::<usize>("stats.arenas.<i>.pdirty", ARENAS_ALL)? as u64;
+            let resident = ctl.read::<usize>("stats.resident")? as u64;
             Ok(AllocatorSummary {
                 kind: "jemalloc",
                 allocated_bytes: ctl.read::<usize>("stats.allocated")? as u64,
-                resident_bytes: Some(ctl.read::<usize>("stats.resident")? as u64),
+                footprint_bytes: resident,
+                resident_bytes: Some(resident),
                 dirty_bytes: Some(dirty * page),
             })
         }
-        None => Ok(AllocatorSummary {
-            kind: "glibc",
-            allocated_bytes: glibc::allocated_bytes(),
-            resident_bytes: None,
-            dirty_bytes: None,
-        }),
+        None => {
+            let (allocated, footprint) = glibc::allocated_and_footprint();
+            Ok(AllocatorSummary {
+                kind: "glibc",
+                allocated_bytes: allocated,
+                footprint_bytes: footprint,
+                resident_bytes: None,
+                dirty_bytes: None,
+            })
+        }
     }
 }

@@ -19,11 +19,15 @@ pub fn version() -> String {
         .into_owned()
 }
 
-/// `uordblks + hblkhd` from `mallinfo2`: bytes the application holds through glibc's malloc.
-pub fn allocated_bytes() -> u64 {
+/// From `mallinfo2`: (allocated, footprint) in bytes. Allocated is `uordblks + hblkhd`, what the
+/// application holds; footprint is `arena + hblkhd`, what glibc took from the system for it.
+pub fn allocated_and_footprint() -> (u64, u64) {
     // SAFETY: mallinfo2 has no preconditions (glibc ≥ 2.33).
     let info = unsafe { libc::mallinfo2() };
-    (info.uordblks + info.hblkhd) as u64
+    (
+        (info.uordblks + info.hblkhd) as u64,
+        (info.arena + info.hblkhd) as u64,
+    )
 }
 
 /// `mallinfo2` plus what `malloc_info` adds, in bytes.

@@ -71,11 +71,16 @@ public final class MemoryBreakdown {
       long nonHeap = nonHeapPools.stream().mapToLong(Pool::capacityOrCommittedBytes).sum();
       attributed.add(new Part("non_heap_committed", "non-heap pools (committed)", nonHeap));
     }
+    long allocated = Json.number(allocator, "allocated_bytes");
+    attributed.add(
+        new Part("malloc_allocated", "malloc'd (" + allocatorKind() + " allocated)", allocated));
     attributed.add(
         new Part(
-            "malloc_allocated",
-            "malloc'd (" + allocatorKind() + " allocated)",
-            Json.number(allocator, "allocated_bytes")));
+            "allocator_overhead",
+            allocatorKind().equals("jemalloc")
+                ? "jemalloc fragmentation, dirty pages, metadata"
+                : "glibc free chunks in arenas",
+            Math.max(0, Json.number(allocator, "footprint_bytes") - allocated)));
     attributed.add(
         new Part(
             "file_and_shmem_resident",
@@ -170,6 +175,11 @@ public final class MemoryBreakdown {
 
   public long allocatorAllocatedBytes() {
     return Json.number(allocator, "allocated_bytes");
+  }
+
+  /** What the allocator holds from the system: jemalloc's resident, glibc's arenas and chunks. */
+  public long allocatorFootprintBytes() {
+    return Json.number(allocator, "footprint_bytes");
   }
 
   /** jemalloc's resident bytes; empty on glibc, which does not count them. */
@@ -308,11 +318,11 @@ public final class MemoryBreakdown {
     }
     t.section("Allocator (" + allocatorKind() + ")");
     t.row("allocated", Optional.of(allocatorAllocatedBytes()));
-    if (allocatorResidentBytes().isPresent()) {
-      t.row("resident", allocatorResidentBytes());
-      t.row("dirty (purgeable)", allocatorDirtyBytes());
-    } else {
-      t.text("resident", "not counted by glibc");
+    t.row(
+        allocatorResidentBytes().isPresent() ? "resident" : "footprint (arenas + mmapped chunks)",
+        Optional.of(allocatorFootprintBytes()));
+    if (allocatorDirtyBytes().isPresent()) {
+      t.row("  of which dirty (purgeable)", allocatorDirtyBytes());
     }
     t.section("RSS attributed");
     for (Part part : attributed) {

@@ -36,6 +36,9 @@ public final class AllocatorProbe {
       case "views":
         views(args.length > 1 ? Integer.parseInt(args[1]) : 0, out);
         break;
+      case "stacks":
+        stacks(Integer.parseInt(args[1]), Integer.parseInt(args[2]), out);
+        break;
       case "jmx":
         jmx(out);
         break;
@@ -92,6 +95,46 @@ public final class AllocatorProbe {
       advice.add(a.toJson());
     }
     out.put("advice", advice);
+  }
+
+  /**
+   * Touches thread stacks: memory that neither the allocator nor the JVM's pools own (NMT does:
+   * "Thread" stacks). {@code threads} threads recurse {@code depth} frames and wait.
+   */
+  static void stacks(int threads, int depth, Map<String, Object> out) throws Exception {
+    NativeMemory.breakdown();
+    out.put("breakdown_before", NativeMemory.breakdown().toJson());
+    java.util.concurrent.CountDownLatch deep = new java.util.concurrent.CountDownLatch(threads);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    List<Thread> started = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread thread = new Thread(() -> recurse(depth, deep, release));
+      thread.start();
+      started.add(thread);
+    }
+    deep.await();
+    out.put("breakdown_after", NativeMemory.breakdown().toJson());
+    release.countDown();
+    for (Thread thread : started) {
+      thread.join();
+    }
+  }
+
+  static long recurse(
+      int depth,
+      java.util.concurrent.CountDownLatch deep,
+      java.util.concurrent.CountDownLatch release) {
+    long a = depth, b = depth * 3L, c = depth * 7L, d = depth * 11L;
+    if (depth == 0) {
+      deep.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return a;
+    }
+    return recurse(depth - 1, deep, release) + a + b + c + d;
   }
 
   /** Reads the MXBean registered by -Dnativemem.jmx=true next to the facade's own figures. */

@@ -53,6 +53,33 @@ class BreakdownTruthTest {
     assertTrue(adviceCodes(r).contains("NMT_OFF"), r.toString());
   }
 
+  /**
+   * Thread stacks belong to no allocator and no pool: without NMT the growth of RSS they cause
+   * lands in "unaccounted", with NMT it is attributed. The heap is pre-touched so that committed
+   * means resident.
+   */
+  @Test
+  void threadStacksAreUnaccountedWithoutNmtAndAttributedWithIt() throws Exception {
+    for (String nmt : new String[] {"off", "summary"}) {
+      ForkedJvm jvm =
+          new ForkedJvm()
+              .withTestClasses()
+              .jvmArg("-Xint", "-Xms32m", "-Xmx32m", "-XX:+AlwaysPreTouch")
+              .jvmArg("-XX:NativeMemoryTracking=" + nmt);
+      Map<String, Object> r = probe(jvm, "stacks", "32", "4000");
+      Map<String, Object> before = object(r, "breakdown_before");
+      Map<String, Object> after = object(r, "breakdown_after");
+      long rss = number(after, "rss_bytes") - number(before, "rss_bytes");
+      long unaccounted = number(after, "unaccounted_bytes") - number(before, "unaccounted_bytes");
+      assertTrue(rss >= 8 << 20, nmt + ": 32 deep stacks grew RSS by only " + rss);
+      long expected = nmt.equals("off") ? rss : 0;
+      assertTrue(
+          Math.abs(unaccounted - expected) <= rss / 5,
+          nmt + ": RSS grew by " + rss + ", unaccounted by " + unaccounted);
+      assertPartsAddUp(after);
+    }
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("dev.nativemem.tests.AllocatorSetup#all")
   void containerCpusMatchTheJvmAndTheProcessMatchesProc(AllocatorSetup setup) throws Exception {
