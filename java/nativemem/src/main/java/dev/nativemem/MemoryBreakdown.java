@@ -24,7 +24,6 @@ import java.util.Optional;
  * until it is touched, so the remainder can be negative.
  */
 public final class MemoryBreakdown {
-  private final Map<String, Object> view;
   private final Map<String, Object> process;
   private final Map<String, Object> container;
   private final Map<String, Object> cpus;
@@ -36,11 +35,10 @@ public final class MemoryBreakdown {
   private final List<Part> attributed = new ArrayList<>();
 
   MemoryBreakdown(Map<String, Object> nativeView, NmtSummary nmt) {
-    this.view = nativeView;
-    this.process = Json.optionalObject(nativeView, "process");
+    this.process = Json.object(nativeView, "process");
     this.container = Json.optionalObject(nativeView, "container_memory");
-    this.cpus = Json.optionalObject(nativeView, "container_cpus");
-    this.allocator = Json.optionalObject(nativeView, "allocator");
+    this.cpus = Json.object(nativeView, "container_cpus");
+    this.allocator = Json.object(nativeView, "allocator");
     this.heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
     for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
       if (pool.getType() == MemoryType.NON_HEAP && pool.isValid()) {
@@ -308,7 +306,9 @@ public final class MemoryBreakdown {
       t.row(pool.name + " (committed)", Optional.of(pool.capacityOrCommitted));
     }
     for (Pool pool : bufferPools) {
-      t.row(pool.name + " buffers (" + pool.count + ")", Optional.of(pool.usedBytes));
+      if (pool.count > 0 || pool.name.equals("direct") || pool.name.equals("mapped")) {
+        t.row(pool.name + " buffers (" + pool.count + ")", Optional.of(pool.usedBytes));
+      }
     }
     if (nmt != null) {
       t.row("NMT committed", Optional.of(nmt.committedBytes()));
@@ -402,7 +402,8 @@ public final class MemoryBreakdown {
           bytes.isPresent() && limit != null && limit > 0
               ? String.format(Locale.ROOT, "%.1f%%", 100.0 * bytes.get() / limit)
               : "";
-      out.append(String.format(Locale.ROOT, "  %-44s %11s %8s%n", label, value, pct));
+      out.append(String.format(Locale.ROOT, "  %-44s %11s %8s", label, value, pct).stripTrailing());
+      out.append('\n');
     }
 
     void count(String label, Long count) {

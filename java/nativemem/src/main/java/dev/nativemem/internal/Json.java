@@ -73,6 +73,15 @@ public final class Json {
     return (Boolean) value;
   }
 
+  /** A required nested object. */
+  public static Map<String, Object> object(Map<String, Object> json, String key) {
+    Map<String, Object> value = optionalObject(json, key);
+    if (value == null) {
+      throw new NativeMemoryException("native JSON lacks object '" + key + "': " + json);
+    }
+    return value;
+  }
+
   /** A nested object that may be absent or null. */
   @SuppressWarnings("unchecked")
   public static Map<String, Object> optionalObject(Map<String, Object> json, String key) {
