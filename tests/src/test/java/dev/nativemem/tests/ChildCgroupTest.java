@@ -65,6 +65,21 @@ class ChildCgroupTest {
         Map<String, Object> a = advice(r, "JEMALLOC_ARENAS_EXCEED_CPUS");
         assertEquals("MALLOC_CONF=narenas:4", a.get("suggested_setting"));
       }
+
+      // The table a person reads: the limit is 100 % of itself, RSS a share of it.
+      ForkedJvm.Result table =
+          AllocatorSetup.jemallocs()
+              .findFirst()
+              .orElseThrow()
+              .jvm()
+              .launcher("sh", "-c", join)
+              .cli("breakdown");
+      assertEquals(0, table.exitCode, table.toString());
+      assertTrue(
+          table.stdout.matches("(?s).*\\n  limit \\(set at /\\S+\\) +768\\.0 MiB +100\\.0%\\n.*"),
+          table.stdout);
+      assertTrue(
+          table.stdout.matches("(?s).*\\n  RSS +\\d+\\.\\d MiB +\\d+\\.\\d%\\n.*"), table.stdout);
     } finally {
       Files.deleteIfExists(memory);
       Files.deleteIfExists(cpu);
