@@ -204,6 +204,9 @@ impl Mallctl {
         new: *mut c_void,
         new_len: usize,
     ) -> Result<(), AllocatorError> {
+        if !key.split('.').any(|part| part == "<i>") {
+            return Err(AllocatorError::BadKey(key.into()));
+        }
         let named = || key.replace("<i>", &index.to_string());
         let rc = match (
             self.mib(key).map_err(|e| rename(e, &named()))?,
@@ -217,10 +220,7 @@ impl Mallctl {
                 // SAFETY: as in `call`; the patched component is an index jemalloc range-checks.
                 unsafe { by_mib(mib.parts.as_ptr(), mib.len, old, old_len, new, new_len) }
             }
-            _ if key.split('.').any(|part| part == "<i>") => {
-                return self.call(&named(), old, old_len, new, new_len)
-            }
-            _ => return Err(AllocatorError::BadKey(key.into())),
+            _ => return self.call(&named(), old, old_len, new, new_len),
         };
         if rc == 0 {
             Ok(())
@@ -347,5 +347,93 @@ fn reason(errno: c_int) -> &'static str {
         libc::EFAULT => "an interface with side effects failed",
         libc::ENOENT => "unknown key",
         _ => "unexpected error",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    // A fake jemalloc: names resolve to [1, 2, <index>, 3]; reading yields index × 10, and
+    // index 99 does not exist.
+    static RESOLVED: AtomicUsize = AtomicUsize::new(0);
+
+    unsafe extern "C" fn fake_mallctl(
+        _name: *const c_char,
+        _old: *mut c_void,
+        _old_len: *mut usize,
+        _new: *mut c_void,
+        _new_len: usize,
+    ) -> c_int {
+        libc::EINVAL
+    }
+
+    unsafe extern "C" fn fake_name_to_mib(
+        name: *const c_char,
+        mib: *mut usize,
+        len: *mut usize,
+    ) -> c_int {
+        RESOLVED.fetch_add(1, Ordering::SeqCst);
+        // Only the template resolved with arena 0 exists (no panics across extern "C").
+        if unsafe { CStr::from_ptr(name) }.to_bytes() != b"stats.arenas.0.pdirty" {
+            return libc::ENOENT;
+        }
+        let parts = [1, 2, 0, 3];
+        unsafe {
+            std::ptr::copy_nonoverlapping(parts.as_ptr(), mib, parts.len());
+            *len = parts.len();
+        }
+        0
+    }
+
+    unsafe extern "C" fn fake_by_mib(
+        mib: *const usize,
+        len: usize,
+        old: *mut c_void,
+        _old_len: *mut usize,
+        _new: *mut c_void,
+        _new_len: usize,
+    ) -> c_int {
+        let mib = unsafe { std::slice::from_raw_parts(mib, len) };
+        if mib[2] == 99 {
+            return libc::ENOENT;
+        }
+        unsafe { *(old as *mut usize) = mib[2] * 10 };
+        0
+    }
+
+    fn fake() -> Mallctl {
+        Mallctl::new(MallctlFns::new(
+            fake_mallctl as *mut c_void,
+            fake_name_to_mib as *mut c_void,
+            fake_by_mib as *mut c_void,
+            std::ptr::null_mut(),
+        ))
+    }
+
+    #[test]
+    fn indexed_keys_resolve_once_and_patch_the_index() {
+        let ctl = fake();
+        let key = "stats.arenas.<i>.pdirty";
+        let before = RESOLVED.load(Ordering::SeqCst);
+        assert_eq!(ctl.read_indexed::<usize>(key, 7).unwrap(), 70);
+        assert_eq!(ctl.read_indexed::<usize>(key, 4096).unwrap(), 40960);
+        assert_eq!(RESOLVED.load(Ordering::SeqCst) - before, 1, "MIB cached");
+        let e = ctl.read_indexed::<usize>(key, 99).unwrap_err();
+        assert!(
+            matches!(&e, AllocatorError::UnknownKey { key, .. } if key == "stats.arenas.99.pdirty"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_index_placeholder_without_an_index_is_refused() {
+        let e = fake().read::<usize>("stats.arenas.<i>.pdirty").unwrap_err();
+        assert!(matches!(e, AllocatorError::BadKey(_)), "{e}");
+        let e = fake()
+            .read_indexed::<usize>("stats.allocated", 1)
+            .unwrap_err();
+        assert!(matches!(e, AllocatorError::BadKey(_)), "{e}");
     }
 }
