@@ -120,7 +120,13 @@ public final class NativeMemory {
 
   static {
     if (Boolean.getBoolean("nativemem.jmx")) {
-      NativeMemoryMBean.register();
+      try {
+        NativeMemoryMBean.register();
+      } catch (NativeMemoryException e) {
+        // JMX is an extra: the facade must keep working without it.
+        System.getLogger("dev.nativemem")
+            .log(System.Logger.Level.WARNING, "-Dnativemem.jmx=true: " + e.getMessage());
+      }
     }
   }
 }

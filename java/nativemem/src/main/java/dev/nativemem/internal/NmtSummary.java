@@ -23,6 +23,9 @@ public final class NmtSummary {
   private static final Pattern CATEGORY =
       Pattern.compile("^-\\s+(.+?) \\(reserved=(\\d+), committed=(\\d+)\\)", Pattern.MULTILINE);
 
+  private static final ObjectName DIAGNOSTIC_COMMAND =
+      objectName("com.sun.management:type=DiagnosticCommand");
+
   private final long reservedBytes;
   private final long committedBytes;
   private final Long mallocBytes;
@@ -38,8 +41,14 @@ public final class NmtSummary {
     this.committedByCategory = Collections.unmodifiableMap(categories);
   }
 
-  /** The summary of this JVM, or {@code null} when NMT is off. */
+  /**
+   * The summary of this JVM, or {@code null} when NMT is off or the JVM has no DiagnosticCommand
+   * MBean (not HotSpot).
+   */
   public static NmtSummary read() {
+    if (!ManagementFactory.getPlatformMBeanServer().isRegistered(DIAGNOSTIC_COMMAND)) {
+      return null;
+    }
     return parse(run());
   }
 
@@ -49,7 +58,7 @@ public final class NmtSummary {
       Object text =
           ManagementFactory.getPlatformMBeanServer()
               .invoke(
-                  new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                  DIAGNOSTIC_COMMAND,
                   "vmNativeMemory",
                   new Object[] {new String[] {"summary", "scale=b"}},
                   new String[] {String[].class.getName()});
@@ -57,6 +66,14 @@ public final class NmtSummary {
     } catch (JMException e) {
       throw new NativeMemoryException(
           "cannot run the vmNativeMemory diagnostic command in this JVM: " + e.getMessage(), e);
+    }
+  }
+
+  private static ObjectName objectName(String name) {
+    try {
+      return new ObjectName(name);
+    } catch (JMException e) {
+      throw new IllegalStateException(e);
     }
   }
 
