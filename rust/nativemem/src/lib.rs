@@ -4,10 +4,12 @@
 //! - [`allocator`]: the allocator that serves this process's `malloc` (jemalloc via its own
 //!   `mallctl`, or glibc), never a private copy;
 //! - [`process`]: what the kernel says about this process (`/proc`);
+//! - [`handles`]: registry of native handles (RocksDB, zlib, application resources) and leaks;
 //! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
 //!   `catch_unwind` and turns errors into Java exceptions.
 
 pub mod allocator;
+pub mod handles;
 mod jni;
 pub mod process;
 

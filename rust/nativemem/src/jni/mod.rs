@@ -4,6 +4,7 @@
 //! error type maps to the Java exception a caller would act on.
 
 mod exports;
+mod handles;
 
 use crate::allocator::AllocatorError;
 use crate::process::ProcessError;
