@@ -130,7 +130,7 @@ public final class HandleScope implements AutoCloseable {
       }
     }
     if (!HandleTracker.get().agentActive()) {
-      text.append(NativeHandles.AGENT_MISSING).append('\n');
+      text.append(NativeHandles.agentMissingHint()).append('\n');
     }
     return text.toString();
   }

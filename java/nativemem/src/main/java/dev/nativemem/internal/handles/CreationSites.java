@@ -34,10 +34,11 @@ public final class CreationSites {
   public static String applicationFrame(String stack) {
     for (String line : stack.split("\n")) {
       String frame = line.trim();
-      if (frame.startsWith("at ")) {
-        frame = frame.substring(3);
+      if (!frame.startsWith("at ")) {
+        continue; // a note such as "creation stack not recorded"
       }
-      if (!frame.isEmpty() && !isLibraryFrame(frame)) {
+      frame = frame.substring(3);
+      if (!isLibraryFrame(frame)) {
         return frame;
       }
     }
