@@ -135,7 +135,7 @@ public final class HandleReport {
             String.format(
                 "  %d leaked, %d open %s%s%n",
                 s.leaked, s.open, s.kind, line == null ? "" : ", created at " + line));
-        out.append(indent(s.stack));
+        out.append(indent(s.stack, "    "));
       }
     }
     if (!zombieCaches.isEmpty()) {
@@ -154,7 +154,7 @@ public final class HandleReport {
               String.format(
                   "    retained by %s (%s), created at %s%n",
                   r.kind, r.state, line == null ? "(site not recorded)" : line));
-          out.append(indent(indent(r.stack)));
+          out.append(indent(r.stack, "        "));
         }
       }
     }
@@ -164,11 +164,11 @@ public final class HandleReport {
     return out.toString();
   }
 
-  private static String indent(String stack) {
+  private static String indent(String stack, String prefix) {
     StringBuilder out = new StringBuilder();
     for (String line : stack.split("\n")) {
       if (!line.trim().isEmpty()) {
-        out.append("    ").append(line.trim()).append('\n');
+        out.append(prefix).append(line.trim()).append('\n');
       }
     }
     return out.toString();

@@ -88,6 +88,21 @@ class AgentJvmTest {
     }
   }
 
+  /** The CLI demo, started without the agent: it runs the incidents in a child JVM that has it. */
+  @Test
+  void demoShowsTheThreeIncidentsThenNoLeak() throws Exception {
+    Result result = new ScenarioJvm().mainClass("dev.nativemem.cli.NativeMemoryCli").run("demo");
+    assertEquals(0, result.exitCode(), result.toString());
+    String out = result.stdout();
+    assertTrue(out.contains("3 leaked Statistics, created at"), out);
+    assertTrue(out.contains("3 leaked ColumnFamilyOptions, created at"), out);
+    assertTrue(out.contains("3 open (never closed) Inflater, created at"), out);
+    assertTrue(
+        out.contains("3 block caches closed in Java but alive natively: 96.0 MiB of capacity"),
+        out);
+    assertTrue(out.contains("no leak: HandleScope 'fixed'"), out);
+  }
+
   static Stream<Arguments> rocksdbVariants() throws Exception {
     Path variants = Paths.get(System.getProperty("nativemem.rocksdb.variants", "missing"));
     Stream<Arguments> forks;

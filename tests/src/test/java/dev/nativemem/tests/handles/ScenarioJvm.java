@@ -17,6 +17,7 @@ final class ScenarioJvm {
 
   private final List<String> jvmArgs = new ArrayList<>();
   private Path rocksdbJar = codeSource(org.rocksdb.RocksDB.class);
+  private String mainClass = HandleScenarios.class.getName();
 
   static Path codeSource(Class<?> type) {
     try {
@@ -33,6 +34,12 @@ final class ScenarioJvm {
 
   ScenarioJvm agent(String options) {
     return jvmArg("-javaagent:" + JAR + (options.isEmpty() ? "" : "=" + options));
+  }
+
+  /** Runs {@code name} instead of {@link HandleScenarios}. */
+  ScenarioJvm mainClass(String name) {
+    this.mainClass = name;
+    return this;
   }
 
   ScenarioJvm rocksdb(Path jar) {
@@ -55,7 +62,7 @@ final class ScenarioJvm {
     command.addAll(jvmArgs);
     command.add("-cp");
     command.add(classpath);
-    command.add(HandleScenarios.class.getName());
+    command.add(mainClass);
     command.addAll(Arrays.asList(args));
     Path out = Files.createTempFile("scenario-out", ".txt");
     Path err = Files.createTempFile("scenario-err", ".txt");
