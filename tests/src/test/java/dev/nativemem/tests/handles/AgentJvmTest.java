@@ -46,6 +46,15 @@ class AgentJvmTest {
   }
 
   @Test
+  void includeLimitsTrackingToTheNamedKinds() throws Exception {
+    Result result = new ScenarioJvm().agent("level=full,include=Statistics+zip").run("leaks", "3");
+    assertEquals(0, result.exitCode(), result.toString());
+    assertEquals("0", result.value("leaked_options"), result.toString());
+    assertEquals("0", result.value("zombies"), result.toString());
+    assertTrue(result.value("report_json").contains("\"kind\":\"Inflater\""), result.toString());
+  }
+
+  @Test
   void agentAttachedTwiceIsHarmless() throws Exception {
     Result result =
         new ScenarioJvm().agent("level=full").agent("level=counts").run("leaks", "" + LEAKS);

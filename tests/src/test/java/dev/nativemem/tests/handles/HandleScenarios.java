@@ -112,7 +112,8 @@ public final class HandleScenarios {
       columnOptions.close();
       cache.close();
       String failure = scope.check(KnownLeak.ROCKSDB_DEFAULT_READ_OPTIONS);
-      System.out.println("failure_first_line " + failure.split("\n")[0]);
+      System.out.println(
+          "failure_first_line " + (failure == null ? "none" : failure.split("\n")[0]));
       HandleReport report = NativeHandles.report();
       System.out.println("leaked_options " + report.kind("ColumnFamilyOptions").leaked());
       System.out.println("zombies " + report.zombieCaches().size());
