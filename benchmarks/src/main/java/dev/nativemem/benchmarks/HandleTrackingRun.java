@@ -35,12 +35,12 @@ public final class HandleTrackingRun {
     configurations.put("counts", new String[] {agent + "=level=counts"});
     configurations.put("sampled 1/128", new String[] {agent + "=level=sampled,interval=128"});
     configurations.put("full", new String[] {agent + "=level=full"});
-    Map<String, Map<String, Double>> table = new LinkedHashMap<>();
+    Map<String, Map<String, double[]>> table = new LinkedHashMap<>();
     for (Map.Entry<String, String[]> config : configurations.entrySet()) {
       Options options =
           new OptionsBuilder()
               .include(HandleTrackingBenchmark.class.getName())
-              .forks(1)
+              .forks(2)
               .warmupIterations(3)
               .warmupTime(TimeValue.seconds(1))
               .measurementIterations(5)
@@ -53,19 +53,25 @@ public final class HandleTrackingRun {
         name = name.substring(name.lastIndexOf('.') + 1);
         table
             .computeIfAbsent(name, k -> new LinkedHashMap<>())
-            .put(config.getKey(), result.getPrimaryResult().getScore());
+            .put(
+                config.getKey(),
+                new double[] {
+                  result.getPrimaryResult().getScore(), result.getPrimaryResult().getScoreError()
+                });
       }
     }
     List<String> lines = new ArrayList<>();
-    lines.add("| benchmark (ns per create+close) | configuration | ns | ratio to no agent |");
-    lines.add("|---|---|---:|---:|");
-    for (Map.Entry<String, Map<String, Double>> row : table.entrySet()) {
-      double base = row.getValue().get("no agent");
-      for (Map.Entry<String, Double> cell : row.getValue().entrySet()) {
+    lines.add(
+        "| benchmark | configuration | ns per create+close | ± (99.9%) | ratio to no agent |");
+    lines.add("|---|---|---:|---:|---:|");
+    for (Map.Entry<String, Map<String, double[]>> row : table.entrySet()) {
+      double base = row.getValue().get("no agent")[0];
+      for (Map.Entry<String, double[]> cell : row.getValue().entrySet()) {
+        double[] score = cell.getValue();
         lines.add(
             String.format(
-                "| %s | %s | %.1f | %.2f |",
-                row.getKey(), cell.getKey(), cell.getValue(), cell.getValue() / base));
+                "| %s | %s | %.1f | %.1f | %.2f |",
+                row.getKey(), cell.getKey(), score[0], score[1], score[0] / base));
       }
     }
     System.out.println(String.join("\n", lines));

@@ -35,7 +35,10 @@ public final class HandleTracker {
 
   private final Map<String, Integer> kindIds = new ConcurrentHashMap<>();
   private final Map<String, Boolean> trackedKinds = new ConcurrentHashMap<>();
-  private final Map<String, Integer> siteIds = new ConcurrentHashMap<>();
+
+  /** Site ids by stack fingerprint, so a known site costs a stack walk but no text. */
+  private final Map<Long, Integer> siteIds = new ConcurrentHashMap<>();
+
   private final InheritableThreadLocal<HandleScopeBooks> currentScope =
       new InheritableThreadLocal<>();
   private final ThreadLocal<PerThread> perThread = ThreadLocal.withInitial(PerThread::new);
@@ -142,14 +145,14 @@ public final class HandleTracker {
       }
       return site;
     }
-    String stack = CreationSites.capture();
-    Integer cached = siteIds.get(stack);
+    long fingerprint = CreationSites.fingerprint();
+    Integer cached = siteIds.get(fingerprint);
     if (cached != null) {
       return cached;
     }
-    int site = NativeBridge.handlesInternSite(stack);
+    int site = NativeBridge.handlesInternSite(CreationSites.capture());
     if (siteIds.size() < MAX_CACHED_SITES) {
-      siteIds.put(stack, site);
+      siteIds.put(fingerprint, site);
     }
     return site;
   }
