@@ -19,6 +19,7 @@ public final class HandleReport {
   private final List<KindCount> kinds;
   private final List<Site> sites;
   private final List<ZombieCache> zombieCaches;
+  private final List<OpenHandle> oldestOpen;
   private final long sitesDropped;
 
   HandleReport(boolean agentActive, String options, Map<String, Object> json) {
@@ -39,6 +40,11 @@ public final class HandleReport {
     this.kinds = Collections.unmodifiableList(kinds);
     this.sites = Collections.unmodifiableList(sites);
     this.zombieCaches = Collections.unmodifiableList(zombies);
+    List<OpenHandle> oldest = new ArrayList<>();
+    for (Map<String, Object> o : list(json, "oldest_open")) {
+      oldest.add(new OpenHandle(o));
+    }
+    this.oldestOpen = Collections.unmodifiableList(oldest);
     this.sitesDropped = Json.number(json, "sites_dropped");
   }
 
@@ -83,6 +89,11 @@ public final class HandleReport {
     return zombieCaches;
   }
 
+  /** The oldest open handles (at most 50), each with address, thread and creation time. */
+  public List<OpenHandle> oldestOpen() {
+    return oldestOpen;
+  }
+
   /** Creation stacks not kept because the table of sites was full. */
   public long sitesDropped() {
     return sitesDropped;
@@ -107,6 +118,11 @@ public final class HandleReport {
       zombieList.add(z.toMap());
     }
     json.put("zombie_caches", zombieList);
+    List<Object> openList = new ArrayList<>();
+    for (OpenHandle o : oldestOpen) {
+      openList.add(o.toMap());
+    }
+    json.put("oldest_open", openList);
     json.put("sites_dropped", sitesDropped);
     return Json.write(json);
   }
@@ -156,6 +172,12 @@ public final class HandleReport {
                   r.kind, r.state, line == null ? "(site not recorded)" : line));
           out.append(indent(r.stack, "        "));
         }
+      }
+    }
+    if (!oldestOpen.isEmpty()) {
+      out.append("Oldest open handles:\n");
+      for (OpenHandle o : oldestOpen.subList(0, Math.min(10, oldestOpen.size()))) {
+        out.append("  ").append(o).append('\n');
       }
     }
     if (sitesDropped > 0) {
@@ -368,6 +390,54 @@ public final class HandleReport {
     @Override
     public String toString() {
       return kind + " (" + state + ")";
+    }
+  }
+
+  /** One open handle: what, where in native memory, which thread made it and when. */
+  public static final class OpenHandle {
+    private final String kind;
+    private final long address;
+    private final String thread;
+    private final long createdEpochMillis;
+
+    OpenHandle(Map<String, Object> json) {
+      this.kind = Json.string(json, "kind");
+      this.address = Json.number(json, "address");
+      this.thread = Json.string(json, "thread");
+      this.createdEpochMillis = Json.number(json, "created_epoch_ms");
+    }
+
+    public String kind() {
+      return kind;
+    }
+
+    /** The native handle (RocksDB) or zlib stream address; 0 where the object has none. */
+    public long address() {
+      return address;
+    }
+
+    public String thread() {
+      return thread;
+    }
+
+    public long createdEpochMillis() {
+      return createdEpochMillis;
+    }
+
+    Map<String, Object> toMap() {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("kind", kind);
+      m.put("address", address);
+      m.put("thread", thread);
+      m.put("created_epoch_ms", createdEpochMillis);
+      return m;
+    }
+
+    @Override
+    public String toString() {
+      return String.format(
+          "%s at 0x%x, thread '%s', created %s",
+          kind, address, thread, java.time.Instant.ofEpochMilli(createdEpochMillis));
     }
   }
 }

@@ -64,6 +64,29 @@ class AgentJvmTest {
   }
 
   @Test
+  void lateAttachRetransformsLoadedClasses() throws Exception {
+    Result result =
+        new ScenarioJvm()
+            .jvmArg("-Djdk.attach.allowAttachSelf=true")
+            .run("late-attach", ScenarioJvm.JAR.toString());
+    assertEquals(0, result.exitCode(), result.toString());
+    assertEquals("true", result.value("active"), result.toString());
+    // Made before the attach: not counted. Made after: 3 leaked options and 1 leaked Inflater.
+    assertEquals("3 3", result.value("options"), result.toString());
+    assertEquals("1", result.value("inflaters_leaked"), result.toString());
+    assertTrue(
+        result
+            .value("failure")
+            .contains(
+                "3 leaked ColumnFamilyOptions, created at "
+                    + HandleScenarios.class.getName()
+                    + ".lateAttach(HandleScenarios.java:"
+                    + result.value("leak_line")
+                    + ")"),
+        result.toString());
+  }
+
+  @Test
   void sixteenThreadsGiveExactCounts() throws Exception {
     int threads = 16;
     int cycles = 100_000;

@@ -40,6 +40,9 @@ public final class HandleScenarios {
       case "leaks":
         leaks(Integer.parseInt(args[1]), Files.createTempDirectory("leaks"));
         break;
+      case "late-attach":
+        lateAttach(args[1]);
+        break;
       case "churn":
         churn(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
         break;
@@ -125,6 +128,46 @@ public final class HandleScenarios {
       System.out.println("fetched_alive " + (fetched != null));
       System.out.println("report_json " + report.toJson());
     }
+  }
+
+  /**
+   * Attaches the agent to this running JVM after RocksDB and zlib classes are in use: they are
+   * retransformed, handles made before stay untracked, handles made after are tracked. Touches no
+   * nativemem class before the attach (they would be loaded twice).
+   */
+  static void lateAttach(String jar) throws Exception {
+    List<Object> early = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      early.add(new ColumnFamilyOptions());
+    }
+    early.add(new java.util.zip.Inflater());
+    com.sun.tools.attach.VirtualMachine vm =
+        com.sun.tools.attach.VirtualMachine.attach(String.valueOf(ProcessHandle.current().pid()));
+    try {
+      vm.loadAgent(jar, "level=full");
+    } finally {
+      vm.detach();
+    }
+    System.out.println("active " + NativeHandles.agentActive());
+    try (HandleScope scope = NativeHandles.scope("late")) {
+      int line = -1;
+      for (int i = 0; i < 3; i++) {
+        line = here() + 1;
+        new ColumnFamilyOptions();
+      }
+      new java.util.zip.Inflater();
+      String failure = scope.check();
+      System.out.println("leak_line " + line);
+      System.out.println("failure " + failure.replace("\n", " | "));
+    }
+    HandleReport report = NativeHandles.report();
+    System.out.println(
+        "options "
+            + report.kind("ColumnFamilyOptions").created()
+            + " "
+            + report.kind("ColumnFamilyOptions").leaked());
+    System.out.println("inflaters_leaked " + report.kind("Inflater").leaked());
+    System.out.println("early " + early.size());
   }
 
   /** {@code threads} threads each create and close {@code cycles} ColumnFamilyOptions. */

@@ -72,6 +72,17 @@ class ZombieCacheTest {
           retainer.stack().contains("(ZombieCacheTest.java:" + line + ")"),
           line + " not in\n" + retainer.stack());
       assertTrue(report.toString().contains("LRUCache of 48.0 MiB capacity"), report.toString());
+      // The open record carries RocksDB's own native handle and the creating thread.
+      long nativeHandle = fetched.getNativeHandle();
+      String thread = Thread.currentThread().getName();
+      assertTrue(
+          report.oldestOpen().stream()
+              .anyMatch(
+                  o ->
+                      o.kind().equals("ColumnFamilyOptions")
+                          && o.address() == nativeHandle
+                          && o.thread().equals(thread)),
+          report.toJson());
 
       // RocksDB's own view: a database opened with the fetched options still uses that cache.
       try (DBOptions options = new DBOptions().setCreateIfMissing(true);
