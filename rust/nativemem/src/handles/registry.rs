@@ -5,7 +5,6 @@ use super::report::{KindReport, OpenHandle, Report, Retainer, SiteReport, Zombie
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Mutex, MutexGuard};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Distinct creation stacks kept; later stacks are counted in `sites_dropped`.
 pub const MAX_SITES: usize = 4096;
@@ -40,6 +39,21 @@ impl Hasher for IdHasher {
 }
 
 type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
+
+/// Wall-clock milliseconds from the kernel's coarse clock: a few milliseconds of resolution is
+/// plenty for "when was this created", and it costs a fraction of the precise clock per handle.
+fn coarse_now_ms() -> u64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec we pass.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut now) };
+    if rc != 0 {
+        return 0;
+    }
+    (now.tv_sec as u64) * 1000 + (now.tv_nsec as u64) / 1_000_000
+}
 
 /// How a handle stopped owning its native memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,10 +182,7 @@ impl HandleRegistry {
 
     /// Records a new open handle and returns its id.
     pub fn created(&self, kind: u32, address: u64, site: u32, thread: u32) -> u64 {
-        let created_ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
+        let created_ms = coarse_now_ms();
         let mut books = self.books();
         let id = books.next_id;
         books.next_id += 1;
