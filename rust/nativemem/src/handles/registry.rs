@@ -473,6 +473,16 @@ mod tests {
     }
 
     #[test]
+    fn record_size_is_what_the_docs_state() {
+        // README and handles/mod.rs state "about 80 bytes" per open handle, plus its map slot.
+        assert!(
+            std::mem::size_of::<Record>() <= 80,
+            "{}",
+            std::mem::size_of::<Record>()
+        );
+    }
+
+    #[test]
     fn settled_cache_forgotten() {
         let r = HandleRegistry::new();
         let cache = new_handle(&r, "LRUCache", "cache site");
