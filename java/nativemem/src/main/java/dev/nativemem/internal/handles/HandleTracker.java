@@ -221,12 +221,16 @@ public final class HandleTracker {
       return; // a sentinel of forceCollection
     }
     TrackedHandle handle = (TrackedHandle) ref;
+    // Read the flag before taking the record: a finalizer (rocksdbjni < 7) may be closing the
+    // owner right now; its close hook runs before the flag drops, so whoever takes the record
+    // first sees the flag still set and calls it a leak.
+    boolean owning = handle.stillOwning();
     boolean removed =
         handle.owningFlag != null
             ? byFlag.remove(handle.owningFlag, handle)
             : byOwner.remove(handle, handle);
     if (removed) {
-      finish(handle, handle.stillOwning() ? End.LEAKED : End.CLOSED);
+      finish(handle, owning ? End.LEAKED : End.CLOSED);
     }
   }
 
