@@ -397,11 +397,15 @@ impl Books {
                 capacity_bytes: r.capacity_bytes,
             })
             .collect();
+        let open_cache_capacity_bytes = self.open.values().filter_map(|r| r.capacity_bytes).sum();
+        let zombie_cache_capacity_bytes = zombie_caches.iter().map(|z| z.capacity_bytes).sum();
         Report {
             kinds,
             sites,
             zombie_caches,
             oldest_open,
+            open_cache_capacity_bytes,
+            zombie_cache_capacity_bytes,
             sites_interned: self.sites.kept() as u64,
             sites_dropped: self.sites.dropped(),
             ended_records_dropped: self.kept_dropped,
@@ -458,10 +462,15 @@ mod tests {
         r.retain(opts, cache);
         let copy = new_handle(&r, "ColumnFamilyOptions", "copy site");
         r.inherit(copy, opts);
-        assert!(r.report().zombie_caches.is_empty(), "cache still open");
+        let before = r.report();
+        assert!(before.zombie_caches.is_empty(), "cache still open");
+        assert_eq!(before.open_cache_capacity_bytes, 64 << 20);
         r.ended(cache, End::Closed);
         r.ended(opts, End::Closed);
-        let zombies = r.report().zombie_caches;
+        let report = r.report();
+        assert_eq!(report.open_cache_capacity_bytes, 0);
+        assert_eq!(report.zombie_cache_capacity_bytes, 64 << 20);
+        let zombies = report.zombie_caches;
         assert_eq!(zombies.len(), 1);
         assert_eq!(zombies[0].capacity_bytes, 64 << 20);
         assert_eq!(zombies[0].retainers.len(), 1);

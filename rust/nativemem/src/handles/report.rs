@@ -8,6 +8,10 @@ pub struct Report {
     pub sites: Vec<SiteReport>,
     pub zombie_caches: Vec<ZombieCache>,
     pub oldest_open: Vec<OpenHandle>,
+    /// Capacity of the caches whose Java object is open.
+    pub open_cache_capacity_bytes: u64,
+    /// Capacity of the zombie caches: closed in Java, alive natively.
+    pub zombie_cache_capacity_bytes: u64,
     pub sites_interned: u64,
     pub sites_dropped: u64,
     pub ended_records_dropped: u64,

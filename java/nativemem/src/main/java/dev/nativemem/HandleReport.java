@@ -20,6 +20,8 @@ public final class HandleReport {
   private final List<Site> sites;
   private final List<ZombieCache> zombieCaches;
   private final List<OpenHandle> oldestOpen;
+  private final long openCacheCapacityBytes;
+  private final long zombieCacheCapacityBytes;
   private final long sitesDropped;
 
   HandleReport(boolean agentActive, String options, Map<String, Object> json) {
@@ -45,6 +47,8 @@ public final class HandleReport {
       oldest.add(new OpenHandle(o));
     }
     this.oldestOpen = Collections.unmodifiableList(oldest);
+    this.openCacheCapacityBytes = Json.number(json, "open_cache_capacity_bytes");
+    this.zombieCacheCapacityBytes = Json.number(json, "zombie_cache_capacity_bytes");
     this.sitesDropped = Json.number(json, "sites_dropped");
   }
 
@@ -94,6 +98,16 @@ public final class HandleReport {
     return oldestOpen;
   }
 
+  /** Total capacity of the RocksDB caches whose Java object is open. */
+  public long openCacheCapacityBytes() {
+    return openCacheCapacityBytes;
+  }
+
+  /** Total capacity of the zombie caches: closed in Java, still alive natively. */
+  public long zombieCacheCapacityBytes() {
+    return zombieCacheCapacityBytes;
+  }
+
   /** Creation stacks not kept because the table of sites was full. */
   public long sitesDropped() {
     return sitesDropped;
@@ -123,6 +137,8 @@ public final class HandleReport {
       openList.add(o.toMap());
     }
     json.put("oldest_open", openList);
+    json.put("open_cache_capacity_bytes", openCacheCapacityBytes);
+    json.put("zombie_cache_capacity_bytes", zombieCacheCapacityBytes);
     json.put("sites_dropped", sitesDropped);
     return Json.write(json);
   }
@@ -153,6 +169,13 @@ public final class HandleReport {
                 s.leaked, s.open, s.kind, line == null ? "" : ", created at " + line));
         out.append(indent(s.stack, "    "));
       }
+    }
+    if (openCacheCapacityBytes > 0 || zombieCacheCapacityBytes > 0) {
+      out.append(
+          String.format(
+              "Cache capacity: %s in open caches, %s in zombie caches%n",
+              ByteFormat.human(openCacheCapacityBytes),
+              ByteFormat.human(zombieCacheCapacityBytes)));
     }
     if (!zombieCaches.isEmpty()) {
       out.append("Zombie caches (closed in Java, still held natively by options):\n");

@@ -63,6 +63,7 @@ class ZombieCacheTest {
       assertEquals(1, report.zombieCaches().size(), report.toString());
       HandleReport.ZombieCache zombie = report.zombieCaches().get(0);
       assertEquals(CAPACITY, zombie.capacityBytes());
+      assertEquals(CAPACITY, report.zombieCacheCapacityBytes());
       assertEquals("LRUCache", zombie.cacheKind());
       assertEquals(1, zombie.retainers().size(), report.toString());
       HandleReport.Retainer retainer = zombie.retainers().get(0);
