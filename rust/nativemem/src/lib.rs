@@ -5,10 +5,12 @@
 //!   `mallctl`, or glibc), never a private copy;
 //! - [`process`]: what the kernel says about this process (`/proc`, its memory cgroup);
 //! - [`native_view`]: the kernel, cgroup and allocator views the memory breakdown lines up;
+//! - [`handles`]: registry of native handles (RocksDB, zlib, application resources) and leaks;
 //! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
 //!   `catch_unwind` and turns errors into Java exceptions.
 
 pub mod allocator;
+pub mod handles;
 mod jni;
 pub mod native_view;
 pub mod process;

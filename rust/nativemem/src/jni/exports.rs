@@ -11,7 +11,11 @@ pub(super) fn to_java(env: &mut JNIEnv, text: &str) -> Result<jstring, BridgeErr
     Ok(env.new_string(text)?.into_raw())
 }
 
-fn from_java(env: &mut JNIEnv, value: &JString, what: &str) -> Result<String, BridgeError> {
+pub(super) fn from_java(
+    env: &mut JNIEnv,
+    value: &JString,
+    what: &str,
+) -> Result<String, BridgeError> {
     if value.is_null() {
         return Err(BridgeError::InvalidArgument(format!(
             "{what} must not be null"

@@ -4,6 +4,7 @@
 //! error type maps to the Java exception a caller would act on.
 
 mod exports;
+mod handles;
 mod memory;
 
 use crate::allocator::AllocatorError;

@@ -36,6 +36,7 @@ final class DemoCommand implements Runnable {
         row("Java heap committed", heap.totalMemory()) + "   (reserved, not all resident)");
     System.out.println(String.format("  %-24s %10d", "threads", process.threads()));
     dev.nativemem.cli.demo.BreakdownDemo.run(System.out);
+    dev.nativemem.cli.demo.HandlesDemo.run();
   }
 
   private static String row(String label, long bytes) {

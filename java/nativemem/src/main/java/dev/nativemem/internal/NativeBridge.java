@@ -40,4 +40,27 @@ public final class NativeBridge {
   public static native String flushThreadCacheJson();
 
   public static native String trimJson();
+
+  // Native-handle registry (rust/nativemem/src/jni/handles.rs).
+
+  public static native int handlesInternKind(String kind);
+
+  public static native int handlesInternSite(String stack);
+
+  public static native int handlesInternThread(String name);
+
+  public static native String handlesSiteText(int site);
+
+  public static native long handlesCreated(int kind, long address, int site, int thread);
+
+  /** {@code how}: 0 closed, 1 transferred, 2 leaked; false if the handle was not open. */
+  public static native boolean handlesEnded(long handle, int how);
+
+  public static native void handlesSetCapacity(long handle, long bytes);
+
+  public static native void handlesRetain(long holder, long cache);
+
+  public static native void handlesInherit(long target, long source);
+
+  public static native String handlesReportJson();
 }

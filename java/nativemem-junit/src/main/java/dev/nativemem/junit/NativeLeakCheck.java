@@ -1,0 +1,111 @@
+package dev.nativemem.junit;
+
+import dev.nativemem.HandleLeakError;
+import dev.nativemem.HandleScope;
+import dev.nativemem.KnownLeak;
+import dev.nativemem.NativeHandles;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionConfigurationException;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Fails a test class (or, with {@code @NativeLeakSettings(perMethod = true)}, a test method) whose
+ * code leaked native handles or left them open: RocksDB objects and zlib streams with the nativemem
+ * agent, and resources registered with {@code NativeHandles.track}.
+ *
+ * <p>Use {@code @ExtendWith(NativeLeakCheck.class)}, or register it for every test class with
+ * {@code junit.jupiter.extensions.autodetection.enabled=true}. The check collects garbage and waits
+ * (at most {@link HandleScope#GC_TIMEOUT_MILLIS}) for reference processing; the failure lists kind,
+ * count and creation stack of each group of leaked and unclosed handles. Without the agent it fails
+ * and shows the Surefire {@code argLine} that adds it, unless {@code
+ * -Dnativemem.junit.requireAgent=false}.
+ */
+public final class NativeLeakCheck
+    implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
+  public static final String REQUIRE_AGENT_PROPERTY = "nativemem.junit.requireAgent";
+  private static final ExtensionContext.Namespace NAMESPACE =
+      ExtensionContext.Namespace.create(NativeLeakCheck.class);
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    requireAgent();
+    if (!perMethod(context)) {
+      open(context, context.getRequiredTestClass().getName());
+    }
+  }
+
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    if (perMethod(context)) {
+      open(context, context.getRequiredTestClass().getName() + "#" + context.getDisplayName());
+    }
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    if (perMethod(context)) {
+      check(context);
+    }
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    if (!perMethod(context)) {
+      check(context);
+    }
+  }
+
+  private static void requireAgent() {
+    if (!NativeHandles.agentActive()
+        && !"false".equals(System.getProperty(REQUIRE_AGENT_PROPERTY))) {
+      throw new ExtensionConfigurationException(
+          "NativeLeakCheck: "
+              + NativeHandles.agentMissingHint()
+              + " (or set -D"
+              + REQUIRE_AGENT_PROPERTY
+              + "=false to check only resources registered with NativeHandles.track)");
+    }
+  }
+
+  private static boolean perMethod(ExtensionContext context) {
+    return settings(context).map(NativeLeakSettings::perMethod).orElse(false);
+  }
+
+  private static Optional<NativeLeakSettings> settings(ExtensionContext context) {
+    return context.getTestClass().map(type -> type.getAnnotation(NativeLeakSettings.class));
+  }
+
+  private static void open(ExtensionContext context, String name) {
+    context.getStore(NAMESPACE).put(HandleScope.class, NativeHandles.scope(name));
+  }
+
+  private static void check(ExtensionContext context) {
+    HandleScope scope = context.getStore(NAMESPACE).remove(HandleScope.class, HandleScope.class);
+    if (scope == null) {
+      return;
+    }
+    scope.close();
+    List<KnownLeak> known = new ArrayList<>();
+    known.add(KnownLeak.ROCKSDB_DEFAULT_READ_OPTIONS);
+    settings(context)
+        .ifPresent(
+            s -> {
+              for (NativeLeakSettings.Known k : s.known()) {
+                known.add(
+                    k.at().isEmpty()
+                        ? KnownLeak.ofKind(k.kind(), k.reason())
+                        : KnownLeak.at(k.kind(), k.at(), k.reason()));
+              }
+            });
+    String failure = scope.check(known.toArray(new KnownLeak[0]));
+    if (failure != null) {
+      throw new HandleLeakError(failure);
+    }
+  }
+}

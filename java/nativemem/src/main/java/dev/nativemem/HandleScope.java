@@ -1,0 +1,159 @@
+package dev.nativemem;
+
+import dev.nativemem.internal.handles.CreationSites;
+import dev.nativemem.internal.handles.HandleScopeBooks;
+import dev.nativemem.internal.handles.HandleScopeBooks.ScopeEntry;
+import dev.nativemem.internal.handles.HandleTracker;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Counts the native handles created while it is open, on this thread and in threads started from
+ * it. {@link #assertNoLeaks} collects garbage first, so unreachable unclosed handles show as
+ * leaked.
+ *
+ * <pre>{@code
+ * try (HandleScope scope = NativeHandles.scope("restart")) {
+ *   job.restart();
+ *   scope.assertNoLeaks(KnownLeak.ROCKSDB_DEFAULT_READ_OPTIONS);
+ * }
+ * }</pre>
+ */
+public final class HandleScope implements AutoCloseable {
+  /** How long a check waits for the garbage collector and reference processing. */
+  public static final long GC_TIMEOUT_MILLIS = 5_000;
+
+  private final HandleScopeBooks books;
+
+  HandleScope(HandleScopeBooks books) {
+    this.books = books;
+  }
+
+  public String name() {
+    return books.name();
+  }
+
+  public long created() {
+    return books.created();
+  }
+
+  public long closed() {
+    return books.closed();
+  }
+
+  public long transferred() {
+    return books.transferred();
+  }
+
+  public long leaked() {
+    return books.leaked();
+  }
+
+  /** Handles of this scope that still own native memory. */
+  public long open() {
+    return books.open();
+  }
+
+  /**
+   * Collects garbage, then fails if any handle of this scope leaked or is still open, except those
+   * matching {@code known}.
+   *
+   * @throws HandleLeakError listing kind, count and creation site of each group
+   */
+  public void assertNoLeaks(KnownLeak... known) {
+    String failure = check(known);
+    if (failure != null) {
+      throw new HandleLeakError(failure);
+    }
+  }
+
+  /** Like {@link #assertNoLeaks} but returns the failure text, or null when there is none. */
+  public String check(KnownLeak... known) {
+    try {
+      HandleTracker.get().collectGarbage(GC_TIMEOUT_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    List<KnownLeak> allowed = Arrays.asList(known);
+    Map<String, long[]> failing = new LinkedHashMap<>();
+    Map<String, long[]> accepted = new LinkedHashMap<>();
+    long leakedCount = 0;
+    long openCount = 0;
+    for (ScopeEntry entry : books.problems()) {
+      String stack = HandleTracker.get().siteText(entry.site);
+      KnownLeak match = null;
+      for (KnownLeak k : allowed) {
+        if (k.matches(entry.kind, stack)) {
+          match = k;
+          break;
+        }
+      }
+      String state = entry.leaked ? "leaked" : "open (never closed)";
+      if (match != null) {
+        accepted
+            .computeIfAbsent(state + " " + entry.kind + ": " + match.reason(), x -> new long[1])[
+            0]++;
+        continue;
+      }
+      if (entry.leaked) {
+        leakedCount++;
+      } else {
+        openCount++;
+      }
+      String line = CreationSites.applicationFrame(stack);
+      String where = line == null ? "" : " at " + line;
+      String group = state + " " + entry.kind + ", created" + where + "\n" + stack;
+      failing.computeIfAbsent(group, x -> new long[1])[0]++;
+    }
+    if (failing.isEmpty()) {
+      return null;
+    }
+    StringBuilder text = new StringBuilder();
+    text.append("native handles leaked in '")
+        .append(books.name())
+        .append("': ")
+        .append(leakedCount)
+        .append(" leaked (garbage-collected while owning native memory), ")
+        .append(openCount)
+        .append(" open (never closed)\n");
+    for (Map.Entry<String, long[]> group : failing.entrySet()) {
+      text.append("  ").append(group.getValue()[0]).append(" ");
+      text.append(group.getKey().trim().replace("\n", "\n      ")).append('\n');
+    }
+    if (!accepted.isEmpty()) {
+      text.append("known upstream leaks, not failed:\n");
+      for (Map.Entry<String, long[]> group : accepted.entrySet()) {
+        text.append("  ").append(group.getValue()[0]).append(" ").append(group.getKey());
+        text.append('\n');
+      }
+    }
+    if (!HandleTracker.get().agentActive()) {
+      text.append(NativeHandles.agentMissingHint()).append('\n');
+    }
+    return text.toString();
+  }
+
+  /** Stops counting new handles in this scope (handles already counted stay counted). */
+  @Override
+  public void close() {
+    HandleTracker.get().closeScope(books);
+  }
+
+  @Override
+  public String toString() {
+    return "HandleScope '"
+        + name()
+        + "': created "
+        + created()
+        + ", closed "
+        + closed()
+        + ", transferred "
+        + transferred()
+        + ", open "
+        + open()
+        + ", leaked "
+        + leaked();
+  }
+}

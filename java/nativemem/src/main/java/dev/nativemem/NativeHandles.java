@@ -1,0 +1,73 @@
+package dev.nativemem;
+
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.handles.HandleTracker;
+import java.util.Objects;
+
+/**
+ * Native handles of this JVM: RocksDB objects and zlib streams (with the agent, {@code
+ * -javaagent:nativemem.jar}) and any resource the application registers with {@link #track}.
+ *
+ * <ul>
+ *   <li><b>open</b>: still owns its native memory;
+ *   <li><b>leaked</b>: garbage-collected while still owning it (for {@code Inflater} and {@code
+ *       Deflater}: freed by the JDK's cleaner instead of {@code end()});
+ *   <li><b>transferred</b>: ownership passed on ({@code disOwnNativeHandle}), not a leak;
+ *   <li><b>zombie cache</b>: a RocksDB cache closed in Java while an open or leaked options object
+ *       still references it natively.
+ * </ul>
+ */
+public final class NativeHandles {
+  static final String AGENT_MISSING =
+      "the nativemem agent is not attached, so RocksDB and zlib handles are not tracked; add it"
+          + " to the JVM, for Maven Surefire: <argLine>-javaagent:${settings.localRepository}"
+          + "/dev/nativemem/nativemem/VERSION/nativemem-VERSION.jar=level=full</argLine>";
+
+  private NativeHandles() {}
+
+  /** Whether the agent is attached and instrumenting. */
+  public static boolean agentActive() {
+    return HandleTracker.get().agentActive();
+  }
+
+  /** What the agent is missing for, with the Surefire {@code argLine} that adds it. */
+  public static String agentMissingHint() {
+    return AGENT_MISSING.replace("VERSION", NativeMemory.version().java());
+  }
+
+  /** Counts per kind, open and leaked handles per creation site, zombie caches. */
+  public static HandleReport report() {
+    HandleTracker tracker = HandleTracker.get();
+    return new HandleReport(
+        tracker.agentActive(),
+        tracker.options().toString(),
+        Json.parseObject(tracker.reportJson()));
+  }
+
+  /**
+   * Opens a scope counting the handles created from now on in this thread and in threads it starts,
+   * until {@link HandleScope#close()}.
+   */
+  public static HandleScope scope(String name) {
+    Objects.requireNonNull(name, "name");
+    return new HandleScope(HandleTracker.get().openScope(name));
+  }
+
+  /**
+   * Registers a resource the application owns, so it is counted and its leak detected without the
+   * agent. Close the returned handle, not the resource.
+   */
+  public static <T extends AutoCloseable> TrackedResource<T> track(T resource) {
+    Objects.requireNonNull(resource, "resource");
+    return track(resource, resource.getClass().getSimpleName());
+  }
+
+  /** Like {@link #track(AutoCloseable)}, counted under {@code kind}. */
+  public static <T extends AutoCloseable> TrackedResource<T> track(T resource, String kind) {
+    Objects.requireNonNull(resource, "resource");
+    Objects.requireNonNull(kind, "kind");
+    TrackedResource<T> tracked = new TrackedResource<>(resource);
+    HandleTracker.get().created(tracked, kind, 0, null);
+    return tracked;
+  }
+}

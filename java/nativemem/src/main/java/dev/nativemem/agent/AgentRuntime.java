@@ -1,0 +1,85 @@
+package dev.nativemem.agent;
+
+import dev.nativemem.NativeHandles;
+import dev.nativemem.internal.handles.HandleTracker;
+import dev.nativemem.internal.handles.TrackingLevel;
+import dev.nativemem.internal.handles.TrackingOptions;
+import java.lang.instrument.Instrumentation;
+import java.lang.instrument.UnmodifiableClassException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** Starts tracking once per JVM: options, native library, transformers, report at exit. */
+public final class AgentRuntime {
+  private static final AtomicBoolean STARTED = new AtomicBoolean();
+
+  private AgentRuntime() {}
+
+  public static void start(String args, Instrumentation instrumentation) {
+    TrackingOptions options;
+    try {
+      options = TrackingOptions.parse(args, System.getProperties());
+    } catch (IllegalArgumentException e) {
+      System.err.println(
+          "nativemem agent: "
+              + e.getMessage()
+              + " (example: -javaagent:nativemem.jar=level=full,interval=128,"
+              + "exclude=zip,report=handles.json); the agent is off, the application runs"
+              + " without it");
+      return;
+    }
+    if (!STARTED.compareAndSet(false, true)) {
+      System.err.println(
+          "nativemem agent: already attached with "
+              + HandleTracker.get().options()
+              + "; ignoring the second attach ("
+              + options
+              + ")");
+      return;
+    }
+    if (options.level() == TrackingLevel.OFF) {
+      return;
+    }
+    try {
+      HandleTracker.get().activate(options);
+      HandleHooks.preload();
+    } catch (Throwable e) {
+      System.err.println(
+          "nativemem agent: cannot load the native library ("
+              + e.getMessage()
+              + "); the agent is off, the application runs without it");
+      return;
+    }
+    boolean rocks = options.tracksGroup(TrackingOptions.ROCKSDB_GROUP);
+    boolean zip = options.tracksGroup(TrackingOptions.ZIP_GROUP);
+    HandleTransformer transformer = new HandleTransformer(rocks, zip);
+    instrumentation.addTransformer(transformer, true);
+    List<Class<?>> loaded = new ArrayList<>();
+    for (Class<?> c : instrumentation.getAllLoadedClasses()) {
+      if (transformer.instruments(c.getName().replace('.', '/'))
+          && instrumentation.isModifiableClass(c)) {
+        loaded.add(c);
+      }
+    }
+    if (!loaded.isEmpty()) {
+      try {
+        instrumentation.retransformClasses(loaded.toArray(new Class<?>[0]));
+      } catch (UnmodifiableClassException | RuntimeException | LinkageError e) {
+        System.err.println("nativemem agent: cannot instrument loaded classes: " + e);
+      }
+    }
+    Path report = options.reportFile();
+    if (report != null) {
+      Thread writer =
+          new Thread(() -> ReportFile.writeAtExit(report), "nativemem-handle-report-at-exit");
+      Runtime.getRuntime().addShutdownHook(writer);
+    }
+  }
+
+  /** For tests and the CLI: whether tracking runs in this JVM. */
+  public static boolean active() {
+    return NativeHandles.agentActive();
+  }
+}

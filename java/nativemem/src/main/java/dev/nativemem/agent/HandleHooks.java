@@ -1,0 +1,374 @@
+package dev.nativemem.agent;
+
+import dev.nativemem.internal.handles.End;
+import dev.nativemem.internal.handles.HandleTracker;
+import dev.nativemem.internal.handles.TrackingOptions;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Called by instrumented RocksDB and {@code java.util.zip} code. Every hook is guarded: it never
+ * throws into the caller and does nothing when re-entered from nativemem's own code.
+ */
+public final class HandleHooks {
+  private static final HandleTracker TRACKER = HandleTracker.get();
+  private static final String ROCKS_OBJECT = "org.rocksdb.RocksObject";
+  private static volatile boolean reported;
+
+  private HandleHooks() {}
+
+  /** Loads what the hooks need before any JDK class calls them. */
+  static void preload() {
+    TRACKER.enter();
+    TRACKER.exit();
+    End.values();
+    KIND.get(HandleHooks.class);
+    new AtomicBoolean().get();
+  }
+
+  private static final ClassValue<String> KIND =
+      new ClassValue<String>() {
+        @Override
+        protected String computeValue(Class<?> type) {
+          String name = type.getName();
+          return name.substring(name.lastIndexOf('.') + 1);
+        }
+      };
+
+  private static final ClassValue<Boolean> IS_ROCKS_OBJECT =
+      new ClassValue<Boolean>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+          for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            if (c.getName().equals(ROCKS_OBJECT)) {
+              return true;
+            }
+          }
+          return false;
+        }
+      };
+
+  /** RocksDB's {@code owningHandle_}, read reflectively where the bytecode could not pass it. */
+  private static final ClassValue<Field> OWNING_FLAG =
+      new ClassValue<Field>() {
+        @Override
+        protected Field computeValue(Class<?> type) {
+          for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            try {
+              Field field = c.getDeclaredField("owningHandle_");
+              if (field.getType() == AtomicBoolean.class) {
+                field.setAccessible(true);
+                return field;
+              }
+            } catch (NoSuchFieldException | RuntimeException e) {
+              // keep looking up the hierarchy
+            }
+          }
+          return null;
+        }
+      };
+
+  private static final ClassValue<Field> BLOCK_CACHE =
+      new ClassValue<Field>() {
+        @Override
+        protected Field computeValue(Class<?> type) {
+          try {
+            Field field = type.getDeclaredField("blockCache");
+            field.setAccessible(true);
+            return field;
+          } catch (NoSuchFieldException | RuntimeException e) {
+            return null;
+          }
+        }
+      };
+
+  private static final ClassValue<Method> GET_OPTIONS =
+      new ClassValue<Method>() {
+        @Override
+        protected Method computeValue(Class<?> type) {
+          try {
+            return type.getMethod("getOptions");
+          } catch (NoSuchMethodException | RuntimeException e) {
+            return null;
+          }
+        }
+      };
+
+  private static void failed(Throwable e) {
+    if (!reported) {
+      reported = true;
+      System.err.println("nativemem agent: a handle hook failed; counts may be incomplete: " + e);
+    }
+  }
+
+  private static AtomicBoolean flagOf(Object rocksObject) throws IllegalAccessException {
+    Field field = OWNING_FLAG.get(rocksObject.getClass());
+    return field == null ? null : (AtomicBoolean) field.get(rocksObject);
+  }
+
+  private static long idOf(Object rocksObject) throws IllegalAccessException {
+    if (rocksObject == null) {
+      return -1;
+    }
+    AtomicBoolean flag = flagOf(rocksObject);
+    return TRACKER.idOf(rocksObject, flag);
+  }
+
+  private static void create(Object owner, long address, AtomicBoolean flag, String group) {
+    String kind = KIND.get(owner.getClass());
+    if (TRACKER.tracks(kind, group)) {
+      TRACKER.created(owner, kind, address, flag);
+    }
+  }
+
+  // --- RocksDB: org.rocksdb.RocksObject and AbstractImmutableNativeReference
+
+  /** End of {@code RocksObject(long)}: every RocksObject subclass. */
+  public static void rocksCreated(Object owner, long handle, AtomicBoolean owningFlag) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      if (owningFlag != null && owningFlag.get()) {
+        create(owner, handle, owningFlag, TrackingOptions.ROCKSDB_GROUP);
+      }
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
+  /**
+   * End of {@code AbstractImmutableNativeReference(boolean)}: the subclasses that are not
+   * RocksObjects.
+   */
+  public static void immutableCreated(Object owner, AtomicBoolean owningFlag) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      if (owningFlag != null && owningFlag.get() && !IS_ROCKS_OBJECT.get(owner.getClass())) {
+        create(owner, 0, owningFlag, TrackingOptions.ROCKSDB_GROUP);
+      }
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
+  /** Start of {@code AbstractImmutableNativeReference.close()}. */
+  public static void closing(Object owner, AtomicBoolean owningFlag) {
+    ending(owner, owningFlag, End.CLOSED);
+  }
+
+  /** Start of {@code disOwnNativeHandle()}. */
+  public static void transferring(Object owner, AtomicBoolean owningFlag) {
+    ending(owner, owningFlag, End.TRANSFERRED);
+  }
+
+  private static void ending(Object owner, AtomicBoolean owningFlag, End how) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      if (owningFlag != null && owningFlag.get()) {
+        TRACKER.ended(owner, owningFlag, how);
+      }
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
+  // --- RocksDB: RocksMutableObject (slices)
+
+  public static void mutableCreated(Object owner, long handle) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      create(owner, handle, null, TrackingOptions.ROCKSDB_GROUP);
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
+  /**
+   * Start of {@code setNativeHandle(long, boolean)}: the old handle is given up, a new one taken.
+   */
+  public static void mutableHandleSet(Object owner, long handle, boolean owning) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      TRACKER.ended(owner, null, End.TRANSFERRED);
+      if (owning) {
+        create(owner, handle, null, TrackingOptions.ROCKSDB_GROUP);
+      }
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
+  public static void mutableClosing(Object owner, boolean owning) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      if (owning) {
+        TRACKER.ended(owner, null, End.CLOSED);
+      }
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
+  // --- RocksDB: caches and what keeps them alive natively
+
+  /** End of an {@code LRUCache}/{@code ClockCache}/{@code HyperClockCache} constructor. */
+  public static void cacheCapacity(Object cache, long capacityBytes) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      TRACKER.setCapacity(cache, flagOf(cache), capacityBytes);
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
+  /** Start of {@code setTableFormatConfig}: the options' table factory will share the cache. */
+  public static void tableConfigSet(Object options, Object tableConfig) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      if (tableConfig != null) {
+        Field field = BLOCK_CACHE.get(tableConfig.getClass());
+        Object cache = field == null ? null : field.get(tableConfig);
+        if (cache != null) {
+          TRACKER.retain(idOf(options), idOf(cache));
+        }
+      }
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
+  /** End of an options constructor taking another options object: a native copy. */
+  public static void optionsDerived(Object target, Object source) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      if (source != null && IS_ROCKS_OBJECT.get(source.getClass())) {
+        TRACKER.inherit(idOf(target), idOf(source));
+      }
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
+  /** End of {@code ColumnFamilyHandle.getDescriptor()}: its options copy the family's. */
+  public static void descriptorFetched(Object columnFamily, Object descriptor) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      TRACKER.inherit(idOf(optionsOf(descriptor)), idOf(columnFamily));
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
+  /** End of {@code RocksDB.open(..., descriptors, handles)}. */
+  public static void columnFamiliesOpened(List<?> descriptors, List<?> handles) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      if (descriptors != null && handles != null) {
+        for (int i = 0; i < Math.min(descriptors.size(), handles.size()); i++) {
+          TRACKER.inherit(idOf(handles.get(i)), idOf(optionsOf(descriptors.get(i))));
+        }
+      }
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
+  /** End of {@code RocksDB.createColumnFamily(descriptor)}. */
+  public static void columnFamilyCreated(Object descriptor, Object handle) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      TRACKER.inherit(idOf(handle), idOf(optionsOf(descriptor)));
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
+  private static Object optionsOf(Object descriptor) throws ReflectiveOperationException {
+    if (descriptor == null) {
+      return null;
+    }
+    Method method = GET_OPTIONS.get(descriptor.getClass());
+    return method == null ? null : method.invoke(descriptor);
+  }
+
+  // --- java.util.zip.Inflater and Deflater
+
+  /** In the constructor, once the zlib stream exists. */
+  public static void zipCreated(Object owner, long address, String kind) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      if (TRACKER.tracks(kind, TrackingOptions.ZIP_GROUP)) {
+        TRACKER.created(owner, kind, address, null);
+      }
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
+  /** Start of {@code end()}. */
+  public static void zipEnding(Object owner) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      TRACKER.ended(owner, null, End.CLOSED);
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+}

@@ -1,0 +1,341 @@
+package dev.nativemem.agent;
+
+import java.lang.instrument.ClassFileTransformer;
+import java.security.ProtectionDomain;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+
+/**
+ * Adds calls to {@link HandleHooks} at the base classes of RocksDB's Java API and in {@code
+ * java.util.zip.Inflater}/{@code Deflater}. Only straight-line calls are added (no branches, no new
+ * locals), so stack-map frames stay valid and retransformation of loaded classes is allowed.
+ */
+final class HandleTransformer implements ClassFileTransformer {
+  private static final String HOOKS = "dev/nativemem/agent/HandleHooks";
+  private static final String FLAG = "Ljava/util/concurrent/atomic/AtomicBoolean;";
+  private static final String ROCKS = "org/rocksdb/";
+  private static final String IMMUTABLE = ROCKS + "AbstractImmutableNativeReference";
+  private static final String ROCKS_OBJECT = ROCKS + "RocksObject";
+  private static final String MUTABLE = ROCKS + "RocksMutableObject";
+  private static final String INFLATER = "java/util/zip/Inflater";
+  private static final String DEFLATER = "java/util/zip/Deflater";
+
+  private final boolean rocks;
+  private final boolean zip;
+
+  HandleTransformer(boolean rocks, boolean zip) {
+    this.rocks = rocks;
+    this.zip = zip;
+  }
+
+  boolean instruments(String className) {
+    if (className == null) {
+      return false;
+    }
+    if (className.equals(INFLATER) || className.equals(DEFLATER)) {
+      return zip;
+    }
+    switch (className) {
+      case IMMUTABLE:
+      case ROCKS_OBJECT:
+      case MUTABLE:
+      case ROCKS + "LRUCache":
+      case ROCKS + "ClockCache":
+      case ROCKS + "HyperClockCache":
+      case ROCKS + "ColumnFamilyOptions":
+      case ROCKS + "Options":
+      case ROCKS + "ColumnFamilyHandle":
+      case ROCKS + "RocksDB":
+        return rocks;
+      default:
+        return false;
+    }
+  }
+
+  @Override
+  public byte[] transform(
+      ClassLoader loader,
+      String className,
+      Class<?> redefined,
+      ProtectionDomain domain,
+      byte[] classfile) {
+    if (!instruments(className)) {
+      return null;
+    }
+    try {
+      ClassReader reader = new ClassReader(classfile);
+      ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+      reader.accept(new ClassAdapter(writer, className), 0);
+      return writer.toByteArray();
+    } catch (Throwable e) {
+      System.err.println(
+          "nativemem agent: cannot instrument "
+              + className
+              + "; its handles are not tracked: "
+              + e);
+      return null;
+    }
+  }
+
+  private static final class ClassAdapter extends ClassVisitor {
+    private final String owner;
+
+    ClassAdapter(ClassVisitor next, String owner) {
+      super(Opcodes.ASM9, next);
+      this.owner = owner;
+    }
+
+    @Override
+    public MethodVisitor visitMethod(
+        int access, String name, String desc, String signature, String[] exceptions) {
+      MethodVisitor next = super.visitMethod(access, name, desc, signature, exceptions);
+      return next == null ? null : methodAdapter(next, access, name, desc);
+    }
+
+    private MethodVisitor methodAdapter(MethodVisitor next, int access, String name, String desc) {
+      boolean ctor = name.equals("<init>");
+      switch (owner) {
+        case IMMUTABLE:
+          if (ctor && desc.equals("(Z)V")) {
+            return beforeReturn(
+                next,
+                mv -> {
+                  thisAndField(mv, IMMUTABLE, "owningHandle_", FLAG);
+                  hook(mv, "immutableCreated", "(Ljava/lang/Object;" + FLAG + ")V");
+                });
+          }
+          if (name.equals("close") && desc.equals("()V")) {
+            return atEntry(
+                next,
+                mv -> {
+                  thisAndField(mv, IMMUTABLE, "owningHandle_", FLAG);
+                  hook(mv, "closing", "(Ljava/lang/Object;" + FLAG + ")V");
+                });
+          }
+          if (name.equals("disOwnNativeHandle") && desc.equals("()V")) {
+            return atEntry(
+                next,
+                mv -> {
+                  thisAndField(mv, IMMUTABLE, "owningHandle_", FLAG);
+                  hook(mv, "transferring", "(Ljava/lang/Object;" + FLAG + ")V");
+                });
+          }
+          return next;
+        case ROCKS_OBJECT:
+          if (ctor && desc.equals("(J)V")) {
+            return beforeReturn(
+                next,
+                mv -> {
+                  mv.visitVarInsn(Opcodes.ALOAD, 0);
+                  mv.visitVarInsn(Opcodes.ALOAD, 0);
+                  mv.visitFieldInsn(Opcodes.GETFIELD, ROCKS_OBJECT, "nativeHandle_", "J");
+                  mv.visitVarInsn(Opcodes.ALOAD, 0);
+                  mv.visitFieldInsn(Opcodes.GETFIELD, ROCKS_OBJECT, "owningHandle_", FLAG);
+                  hook(mv, "rocksCreated", "(Ljava/lang/Object;J" + FLAG + ")V");
+                });
+          }
+          return next;
+        case MUTABLE:
+          if (ctor && desc.equals("(J)V")) {
+            return beforeReturn(
+                next,
+                mv -> {
+                  mv.visitVarInsn(Opcodes.ALOAD, 0);
+                  mv.visitVarInsn(Opcodes.LLOAD, 1);
+                  hook(mv, "mutableCreated", "(Ljava/lang/Object;J)V");
+                });
+          }
+          if (name.equals("setNativeHandle") && desc.equals("(JZ)V")) {
+            return atEntry(
+                next,
+                mv -> {
+                  mv.visitVarInsn(Opcodes.ALOAD, 0);
+                  mv.visitVarInsn(Opcodes.LLOAD, 1);
+                  mv.visitVarInsn(Opcodes.ILOAD, 3);
+                  hook(mv, "mutableHandleSet", "(Ljava/lang/Object;JZ)V");
+                });
+          }
+          if (name.equals("close") && desc.equals("()V")) {
+            return atEntry(
+                next,
+                mv -> {
+                  thisAndField(mv, MUTABLE, "owningHandle_", "Z");
+                  hook(mv, "mutableClosing", "(Ljava/lang/Object;Z)V");
+                });
+          }
+          return next;
+        case ROCKS + "LRUCache":
+        case ROCKS + "ClockCache":
+        case ROCKS + "HyperClockCache":
+          if (ctor && desc.startsWith("(J")) {
+            return beforeReturn(
+                next,
+                mv -> {
+                  mv.visitVarInsn(Opcodes.ALOAD, 0);
+                  mv.visitVarInsn(Opcodes.LLOAD, 1);
+                  hook(mv, "cacheCapacity", "(Ljava/lang/Object;J)V");
+                });
+          }
+          return next;
+        case ROCKS + "ColumnFamilyOptions":
+        case ROCKS + "Options":
+          if (name.equals("setTableFormatConfig") && desc.startsWith("(Lorg/rocksdb/")) {
+            return atEntry(
+                next,
+                mv -> {
+                  mv.visitVarInsn(Opcodes.ALOAD, 0);
+                  mv.visitVarInsn(Opcodes.ALOAD, 1);
+                  hook(mv, "tableConfigSet", "(Ljava/lang/Object;Ljava/lang/Object;)V");
+                });
+          }
+          if (ctor) {
+            return beforeReturn(next, mv -> eachReferenceArgument(mv, desc));
+          }
+          return next;
+        case ROCKS + "ColumnFamilyHandle":
+          if (name.equals("getDescriptor") && desc.startsWith("()L")) {
+            return beforeReturn(
+                next,
+                mv -> {
+                  // stack: descriptor -> descriptor, this, descriptor
+                  mv.visitInsn(Opcodes.DUP);
+                  mv.visitVarInsn(Opcodes.ALOAD, 0);
+                  mv.visitInsn(Opcodes.SWAP);
+                  hook(mv, "descriptorFetched", "(Ljava/lang/Object;Ljava/lang/Object;)V");
+                });
+          }
+          return next;
+        case ROCKS + "RocksDB":
+          return rocksDbMethod(next, access, name, desc);
+        case INFLATER:
+        case DEFLATER:
+          return zipMethod(next, name, desc);
+        default:
+          return next;
+      }
+    }
+
+    private MethodVisitor rocksDbMethod(MethodVisitor next, int access, String name, String desc) {
+      Type[] args = Type.getArgumentTypes(desc);
+      if (name.equals("createColumnFamily")
+          && args.length == 1
+          && args[0].getInternalName().equals(ROCKS + "ColumnFamilyDescriptor")) {
+        return beforeReturn(
+            next,
+            mv -> {
+              // stack: handle -> handle, descriptor, handle
+              mv.visitInsn(Opcodes.DUP);
+              mv.visitVarInsn(Opcodes.ALOAD, 1);
+              mv.visitInsn(Opcodes.SWAP);
+              hook(mv, "columnFamilyCreated", "(Ljava/lang/Object;Ljava/lang/Object;)V");
+            });
+      }
+      if ((access & Opcodes.ACC_STATIC) != 0 && name.startsWith("open")) {
+        int[] lists = new int[2];
+        int found = 0;
+        int slot = 0;
+        for (Type arg : args) {
+          if (arg.getDescriptor().equals("Ljava/util/List;") && found < 2) {
+            lists[found++] = slot;
+          }
+          slot += arg.getSize();
+        }
+        if (found == 2) {
+          return beforeReturn(
+              next,
+              mv -> {
+                mv.visitVarInsn(Opcodes.ALOAD, lists[0]);
+                mv.visitVarInsn(Opcodes.ALOAD, lists[1]);
+                hook(mv, "columnFamiliesOpened", "(Ljava/util/List;Ljava/util/List;)V");
+              });
+        }
+      }
+      return next;
+    }
+
+    private MethodVisitor zipMethod(MethodVisitor next, String name, String desc) {
+      String kind = owner.substring(owner.lastIndexOf('/') + 1);
+      String ref = owner + "$" + kind + "ZStreamRef";
+      if (name.equals("<init>")) {
+        return new MethodVisitor(Opcodes.ASM9, next) {
+          @Override
+          public void visitFieldInsn(int opcode, String fieldOwner, String field, String type) {
+            super.visitFieldInsn(opcode, fieldOwner, field, type);
+            if (opcode == Opcodes.PUTFIELD && field.equals("zsRef")) {
+              mv.visitVarInsn(Opcodes.ALOAD, 0);
+              mv.visitVarInsn(Opcodes.ALOAD, 0);
+              mv.visitFieldInsn(Opcodes.GETFIELD, owner, "zsRef", "L" + ref + ";");
+              mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, ref, "address", "()J", false);
+              mv.visitLdcInsn(kind);
+              hook(mv, "zipCreated", "(Ljava/lang/Object;JLjava/lang/String;)V");
+            }
+          }
+        };
+      }
+      if (name.equals("end") && desc.equals("()V")) {
+        return atEntry(
+            next,
+            mv -> {
+              mv.visitVarInsn(Opcodes.ALOAD, 0);
+              hook(mv, "zipEnding", "(Ljava/lang/Object;)V");
+            });
+      }
+      return next;
+    }
+  }
+
+  /** Code emitted into a method. */
+  private interface Emitter {
+    void emit(MethodVisitor mv);
+  }
+
+  private static void hook(MethodVisitor mv, String name, String desc) {
+    mv.visitMethodInsn(Opcodes.INVOKESTATIC, HOOKS, name, desc, false);
+  }
+
+  private static void thisAndField(MethodVisitor mv, String owner, String field, String type) {
+    mv.visitVarInsn(Opcodes.ALOAD, 0);
+    mv.visitVarInsn(Opcodes.ALOAD, 0);
+    mv.visitFieldInsn(Opcodes.GETFIELD, owner, field, type);
+  }
+
+  /** For each reference argument of a constructor: {@code optionsDerived(this, arg)}. */
+  private static void eachReferenceArgument(MethodVisitor mv, String desc) {
+    int slot = 1;
+    for (Type arg : Type.getArgumentTypes(desc)) {
+      if (arg.getSort() == Type.OBJECT) {
+        mv.visitVarInsn(Opcodes.ALOAD, 0);
+        mv.visitVarInsn(Opcodes.ALOAD, slot);
+        hook(mv, "optionsDerived", "(Ljava/lang/Object;Ljava/lang/Object;)V");
+      }
+      slot += arg.getSize();
+    }
+  }
+
+  private static MethodVisitor atEntry(MethodVisitor next, Emitter emitter) {
+    return new MethodVisitor(Opcodes.ASM9, next) {
+      @Override
+      public void visitCode() {
+        super.visitCode();
+        emitter.emit(mv);
+      }
+    };
+  }
+
+  /** Before every {@code return} (normal exits only; a throwing constructor made no handle). */
+  private static MethodVisitor beforeReturn(MethodVisitor next, Emitter emitter) {
+    return new MethodVisitor(Opcodes.ASM9, next) {
+      @Override
+      public void visitInsn(int opcode) {
+        if (opcode >= Opcodes.IRETURN && opcode <= Opcodes.RETURN) {
+          emitter.emit(mv);
+        }
+        super.visitInsn(opcode);
+      }
+    };
+  }
+}

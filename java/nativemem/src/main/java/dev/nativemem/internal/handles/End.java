@@ -1,0 +1,14 @@
+package dev.nativemem.internal.handles;
+
+/** How a handle stopped owning its native memory; codes match the Rust registry's. */
+public enum End {
+  CLOSED(0),
+  TRANSFERRED(1),
+  LEAKED(2);
+
+  final int code;
+
+  End(int code) {
+    this.code = code;
+  }
+}

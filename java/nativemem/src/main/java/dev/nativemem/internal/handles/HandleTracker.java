@@ -1,0 +1,322 @@
+package dev.nativemem.internal.handles;
+
+import dev.nativemem.internal.NativeBridge;
+import dev.nativemem.internal.NativeLibraryLoader;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The Java half of the registry: finds the record of a live owner, notices owners the garbage
+ * collector took, and attributes handles to scopes. The Rust registry keeps the counts and sites.
+ */
+public final class HandleTracker {
+  private static final HandleTracker INSTANCE = new HandleTracker();
+
+  /** Sites interned through the Java-side cache; past this, each stack goes to Rust directly. */
+  private static final int MAX_CACHED_SITES = 4096;
+
+  /** References drained per creation, so leaks show without anyone asking for a report. */
+  private static final int DRAIN_PER_CREATION = 8;
+
+  private volatile TrackingOptions options = defaultOptions();
+  private volatile boolean agentActive;
+  private final ReferenceQueue<Object> queue = new ReferenceQueue<>();
+
+  /** RocksDB immutable references, keyed by their own owning flag (identity). */
+  private final Map<Object, TrackedHandle> byFlag = new ConcurrentHashMap<>();
+
+  /** Everything else, keyed by owner identity through {@link TrackedHandle.OwnerProbe}. */
+  private final Map<Object, TrackedHandle> byOwner = new ConcurrentHashMap<>();
+
+  private final Map<String, Integer> kindIds = new ConcurrentHashMap<>();
+  private final Map<String, Boolean> trackedKinds = new ConcurrentHashMap<>();
+
+  /** Site ids by stack fingerprint, so a known site costs a stack walk but no text. */
+  private final Map<Long, Integer> siteIds = new ConcurrentHashMap<>();
+
+  private final InheritableThreadLocal<HandleScopeBooks> currentScope =
+      new InheritableThreadLocal<>();
+  private final ThreadLocal<PerThread> perThread = ThreadLocal.withInitial(PerThread::new);
+  private volatile int noStackSite = -1;
+
+  private HandleTracker() {}
+
+  public static HandleTracker get() {
+    return INSTANCE;
+  }
+
+  private static TrackingOptions defaultOptions() {
+    try {
+      return TrackingOptions.defaults();
+    } catch (IllegalArgumentException e) {
+      System.err.println("nativemem: ignoring bad nativemem.handles.* property: " + e.getMessage());
+      return TrackingOptions.parse("level=sampled", new java.util.Properties());
+    }
+  }
+
+  /** Called once by the agent, before any class is instrumented. */
+  public void activate(TrackingOptions options) {
+    NativeLibraryLoader.load();
+    this.options = options;
+    this.noStackSite = -1;
+    trackedKinds.clear();
+    this.agentActive = true;
+  }
+
+  public boolean agentActive() {
+    return agentActive;
+  }
+
+  public TrackingOptions options() {
+    return options;
+  }
+
+  /** Per-thread state: interned thread name, sampling counter and the reentrancy guard. */
+  static final class PerThread {
+    int threadId = -1;
+    long sequence;
+    boolean busy;
+  }
+
+  /**
+   * Enters a hook on this thread; false when already inside one (our own code creating an {@code
+   * Inflater}, for example), in which case the hook must do nothing.
+   */
+  public boolean enter() {
+    PerThread state = perThread.get();
+    if (state.busy) {
+      return false;
+    }
+    state.busy = true;
+    return true;
+  }
+
+  public void exit() {
+    perThread.get().busy = false;
+  }
+
+  /** Whether a handle of this kind is tracked under the current options. */
+  public boolean tracks(String kind, String group) {
+    return trackedKinds.computeIfAbsent(kind, k -> options.tracks(k, group));
+  }
+
+  /** Registers a new owning handle. {@code owningFlag} null: ownership ends by our own mark. */
+  public void created(Object owner, String kind, long address, AtomicBoolean owningFlag) {
+    drain(DRAIN_PER_CREATION);
+    PerThread thread = perThread.get();
+    if (thread.threadId < 0) {
+      thread.threadId = NativeBridge.handlesInternThread(Thread.currentThread().getName());
+    }
+    int site = siteFor(thread);
+    long id = NativeBridge.handlesCreated(kindId(kind), address, site, thread.threadId);
+    HandleScopeBooks scope = currentScope.get();
+    TrackedHandle handle = new TrackedHandle(owner, queue, id, kind, site, owningFlag, scope);
+    if (owningFlag != null) {
+      byFlag.put(owningFlag, handle);
+    } else {
+      byOwner.put(handle, handle);
+    }
+    if (scope != null) {
+      scope.onCreated(handle);
+    }
+  }
+
+  private int siteFor(PerThread thread) {
+    TrackingLevel level = options.level();
+    boolean record =
+        level == TrackingLevel.FULL
+            || (level == TrackingLevel.SAMPLED && thread.sequence++ % options.interval() == 0);
+    if (!record) {
+      int site = noStackSite;
+      if (site < 0) {
+        site =
+            NativeBridge.handlesInternSite(
+                level == TrackingLevel.SAMPLED
+                    ? "(creation stack not sampled: level=sampled records 1 in "
+                        + options.interval()
+                        + "; use level=full to see every site)"
+                    : "(creation stack not recorded: level=" + level.word() + ")");
+        noStackSite = site;
+      }
+      return site;
+    }
+    long fingerprint = CreationSites.fingerprint();
+    Integer cached = siteIds.get(fingerprint);
+    if (cached != null) {
+      return cached;
+    }
+    int site = NativeBridge.handlesInternSite(CreationSites.capture());
+    if (siteIds.size() < MAX_CACHED_SITES) {
+      siteIds.put(fingerprint, site);
+    }
+    return site;
+  }
+
+  private int kindId(String kind) {
+    Integer id = kindIds.get(kind);
+    if (id == null) {
+      id = NativeBridge.handlesInternKind(kind);
+      kindIds.put(kind, id);
+    }
+    return id;
+  }
+
+  /** The tracked record of a live owner: by its owning flag when it has one, else by identity. */
+  TrackedHandle find(Object owner, AtomicBoolean owningFlag) {
+    if (owningFlag != null) {
+      return byFlag.get(owningFlag);
+    }
+    return byOwner.get(new TrackedHandle.OwnerProbe(owner));
+  }
+
+  /** Ends a live owner's handle. A close run by the finalizer thread counts as a leak. */
+  public void ended(Object owner, AtomicBoolean owningFlag, End how) {
+    TrackedHandle handle =
+        owningFlag != null
+            ? byFlag.remove(owningFlag)
+            : byOwner.remove(new TrackedHandle.OwnerProbe(owner));
+    if (handle == null) {
+      return;
+    }
+    if (how == End.CLOSED && "Finalizer".equals(Thread.currentThread().getName())) {
+      how = End.LEAKED; // freed only because the garbage collector found it (rocksdbjni < 7)
+    }
+    finish(handle, how);
+  }
+
+  private void finish(TrackedHandle handle, End how) {
+    if (!handle.ended.compareAndSet(false, true)) {
+      return;
+    }
+    NativeBridge.handlesEnded(handle.id, how.code);
+    if (handle.scope != null) {
+      handle.scope.onEnded(handle, how);
+    }
+  }
+
+  /** Registry id of a live owner, or -1 if it is not tracked. */
+  public long idOf(Object owner, AtomicBoolean owningFlag) {
+    TrackedHandle handle = find(owner, owningFlag);
+    return handle == null ? -1 : handle.id;
+  }
+
+  /** Processes up to {@code max} collected owners. */
+  private void drain(int max) {
+    for (int i = 0; i < max; i++) {
+      Reference<?> ref = queue.poll();
+      if (ref == null) {
+        return;
+      }
+      collected(ref);
+    }
+  }
+
+  private void collected(Reference<?> ref) {
+    if (!(ref instanceof TrackedHandle)) {
+      return; // a sentinel of forceCollection
+    }
+    TrackedHandle handle = (TrackedHandle) ref;
+    // Read the flag before taking the record: a finalizer (rocksdbjni < 7) may be closing the
+    // owner right now; its close hook runs before the flag drops, so whoever takes the record
+    // first sees the flag still set and calls it a leak.
+    boolean owning = handle.stillOwning();
+    boolean removed =
+        handle.owningFlag != null
+            ? byFlag.remove(handle.owningFlag, handle)
+            : byOwner.remove(handle, handle);
+    if (removed) {
+      finish(handle, owning ? End.LEAKED : End.CLOSED);
+    }
+  }
+
+  /** RocksDB classes that override {@code close()} clear the owning flag without our hook. */
+  private void reconcileClosedByOverride() {
+    for (TrackedHandle handle : byFlag.values()) {
+      if (!handle.owningFlag.get() && byFlag.remove(handle.owningFlag, handle)) {
+        finish(handle, End.CLOSED);
+      }
+    }
+  }
+
+  /**
+   * Runs the garbage collector and processes what it found, waiting at most {@code timeoutMillis}.
+   * Returns whether the collector finished within the time.
+   */
+  public boolean collectGarbage(long timeoutMillis) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    boolean sentinelSeen = false;
+    for (int round = 0; round < 2; round++) {
+      WeakReference<Object> sentinel = new WeakReference<>(new Object(), queue);
+      sentinelSeen = false;
+      System.gc();
+      while (!sentinelSeen) {
+        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (left <= 0) {
+          break;
+        }
+        Reference<?> ref = queue.remove(Math.min(left, 50));
+        if (ref == null) {
+          System.gc();
+        } else if (ref == sentinel) {
+          sentinelSeen = true;
+        } else {
+          collected(ref);
+        }
+      }
+      Reference.reachabilityFence(sentinel);
+      drain(Integer.MAX_VALUE);
+    }
+    reconcileClosedByOverride();
+    return sentinelSeen;
+  }
+
+  /** Processes collected owners and returns the registry's report as JSON. */
+  public String reportJson() {
+    drain(Integer.MAX_VALUE);
+    reconcileClosedByOverride();
+    return NativeBridge.handlesReportJson();
+  }
+
+  public String siteText(int site) {
+    return NativeBridge.handlesSiteText(site);
+  }
+
+  public void setCapacity(Object owner, AtomicBoolean flag, long bytes) {
+    TrackedHandle handle = find(owner, flag);
+    if (handle != null && bytes >= 0) {
+      NativeBridge.handlesSetCapacity(handle.id, bytes);
+    }
+  }
+
+  public void retain(long holder, long cache) {
+    if (holder >= 0 && cache >= 0) {
+      NativeBridge.handlesRetain(holder, cache);
+    }
+  }
+
+  public void inherit(long target, long source) {
+    if (target >= 0 && source >= 0) {
+      NativeBridge.handlesInherit(target, source);
+    }
+  }
+
+  /** Opens a scope on this thread; threads started while it is open inherit it. */
+  public HandleScopeBooks openScope(String name) {
+    NativeLibraryLoader.load();
+    HandleScopeBooks books = new HandleScopeBooks(name, currentScope.get());
+    currentScope.set(books);
+    return books;
+  }
+
+  /** Closes {@code books} on this thread, restoring the scope that was current before it. */
+  public void closeScope(HandleScopeBooks books) {
+    if (currentScope.get() == books) {
+      currentScope.set(books.parent);
+    }
+  }
+}

@@ -1,0 +1,73 @@
+package dev.nativemem.internal.handles;
+
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One tracked handle. Weak, so tracking never keeps the owner alive; what decides "leaked" outlives
+ * the owner: the owner's own {@code AtomicBoolean} owning flag (RocksDB's immutable references) or
+ * our {@link #ended} mark (everything else).
+ */
+final class TrackedHandle extends WeakReference<Object> {
+  final long id;
+  final String kind;
+  final int site;
+  final int hash;
+
+  /** RocksDB's {@code owningHandle_}, or null when ownership is tracked by {@link #ended}. */
+  final AtomicBoolean owningFlag;
+
+  final HandleScopeBooks scope;
+
+  /** Set once by whoever ends the handle first. */
+  final AtomicBoolean ended = new AtomicBoolean();
+
+  TrackedHandle(
+      Object owner,
+      ReferenceQueue<Object> queue,
+      long id,
+      String kind,
+      int site,
+      AtomicBoolean owningFlag,
+      HandleScopeBooks scope) {
+    super(owner, queue);
+    this.id = id;
+    this.kind = kind;
+    this.site = site;
+    this.hash = System.identityHashCode(owner);
+    this.owningFlag = owningFlag;
+    this.scope = scope;
+  }
+
+  /** Whether the owner still owns its native memory, as far as its own state tells. */
+  boolean stillOwning() {
+    return owningFlag == null || owningFlag.get();
+  }
+
+  @Override
+  public int hashCode() {
+    return hash;
+  }
+
+  // equals stays identity: map lookups by owner go through OwnerProbe.
+
+  /** Finds the TrackedHandle of a live owner in a hash map keyed by TrackedHandle. */
+  static final class OwnerProbe {
+    private final Object owner;
+
+    OwnerProbe(Object owner) {
+      this.owner = owner;
+    }
+
+    @Override
+    public int hashCode() {
+      return System.identityHashCode(owner);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof TrackedHandle && ((TrackedHandle) other).get() == owner;
+    }
+  }
+}

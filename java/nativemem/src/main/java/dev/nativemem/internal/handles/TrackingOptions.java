@@ -1,0 +1,163 @@
+package dev.nativemem.internal.handles;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * What to track, from agent arguments ({@code -javaagent:nativemem.jar=level=full,interval=64}) and
+ * system properties ({@code -Dnativemem.handles.level=full}); agent arguments win.
+ *
+ * <p>Keys: {@code level} (off, counts, sampled, full), {@code interval} (sampled: one stack per N
+ * handles), {@code include} and {@code exclude} (kinds separated by {@code +}, such as {@code
+ * ColumnFamilyOptions+Inflater}, or the groups {@code rocksdb} and {@code zip}), {@code report}
+ * (file written at exit; JSON when it ends in {@code .json}, text otherwise).
+ */
+public final class TrackingOptions {
+  public static final String PROPERTY_PREFIX = "nativemem.handles.";
+  static final List<String> KEYS =
+      Arrays.asList("level", "interval", "include", "exclude", "report");
+  public static final String ROCKSDB_GROUP = "rocksdb";
+  public static final String ZIP_GROUP = "zip";
+  static final List<String> ZIP_KINDS = Arrays.asList("Inflater", "Deflater");
+
+  private final TrackingLevel level;
+  private final int interval;
+  private final Set<String> include;
+  private final Set<String> exclude;
+  private final Path reportFile;
+
+  private TrackingOptions(
+      TrackingLevel level, int interval, Set<String> include, Set<String> exclude, Path report) {
+    this.level = level;
+    this.interval = interval;
+    this.include = include;
+    this.exclude = exclude;
+    this.reportFile = report;
+  }
+
+  /** Used without the agent: counts only what the application registers with {@code track}. */
+  public static TrackingOptions defaults() {
+    return parse(null, System.getProperties());
+  }
+
+  /**
+   * Parses agent arguments over system properties.
+   *
+   * @throws IllegalArgumentException naming the bad option and the valid ones
+   */
+  public static TrackingOptions parse(String agentArgs, Properties properties) {
+    String level = properties.getProperty(PROPERTY_PREFIX + "level", "sampled");
+    String interval = properties.getProperty(PROPERTY_PREFIX + "interval", "128");
+    String include = properties.getProperty(PROPERTY_PREFIX + "include", "");
+    String exclude = properties.getProperty(PROPERTY_PREFIX + "exclude", "");
+    String report = properties.getProperty(PROPERTY_PREFIX + "report", "");
+    if (agentArgs != null && !agentArgs.trim().isEmpty()) {
+      for (String pair : agentArgs.split(",")) {
+        int eq = pair.indexOf('=');
+        String key = (eq < 0 ? pair : pair.substring(0, eq)).trim();
+        String value = eq < 0 ? "" : pair.substring(eq + 1).trim();
+        switch (key) {
+          case "level":
+            level = value;
+            break;
+          case "interval":
+            interval = value;
+            break;
+          case "include":
+            include = value;
+            break;
+          case "exclude":
+            exclude = value;
+            break;
+          case "report":
+            report = value;
+            break;
+          default:
+            throw new IllegalArgumentException(
+                "unknown option '" + key + "'; valid options are " + String.join(", ", KEYS));
+        }
+      }
+    }
+    int every;
+    try {
+      every = Integer.parseInt(interval.trim());
+    } catch (NumberFormatException e) {
+      every = 0;
+    }
+    if (every < 1) {
+      throw new IllegalArgumentException(
+          "interval '" + interval + "' must be a whole number of 1 or more");
+    }
+    return new TrackingOptions(
+        TrackingLevel.parse(level),
+        every,
+        kinds(include),
+        kinds(exclude),
+        report.trim().isEmpty() ? null : Paths.get(report.trim()));
+  }
+
+  private static Set<String> kinds(String list) {
+    Set<String> kinds = new LinkedHashSet<>();
+    for (String kind : list.split("[+;]")) {
+      if (!kind.trim().isEmpty()) {
+        kinds.add(kind.trim());
+      }
+    }
+    return Collections.unmodifiableSet(kinds);
+  }
+
+  public TrackingLevel level() {
+    return level;
+  }
+
+  public int interval() {
+    return interval;
+  }
+
+  /** The report file to write at exit, or null. */
+  public Path reportFile() {
+    return reportFile;
+  }
+
+  /** Whether handles of {@code kind} from {@code group} ({@code rocksdb}, {@code zip}) count. */
+  public boolean tracks(String kind, String group) {
+    if (exclude.contains(kind) || exclude.contains(group)) {
+      return false;
+    }
+    return include.isEmpty() || include.contains(kind) || include.contains(group);
+  }
+
+  /** Whether any kind of {@code group} may be tracked; decides what to instrument. */
+  public boolean tracksGroup(String group) {
+    if (level == TrackingLevel.OFF || exclude.contains(group)) {
+      return false;
+    }
+    if (include.isEmpty() || include.contains(group)) {
+      return true;
+    }
+    for (String kind : include) {
+      boolean zipKind = ZIP_KINDS.contains(kind) || kind.equals(ZIP_GROUP);
+      if (!kind.equals(ROCKSDB_GROUP) && zipKind == group.equals(ZIP_GROUP)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public String toString() {
+    return "level="
+        + level.word()
+        + ",interval="
+        + interval
+        + (include.isEmpty() ? "" : ",include=" + String.join("+", include))
+        + (exclude.isEmpty() ? "" : ",exclude=" + String.join("+", exclude))
+        + (reportFile == null ? "" : ",report=" + reportFile);
+  }
+}

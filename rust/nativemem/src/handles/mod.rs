@@ -1,0 +1,23 @@
+//! Registry of native handles (RocksDB objects, zlib streams, application resources): what is
+//! open, what was closed, transferred or leaked, and where each was created.
+//!
+//! The Java side (agent hooks and `NativeHandles.track`) reports events; this module keeps the
+//! books. Memory is bounded: each open handle costs one [`registry::Record`] (about 80 bytes plus
+//! its hash-map slot), creation stacks are interned once per distinct stack and capped at
+//! [`registry::MAX_SITES`] (later ones are counted as dropped), and records kept after their
+//! handle ended (closed caches, leaked options that still retain a cache) are capped too.
+
+mod interner;
+mod registry;
+mod report;
+
+pub use registry::{End, HandleRegistry, MAX_SITES, MAX_STACK_BYTES};
+pub use report::{KindReport, Report, SiteReport, ZombieCache};
+
+use std::sync::OnceLock;
+
+/// The process-wide registry.
+pub fn registry() -> &'static HandleRegistry {
+    static REGISTRY: OnceLock<HandleRegistry> = OnceLock::new();
+    REGISTRY.get_or_init(HandleRegistry::new)
+}

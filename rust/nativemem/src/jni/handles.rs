@@ -1,0 +1,153 @@
+//! Exports for the native-handle registry (`NativeBridge.handles*`).
+
+use super::exports::from_java as text;
+use super::{guard, BridgeError};
+use crate::handles::{registry, End};
+use jni::objects::{JClass, JString};
+use jni::sys::{jboolean, jint, jlong, jstring};
+use jni::JNIEnv;
+
+fn id(value: jlong, what: &str) -> Result<u64, BridgeError> {
+    u64::try_from(value)
+        .map_err(|_| BridgeError::InvalidArgument(format!("{what} must not be negative")))
+}
+
+fn small_id(value: jint, what: &str) -> Result<u32, BridgeError> {
+    u32::try_from(value)
+        .map_err(|_| BridgeError::InvalidArgument(format!("{what} must not be negative")))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesInternKind<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    kind: JString<'l>,
+) -> jint {
+    guard(&mut env, 0, |env| {
+        let kind = text(env, &kind, "kind")?;
+        Ok(registry().intern_kind(&kind) as jint)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesInternSite<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    stack: JString<'l>,
+) -> jint {
+    guard(&mut env, 0, |env| {
+        let stack = text(env, &stack, "stack")?;
+        Ok(registry().intern_site(&stack) as jint)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesInternThread<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    name: JString<'l>,
+) -> jint {
+    guard(&mut env, 0, |env| {
+        let name = text(env, &name, "thread name")?;
+        Ok(registry().intern_thread(&name) as jint)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesSiteText<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    site: jint,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        let text = registry().site_text(small_id(site, "site")?);
+        Ok(env.new_string(text)?.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesCreated<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    kind: jint,
+    address: jlong,
+    site: jint,
+    thread: jint,
+) -> jlong {
+    guard(&mut env, 0, |_| {
+        let id = registry().created(
+            small_id(kind, "kind")?,
+            address as u64,
+            small_id(site, "site")?,
+            small_id(thread, "thread")?,
+        );
+        Ok(id as jlong)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesEnded<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    how: jint,
+) -> jboolean {
+    guard(&mut env, 0, |_| {
+        let how = End::from_code(how).ok_or_else(|| {
+            BridgeError::InvalidArgument(format!(
+                "end code {how} is not 0 (closed), 1 (transferred) or 2 (leaked)"
+            ))
+        })?;
+        Ok(registry().ended(id(handle, "handle")?, how) as jboolean)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesSetCapacity<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    bytes: jlong,
+) {
+    guard(&mut env, (), |_| {
+        registry().set_capacity(id(handle, "handle")?, id(bytes, "capacity")?);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesRetain<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    holder: jlong,
+    cache: jlong,
+) {
+    guard(&mut env, (), |_| {
+        registry().retain(id(holder, "holder")?, id(cache, "cache")?);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesInherit<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    target: jlong,
+    source: jlong,
+) {
+    guard(&mut env, (), |_| {
+        registry().inherit(id(target, "target")?, id(source, "source")?);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesReportJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        let json = serde_json::to_string(&registry().report())?;
+        Ok(env.new_string(json)?.into_raw())
+    })
+}

@@ -1,0 +1,165 @@
+package dev.nativemem.tests.handles;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nativemem.tests.handles.ScenarioJvm.Result;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The agent in child JVMs: options, behaviour, concurrency, report file, RocksDB variants. */
+class AgentJvmTest {
+  private static final int LEAKS = 5;
+
+  @TempDir Path dir;
+
+  @Test
+  void agentChangesNoBehaviour() throws Exception {
+    Result plain = new ScenarioJvm().run("workload");
+    Result traced = new ScenarioJvm().agent("level=full").run("workload");
+    assertEquals(0, plain.exitCode(), plain.toString());
+    assertEquals(0, traced.exitCode(), traced.toString());
+    assertEquals(plain.stdout(), traced.stdout());
+    assertTrue(Integer.parseInt(plain.value("count")) > 1000, plain.toString());
+  }
+
+  @Test
+  void unknownOptionTurnsTheAgentOffAndTheApplicationRuns() throws Exception {
+    Result result = new ScenarioJvm().agent("level=full,colour=blue").run("workload");
+    assertEquals(0, result.exitCode(), result.toString());
+    assertTrue(result.stderr().contains("unknown option 'colour'"), result.stderr());
+    assertTrue(result.stderr().contains("the agent is off"), result.stderr());
+    assertTrue(result.stdout().contains("digest "), result.toString());
+
+    Result badLevel = new ScenarioJvm().agent("level=loud").run("workload");
+    assertEquals(0, badLevel.exitCode(), badLevel.toString());
+    assertTrue(badLevel.stderr().contains("level 'loud' is not one of"), badLevel.stderr());
+  }
+
+  @Test
+  void includeLimitsTrackingToTheNamedKinds() throws Exception {
+    Result result = new ScenarioJvm().agent("level=full,include=Statistics+zip").run("leaks", "3");
+    assertEquals(0, result.exitCode(), result.toString());
+    assertEquals("0", result.value("leaked_options"), result.toString());
+    assertEquals("0", result.value("zombies"), result.toString());
+    assertTrue(result.value("report_json").contains("\"kind\":\"Inflater\""), result.toString());
+  }
+
+  @Test
+  void agentAttachedTwiceIsHarmless() throws Exception {
+    Result result =
+        new ScenarioJvm().agent("level=full").agent("level=counts").run("leaks", "" + LEAKS);
+    assertEquals(0, result.exitCode(), result.toString());
+    assertTrue(result.stderr().contains("already attached with level=full"), result.stderr());
+    assertEquals("" + LEAKS, result.value("leaked_options"));
+  }
+
+  @Test
+  void lateAttachRetransformsLoadedClasses() throws Exception {
+    Result result =
+        new ScenarioJvm()
+            .jvmArg("-Djdk.attach.allowAttachSelf=true")
+            .run("late-attach", ScenarioJvm.JAR.toString());
+    assertEquals(0, result.exitCode(), result.toString());
+    assertEquals("true", result.value("active"), result.toString());
+    // Made before the attach: not counted. Made after: 3 leaked options and 1 leaked Inflater.
+    assertEquals("3 3", result.value("options"), result.toString());
+    assertEquals("1", result.value("inflaters_leaked"), result.toString());
+    assertTrue(
+        result
+            .value("failure")
+            .contains(
+                "3 leaked ColumnFamilyOptions, created at "
+                    + HandleScenarios.class.getName()
+                    + ".lateAttach(HandleScenarios.java:"
+                    + result.value("leak_line")
+                    + ")"),
+        result.toString());
+  }
+
+  @Test
+  void sixteenThreadsGiveExactCounts() throws Exception {
+    int threads = 16;
+    int cycles = 100_000;
+    Result result = new ScenarioJvm().agent("level=counts").run("churn", "" + threads, "" + cycles);
+    assertEquals(0, result.exitCode(), result.toString());
+    long total = (long) threads * cycles;
+    assertEquals(
+        "HandleScope 'churn': created "
+            + total
+            + ", closed "
+            + total
+            + ", transferred 0, open 0, leaked 0",
+        result.value("scope"));
+    assertEquals("none", result.value("failure"));
+    assertEquals(total + " " + total + " 0 0 0", result.value("kind"));
+  }
+
+  @Test
+  void reportFileAtExitIsPrivateAndNeverOverwritten() throws Exception {
+    Path report = dir.resolve("handles.json");
+    Result first = new ScenarioJvm().agent("level=full,report=" + report).run("workload");
+    assertEquals(0, first.exitCode(), first.toString());
+    assertTrue(Files.readString(report).contains("\"kinds\""), Files.readString(report));
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(report)));
+    String before = Files.readString(report);
+    Result second = new ScenarioJvm().agent("level=full,report=" + report).run("workload");
+    assertTrue(second.stderr().contains("exists; wrote the handle report to"), second.stderr());
+    assertEquals(before, Files.readString(report));
+    try (Stream<Path> files = Files.list(dir)) {
+      assertEquals(2, files.count());
+    }
+  }
+
+  /** The CLI demo, started without the agent: it runs the incidents in a child JVM that has it. */
+  @Test
+  void demoShowsTheThreeIncidentsThenNoLeak() throws Exception {
+    Result result = new ScenarioJvm().mainClass("dev.nativemem.cli.NativeMemoryCli").run("demo");
+    assertEquals(0, result.exitCode(), result.toString());
+    String out = result.stdout();
+    assertTrue(out.contains("3 leaked Statistics, created at"), out);
+    assertTrue(out.contains("3 leaked ColumnFamilyOptions, created at"), out);
+    assertTrue(out.contains("3 open (never closed) Inflater, created at"), out);
+    assertTrue(
+        out.contains("3 block caches closed in Java but alive natively: 96.0 MiB of capacity"),
+        out);
+    assertTrue(out.contains("no leak: HandleScope 'fixed'"), out);
+  }
+
+  static Stream<Arguments> rocksdbVariants() throws Exception {
+    Path variants = Paths.get(System.getProperty("nativemem.rocksdb.variants", "missing"));
+    Stream<Arguments> forks;
+    try (Stream<Path> jars = Files.list(variants)) {
+      forks =
+          jars.filter(p -> p.toString().endsWith(".jar")).sorted().toList().stream()
+              .map(p -> Arguments.of(p.getFileName().toString(), p));
+    }
+    return Stream.concat(
+        Stream.of(Arguments.of("rocksdbjni", ScenarioJvm.codeSource(org.rocksdb.RocksDB.class))),
+        forks);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("rocksdbVariants")
+  void leaksAndZombieCacheOnEachRocksDbVariant(String name, Path jar) throws Exception {
+    Result result = new ScenarioJvm().rocksdb(jar).agent("level=full").run("leaks", "" + LEAKS);
+    assertEquals(0, result.exitCode(), result.toString());
+    assertEquals("" + LEAKS, result.value("leaked_options"), result.toString());
+    assertTrue(result.value("failure_first_line").contains(LEAKS + " leaked"), result.toString());
+    assertEquals("1", result.value("zombies"), result.toString());
+    assertEquals("" + (24L << 20), result.value("zombie_capacity"));
+    String retainer = result.value("zombie_retainer");
+    assertTrue(
+        retainer.contains("(HandleScenarios.java:" + result.value("retain_line") + ")"), retainer);
+    assertFalse(result.stderr().contains("hook failed"), result.stderr());
+  }
+}

@@ -1,0 +1,87 @@
+package dev.nativemem.tests.handles.agent;
+
+import static dev.nativemem.tests.handles.SourceLine.here;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nativemem.HandleScope;
+import dev.nativemem.NativeHandles;
+import java.io.InputStream;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The third incident: streams from getResourceAsStream hold an Inflater until closed. */
+class ResourceStreamTest {
+  private static final int STREAMS = 5;
+
+  @TempDir Path dir;
+
+  private Path jarWithResource() throws Exception {
+    Path jar = dir.resolve("resources.jar");
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+      out.putNextEntry(new JarEntry("data.txt"));
+      out.write(new byte[64 * 1024]);
+      out.closeEntry();
+    }
+    return jar;
+  }
+
+  @Test
+  void unclosedResourceStreamsAreOpenInflatersAtTheirLine() throws Exception {
+    Path jar = jarWithResource();
+    List<InputStream> unclosed = new ArrayList<>();
+    int line = -1;
+    try (HandleScope scope = NativeHandles.scope("resources")) {
+      URLClassLoader loader = new URLClassLoader(new URL[] {jar.toUri().toURL()}, null);
+      for (int i = 0; i < STREAMS; i++) {
+        line = here() + 1;
+        InputStream in = loader.getResourceAsStream("data.txt");
+        in.read();
+        unclosed.add(in);
+      }
+      String failure = scope.check();
+      assertTrue(failure != null, "open streams must be reported");
+      assertTrue(
+          failure.contains(
+              STREAMS
+                  + " open (never closed) Inflater, created at "
+                  + ResourceStreamTest.class.getName()
+                  + ".unclosedResourceStreamsAreOpenInflatersAtTheirLine(ResourceStreamTest.java:"
+                  + line
+                  + ")"),
+          failure);
+      assertEquals(STREAMS, scope.open(), scope.toString());
+      // The fix: close the streams, and the loader that caches their Inflaters.
+      for (InputStream in : unclosed) {
+        in.close();
+      }
+      loader.close();
+      assertNull(scope.check());
+      assertEquals(STREAMS, scope.closed(), scope.toString());
+    }
+  }
+
+  @Test
+  void fixedVariantWithTryWithResourcesHasNoLeak() throws Exception {
+    Path jar = jarWithResource();
+    try (HandleScope scope = NativeHandles.scope("resources-fixed")) {
+      try (URLClassLoader loader = new URLClassLoader(new URL[] {jar.toUri().toURL()}, null)) {
+        for (int i = 0; i < STREAMS; i++) {
+          try (InputStream in = loader.getResourceAsStream("data.txt")) {
+            assertEquals(64 * 1024, in.readAllBytes().length);
+          }
+        }
+      }
+      assertNull(scope.check());
+    }
+  }
+}
