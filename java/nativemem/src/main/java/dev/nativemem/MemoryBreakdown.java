@@ -32,9 +32,10 @@ public final class MemoryBreakdown {
   private final List<Pool> nonHeapPools = new ArrayList<>();
   private final List<Pool> bufferPools = new ArrayList<>();
   private final NmtSummary nmt;
+  private final HandleReport handles;
   private final List<Part> attributed = new ArrayList<>();
 
-  MemoryBreakdown(Map<String, Object> nativeView, NmtSummary nmt) {
+  MemoryBreakdown(Map<String, Object> nativeView, NmtSummary nmt, HandleReport handles) {
     this.process = Json.object(nativeView, "process");
     this.container = Json.optionalObject(nativeView, "container_memory");
     this.cpus = Json.object(nativeView, "container_cpus");
@@ -51,12 +52,14 @@ public final class MemoryBreakdown {
           new Pool(pool.getName(), pool.getCount(), pool.getMemoryUsed(), pool.getTotalCapacity()));
     }
     this.nmt = nmt;
+    this.handles = handles;
     attribute();
   }
 
   /** Reads every view now. */
   static MemoryBreakdown read(String nativeViewJson) {
-    return new MemoryBreakdown(Json.parseObject(nativeViewJson), NmtSummary.read());
+    return new MemoryBreakdown(
+        Json.parseObject(nativeViewJson), NmtSummary.read(), NativeHandles.report());
   }
 
   private void attribute() {
@@ -84,7 +87,7 @@ public final class MemoryBreakdown {
             "file_and_shmem_resident",
             "file-backed and shared pages",
             Json.number(process, "rss_file_bytes") + Json.number(process, "rss_shmem_bytes")));
-    // Tracked native handles (the handle registry) add their own parts here.
+    // Tracked handles own memory inside "malloc'd" above: they explain it, they are no extra part.
   }
 
   /** NMT's mapped commitment minus the CDS archive, which RSS counts as file-backed pages. */
@@ -190,6 +193,17 @@ public final class MemoryBreakdown {
     return Optional.ofNullable(Json.optionalNumber(allocator, "dirty_bytes"));
   }
 
+  // ---- tracked native handles
+
+  /**
+   * Open and leaked native handles by kind, and the capacity of the RocksDB caches they hold (the
+   * handle registry: {@link NativeHandles#report()}). Their memory is part of the allocator's
+   * allocated bytes; this says who holds it.
+   */
+  public HandleReport handles() {
+    return handles;
+  }
+
   // ---- the attribution
 
   /** The parts of RSS with a known owner. */
@@ -228,7 +242,7 @@ public final class MemoryBreakdown {
     jvm.put("nmt", nmtJson);
     json.put("jvm", jvm);
     json.put("allocator", allocator);
-    json.put("handles", List.of());
+    json.put("handles", handlesJson());
     List<Object> parts = new ArrayList<>();
     for (Part part : attributed) {
       Map<String, Object> p = new LinkedHashMap<>();
@@ -243,6 +257,23 @@ public final class MemoryBreakdown {
     json.put("limit_bytes", limitBytes().orElse(null));
     json.put("headroom_bytes", headroomBytes().orElse(null));
     return Json.write(json);
+  }
+
+  private Map<String, Object> handlesJson() {
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("agent_active", handles.agentActive());
+    List<Object> kinds = new ArrayList<>();
+    for (HandleReport.KindCount kind : handles.kinds()) {
+      Map<String, Object> k = new LinkedHashMap<>();
+      k.put("kind", kind.kind());
+      k.put("open", kind.open());
+      k.put("leaked", kind.leaked());
+      kinds.add(k);
+    }
+    json.put("kinds", kinds);
+    json.put("open_cache_capacity_bytes", handles.openCacheCapacityBytes());
+    json.put("zombie_cache_capacity_bytes", handles.zombieCacheCapacityBytes());
+    return json;
   }
 
   private static List<Object> pools(List<Pool> pools) {
@@ -323,6 +354,20 @@ public final class MemoryBreakdown {
         Optional.of(allocatorFootprintBytes()));
     if (allocatorDirtyBytes().isPresent()) {
       t.row("  of which dirty (purgeable)", allocatorDirtyBytes());
+    }
+    t.section(
+        "Native handles"
+            + (handles.agentActive() ? "" : " (agent not attached: only track()ed resources)"));
+    for (HandleReport.KindCount kind : handles.kinds()) {
+      if (kind.open() > 0 || kind.leaked() > 0) {
+        t.text(kind.kind() + " open / leaked", kind.open() + " / " + kind.leaked());
+      }
+    }
+    t.row("RocksDB caches open (capacity)", Optional.of(handles.openCacheCapacityBytes()));
+    if (handles.zombieCacheCapacityBytes() > 0) {
+      t.row(
+          "zombie caches (closed in Java, held natively)",
+          Optional.of(handles.zombieCacheCapacityBytes()));
     }
     t.section("RSS attributed");
     for (Part part : attributed) {

@@ -64,6 +64,13 @@ class ZombieCacheTest {
       HandleReport.ZombieCache zombie = report.zombieCaches().get(0);
       assertEquals(CAPACITY, zombie.capacityBytes());
       assertEquals(CAPACITY, report.zombieCacheCapacityBytes());
+      // The memory breakdown shows the same zombie capacity beside the allocator's numbers.
+      dev.nativemem.MemoryBreakdown breakdown = dev.nativemem.NativeMemory.breakdown();
+      assertEquals(CAPACITY, breakdown.handles().zombieCacheCapacityBytes());
+      assertTrue(breakdown.toJson().contains("\"zombie_cache_capacity_bytes\":" + CAPACITY));
+      assertTrue(
+          breakdown.toString().contains("zombie caches (closed in Java, held natively)"),
+          breakdown.toString());
       assertEquals("LRUCache", zombie.cacheKind());
       assertEquals(1, zombie.retainers().size(), report.toString());
       HandleReport.Retainer retainer = zombie.retainers().get(0);
