@@ -4,9 +4,11 @@
 //! error type maps to the Java exception a caller would act on.
 
 mod exports;
+mod sampling;
 
 use crate::allocator::AllocatorError;
 use crate::process::ProcessError;
+use crate::sampling::SamplingError;
 use jni::JNIEnv;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -23,6 +25,8 @@ pub enum BridgeError {
     InvalidArgument(String),
     #[error("cannot encode result as JSON: {0}")]
     Json(#[from] serde_json::Error),
+    #[error(transparent)]
+    Sampling(#[from] SamplingError),
 }
 
 const BASE_EXCEPTION: &str = "dev/nativemem/NativeMemoryException";
@@ -35,6 +39,12 @@ impl BridgeError {
                 "dev/nativemem/AllocatorUnavailableException"
             }
             BridgeError::InvalidArgument(_) => "java/lang/IllegalArgumentException",
+            BridgeError::Sampling(SamplingError::Unavailable(_)) => {
+                "dev/nativemem/ProfilingUnavailableException"
+            }
+            BridgeError::Sampling(SamplingError::BadPath(_)) => {
+                "java/lang/IllegalArgumentException"
+            }
             _ => BASE_EXCEPTION,
         }
     }

@@ -21,4 +21,23 @@ public final class NativeBridge {
 
   /** Panics inside the native library; proves that panics arrive as Java exceptions. */
   public static native void selfTestPanic(String message);
+
+  // Heap profiling (rust/nativemem/src/jni/sampling.rs).
+
+  /** {@code {available, unavailable_reason, active, thread_active, sample_interval_bytes}}. */
+  public static native String samplingStatusJson();
+
+  public static native void samplingSetActive(boolean active);
+
+  public static native void samplingSetThreadActive(boolean active);
+
+  /** Discards samples; a positive {@code intervalBytes} also sets the interval. Returns it. */
+  public static native long samplingReset(long intervalBytes);
+
+  /**
+   * Dumps to {@code target} with its sidecar; objects under {@code extractionDir} and the perf map
+   * file (both may be null) are copied into it. Returns {@code {path, symbols_dir, time_ms,
+   * sample_interval_bytes, sampled_bytes}}.
+   */
+  public static native String dumpProfileJson(String target, String extractionDir, String perfMap);
 }
