@@ -66,7 +66,7 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dumpProfileJson<
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     target: JString<'l>,
-    extraction_dir: JString<'l>,
+    save_from: JString<'l>,
     perf_map: JString<'l>,
 ) -> jstring {
     guard(&mut env, std::ptr::null_mut(), |env| {
@@ -75,7 +75,16 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dumpProfileJson<
         })?;
         let request = DumpRequest {
             target,
-            extraction_dir: optional_path(env, &extraction_dir)?,
+            save_from: optional_path(env, &save_from)?
+                .map(|lines| {
+                    lines
+                        .to_string_lossy()
+                        .lines()
+                        .filter(|l| !l.is_empty())
+                        .map(PathBuf::from)
+                        .collect()
+                })
+                .unwrap_or_default(),
             perf_map: optional_path(env, &perf_map)?,
         };
         let json = serde_json::to_string(&sampling::dump(&request)?)?;

@@ -15,8 +15,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// What to dump and what to save beside it.
 pub struct DumpRequest {
     pub target: PathBuf,
-    /// nativemem's extraction directory; its objects are copied into the sidecar.
-    pub extraction_dir: Option<PathBuf>,
+    /// Directories whose mapped objects are saved into the sidecar.
+    pub save_from: Vec<PathBuf>,
     /// A file with the JVM's perf map, copied into the sidecar.
     pub perf_map: Option<PathBuf>,
 }
@@ -86,7 +86,7 @@ fn dump_into(
     let sidecar = write_sidecar(
         target,
         &SidecarInput {
-            extraction_dir: request.extraction_dir.as_deref(),
+            save_from: &request.save_from,
             perf_map: request.perf_map.as_deref(),
             time_ms,
         },

@@ -1,9 +1,12 @@
 //! The sidecar `<dump>.symbols/`: what offline symbolisation needs and cannot get later.
 //!
 //! `symbols.json` (format `nativemem-symbols/1`) lists every mapped executable object with its
-//! build-id; objects that will not be on disk later (deleted, or extracted into nativemem's
-//! per-process directory, removed when the JVM is gone) are copied in through
-//! `/proc/self/map_files`, and so is the JVM's perf map, which names JIT frames.
+//! build-id; objects that will not be on disk later are saved in `objects/`: deleted ones
+//! (copied through `/proc/self/map_files`) and those in directories whose files die with the
+//! process (nativemem's extraction directory; the temp directory, where JNI libraries such as
+//! rocksdbjni extract themselves). A file still present is hard-linked when the file system
+//! allows, which costs nothing; else copied. The JVM's perf map, which names JIT frames, is
+//! copied in too.
 
 use super::files::{create_private, rename_no_replace, temp_beside};
 use super::maps::{executable_objects, MappedObject};
@@ -35,8 +38,8 @@ struct ObjectEntry {
 
 /// What goes into a sidecar besides the process's own mappings.
 pub(super) struct SidecarInput<'a> {
-    /// nativemem's extraction directory: objects under it are copied.
-    pub extraction_dir: Option<&'a Path>,
+    /// Directories whose objects are saved (nativemem's extraction directory, the temp dir).
+    pub save_from: &'a [PathBuf],
     /// A file holding the JVM's perf map, if the JVM could write one.
     pub perf_map: Option<&'a Path>,
     pub time_ms: u64,
@@ -73,7 +76,7 @@ fn fill(dir: &Path, input: &SidecarInput) -> io::Result<()> {
     let maps = std::fs::read_to_string("/proc/self/maps")?;
     let mut objects = Vec::new();
     for (index, object) in executable_objects(&maps).into_iter().enumerate() {
-        objects.push(entry(dir, index, object, input.extraction_dir));
+        objects.push(entry(dir, index, object, input.save_from));
     }
     let perf_map = match input.perf_map {
         Some(source) => {
@@ -97,7 +100,7 @@ fn fill(dir: &Path, input: &SidecarInput) -> io::Result<()> {
 
 /// Describes one object; copies it when it will not be found on disk later. An object that
 /// cannot be read is listed without build-id or copy rather than failing the dump.
-fn entry(dir: &Path, index: usize, object: MappedObject, extraction: Option<&Path>) -> ObjectEntry {
+fn entry(dir: &Path, index: usize, object: MappedObject, save_from: &[PathBuf]) -> ObjectEntry {
     // The mapping itself: the right bytes even if the path was deleted or replaced.
     let mapped = PathBuf::from(format!("/proc/self/map_files/{}", object.range));
     let source = if mapped.exists() {
@@ -106,8 +109,10 @@ fn entry(dir: &Path, index: usize, object: MappedObject, extraction: Option<&Pat
         PathBuf::from(&object.path)
     };
     let build_id = build_id(&source).unwrap_or_default();
-    let extracted = extraction.is_some_and(|d| Path::new(&object.path).starts_with(d));
-    let copy = (object.deleted || extracted)
+    let transient = save_from
+        .iter()
+        .any(|d| Path::new(&object.path).starts_with(d));
+    let copy = (object.deleted || transient)
         .then(|| {
             let name = Path::new(&object.path)
                 .file_name()
@@ -118,7 +123,15 @@ fn entry(dir: &Path, index: usize, object: MappedObject, extraction: Option<&Pat
                 .mode(0o700)
                 .recursive(true)
                 .create(dir.join("objects"))
-                .and_then(|()| copy_private(&source, &dir.join(&relative)))
+                .and_then(|()| {
+                    let to = dir.join(&relative);
+                    if object.deleted {
+                        copy_private(&source, &to)
+                    } else {
+                        std::fs::hard_link(&object.path, &to)
+                            .or_else(|_| copy_private(&source, &to))
+                    }
+                })
                 .ok()
                 .map(|()| relative)
         })

@@ -35,6 +35,7 @@ final class DemoCommand implements Runnable {
     System.out.println(
         row("Java heap committed", heap.totalMemory()) + "   (reserved, not all resident)");
     System.out.println(String.format("  %-24s %10d", "threads", process.threads()));
+    dev.nativemem.cli.demo.ProfilingDemo.run();
   }
 
   private static String row(String label, long bytes) {

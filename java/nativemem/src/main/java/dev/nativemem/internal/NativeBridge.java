@@ -35,9 +35,9 @@ public final class NativeBridge {
   public static native long samplingReset(long intervalBytes);
 
   /**
-   * Dumps to {@code target} with its sidecar; objects under {@code extractionDir} and the perf map
-   * file (both may be null) are copied into it. Returns {@code {path, symbols_dir, time_ms,
-   * sample_interval_bytes, sampled_bytes}}.
+   * Dumps to {@code target} with its sidecar; objects under the directories in {@code saveFrom}
+   * (one per line) and the perf map file (both may be null) are saved into it. Returns {@code
+   * {path, symbols_dir, time_ms, sample_interval_bytes, sampled_bytes}}.
    */
-  public static native String dumpProfileJson(String target, String extractionDir, String perfMap);
+  public static native String dumpProfileJson(String target, String saveFrom, String perfMap);
 }

@@ -44,13 +44,15 @@ public final class ProfileDump {
       }
       Path perfMap = PerfMap.writeTemp();
       try {
-        Path extracted = NativeLibraryLoader.loadedPath().getParent();
+        // Objects there vanish with the process: ours, and JNI libraries extracted to tmp.
+        String saveFrom =
+            NativeLibraryLoader.loadedPath().getParent()
+                + "\n"
+                + Paths.get(System.getProperty("java.io.tmpdir")).toAbsolutePath();
         Map<String, Object> dumped =
             Json.parseObject(
                 NativeBridge.dumpProfileJson(
-                    target.toString(),
-                    extracted == null ? null : extracted.toString(),
-                    perfMap == null ? null : perfMap.toString()));
+                    target.toString(), saveFrom, perfMap == null ? null : perfMap.toString()));
         return HeapProfile.open(Paths.get(Json.string(dumped, "path")));
       } finally {
         if (perfMap != null) {
