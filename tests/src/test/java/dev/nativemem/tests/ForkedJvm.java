@@ -20,6 +20,8 @@ final class ForkedJvm {
 
   private final List<String> jvmArgs = new ArrayList<>();
   private final Map<String, String> env = new HashMap<>();
+  private final List<String> launcher = new ArrayList<>();
+  private final List<String> classPath = new ArrayList<>();
 
   ForkedJvm jvmArg(String... args) {
     jvmArgs.addAll(Arrays.asList(args));
@@ -28,6 +30,18 @@ final class ForkedJvm {
 
   ForkedJvm env(String key, String value) {
     env.put(key, value);
+    return this;
+  }
+
+  /** Runs {@code java} through this command, e.g. a shell that first joins a cgroup. */
+  ForkedJvm launcher(String... command) {
+    launcher.addAll(Arrays.asList(command));
+    return this;
+  }
+
+  /** Adds an entry after the jar on the class path of {@link #main}. */
+  ForkedJvm classPath(Path entry) {
+    classPath.add(entry.toString());
     return this;
   }
 
@@ -44,7 +58,10 @@ final class ForkedJvm {
   Result main(String mainClass, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(jvmArgs);
     command.add("-cp");
-    command.add(JAR.toString());
+    List<String> entries = new ArrayList<>();
+    entries.add(JAR.toString());
+    entries.addAll(classPath);
+    command.add(String.join(java.io.File.pathSeparator, entries));
     command.add(mainClass);
     command.addAll(Arrays.asList(args));
     return run(command);
@@ -54,7 +71,7 @@ final class ForkedJvm {
     if (!Files.isRegularFile(JAR)) {
       throw new IllegalStateException(JAR + " is missing: run 'mvn verify' from the project root");
     }
-    List<String> command = new ArrayList<>();
+    List<String> command = new ArrayList<>(launcher);
     command.add(JAVA);
     command.addAll(args);
     Path out = Files.createTempFile("nativemem-out", ".txt");

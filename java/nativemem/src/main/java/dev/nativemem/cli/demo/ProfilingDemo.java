@@ -66,6 +66,12 @@ public final class ProfilingDemo {
     List<String> command = new ArrayList<>();
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-D" + CHILD_PROPERTY + "=true");
+    // Settings such as -Dnativemem.profile.dir apply to the child too.
+    for (String key : System.getProperties().stringPropertyNames()) {
+      if (key.startsWith("nativemem.") && !key.equals(CHILD_PROPERTY)) {
+        command.add("-D" + key + "=" + System.getProperty(key));
+      }
+    }
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(ProfilingDemo.class.getName());
@@ -87,6 +93,16 @@ public final class ProfilingDemo {
     }
   }
 
+  /** Whether rocksdbjni is on the class path, without loading classes that need it. */
+  static boolean rocksDbPresent() {
+    try {
+      Class.forName("org.rocksdb.RocksDB", false, ProfilingDemo.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+
   private static void profile(HeapProfiler profiler) {
     System.out.println(
         "  allocator: "
@@ -99,7 +115,7 @@ public final class ProfilingDemo {
     List<AutoCloseable> live = new ArrayList<>();
     try {
       live.addAll(ZipWorkload.run());
-      if (RocksDbWorkload.isPresent()) {
+      if (rocksDbPresent()) {
         live.addAll(RocksDbWorkload.run());
       } else {
         System.out.println(

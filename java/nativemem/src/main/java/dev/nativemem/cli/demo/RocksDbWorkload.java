@@ -12,18 +12,12 @@ import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 
-/** RocksDB through rocksdbjni: a block cache and memtables in native memory. */
+/**
+ * RocksDB through rocksdbjni: a block cache and memtables in native memory. Loading this class
+ * needs rocksdbjni; check {@link ProfilingDemo#rocksDbPresent()} first.
+ */
 final class RocksDbWorkload {
   private RocksDbWorkload() {}
-
-  static boolean isPresent() {
-    try {
-      Class.forName("org.rocksdb.RocksDB", false, RocksDbWorkload.class.getClassLoader());
-      return true;
-    } catch (ClassNotFoundException | LinkageError e) {
-      return false;
-    }
-  }
 
   /** Opens a database, writes and reads it; returns what must be closed, last first. */
   static List<AutoCloseable> run() throws Exception {
