@@ -3,13 +3,16 @@
 # throughput and peak RSS as ratios to glibc, on 2 and 16 threads; then peak RSS with
 # container-aware narenas vs host-sized narenas under a 1-CPU cgroup quota.
 #
-#   mvn -B -q package -DskipTests && bench/allocators.sh [seconds per run, default 10]
+#   mvn -B -q package -DskipTests && bench/allocators.sh [seconds per run, default 8] [rounds, default 3]
 #
+# Each round runs every setting once, in turn, so background load spreads over all settings;
+# the table shows the median of the rounds.
 # Needs: the demo jar (rocksdbjni inside), Debian's libjemalloc2, root for the cgroup part.
 # async-profiler (tools.profiler:async-profiler) is fetched with Maven if it is not in ~/.m2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${1:-10}"
+seconds="${1:-8}"
+rounds="${2:-3}"
 jar=java/nativemem-demo/target/nativemem-demo-0.1.0.jar
 debian=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 work=$(mktemp -d)
@@ -57,16 +60,25 @@ fi
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "n/a"; else printf "%.3f", a / b }'; }
 mib() { awk -v b="$1" 'BEGIN { if (b == "-") print "n/a"; else printf "%.1f", b / 1048576 }'; }
 
+median() { tr ' ' '\n' | grep -v '^-\?$' | sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print v[int((NR + 1) / 2)] }'; }
+
 declare -A ops rss
-for threads in 2 16; do
-  for i in "${!configs[@]}"; do
-    # shellcheck disable=SC2086
-    read -r o r <<<"$(run "$threads" ${configs[$i]})"
-    ops[$threads,$i]=$o; rss[$threads,$i]=$r
-    echo "threads=$threads ${names[$i]}: ops/s=$o peak_rss=$(mib "$r") MiB" >&2
+for round in $(seq "$rounds"); do
+  for threads in 2 16; do
+    for i in "${!configs[@]}"; do
+      # shellcheck disable=SC2086
+      read -r o r <<<"$(run "$threads" ${configs[$i]})"
+      ops[$threads,$i]="${ops[$threads,$i]:-} $o"; rss[$threads,$i]="${rss[$threads,$i]:-} $r"
+      echo "round=$round threads=$threads ${names[$i]}: ops/s=$o peak_rss=$(mib "$r") MiB" >&2
+    done
   done
 done
+for key in "${!ops[@]}"; do
+  ops[$key]=$(median <<<"${ops[$key]}"); rss[$key]=$(median <<<"${rss[$key]}")
+done
 
+echo "Median of $rounds rounds of ${seconds} s each, ratios to glibc:"
+echo
 echo "| setting | throughput, 2 threads | throughput, 16 threads | peak RSS, 2 threads | peak RSS, 16 threads |"
 echo "| --- | --- | --- | --- | --- |"
 for i in "${!configs[@]}"; do
@@ -87,12 +99,21 @@ echo 100000 >"$group/cpu.cfs_quota_us"
 echo $$ >"$group/cgroup.procs"
 host=$(( $(nproc --all) * 4 ))
 echo
-echo "Under a 1-CPU quota, 16 threads (this host: $(nproc --all) CPUs):"
+echo "Under a 1-CPU quota, 16 threads (this host: $(nproc --all) CPUs), median of $rounds:"
 echo "| narenas | peak RSS | ratio to container-aware | throughput ratio |"
 echo "| --- | --- | --- | --- |"
-read -r o1 r1 <<<"$(run 16 "LD_PRELOAD=$ours")"
-read -r o2 r2 <<<"$(run 16 "LD_PRELOAD=$ours" "MALLOC_CONF=narenas:$host")"
-read -r o3 r3 <<<"$(run 16 "LD_PRELOAD=$ours" "MALLOC_CONF=narenas:256")"
+declare -A qo qr
+for round in $(seq "$rounds"); do
+  for n in aware "$host" 256; do
+    conf=(); [[ $n == aware ]] || conf=("MALLOC_CONF=narenas:$n")
+    read -r o r <<<"$(run 16 "LD_PRELOAD=$ours" "${conf[@]}")"
+    qo[$n]="${qo[$n]:-} $o"; qr[$n]="${qr[$n]:-} $r"
+    echo "round=$round quota=1cpu narenas=$n: ops/s=$o peak_rss=$(mib "$r") MiB" >&2
+  done
+done
+o1=$(median <<<"${qo[aware]}"); r1=$(median <<<"${qr[aware]}")
+o2=$(median <<<"${qo[$host]}"); r2=$(median <<<"${qr[$host]}")
+o3=$(median <<<"${qo[256]}"); r3=$(median <<<"${qr[256]}")
 echo "| container-aware (1 CPU: 1) | $(mib "$r1") MiB | 1.000 | 1.000 |"
 echo "| host-sized, this host ($host) | $(mib "$r2") MiB | $(ratio "$r2" "$r1") | $(ratio "$o2" "$o1") |"
 echo "| host-sized, a 64-CPU host (256) | $(mib "$r3") MiB | $(ratio "$r3" "$r1") | $(ratio "$o3" "$o1") |"

@@ -162,8 +162,16 @@ public final class HeapProfilingChild {
                 }
               }));
     }
+    // Child processes (posix_spawn, the JDK's default) while the dumps run.
+    List<Future<Integer>> spawns = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      spawns.add(pool.submit(() -> new ProcessBuilder("true").start().waitFor()));
+    }
     for (Future<String> result : results) {
       System.out.println(result.get(60, TimeUnit.SECONDS));
+    }
+    for (Future<Integer> spawn : spawns) {
+      System.out.println("SPAWNED " + spawn.get(60, TimeUnit.SECONDS));
     }
     pool.shutdown();
   }

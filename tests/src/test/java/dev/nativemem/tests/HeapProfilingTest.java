@@ -203,6 +203,7 @@ class HeapProfilingTest {
             .filter(l -> l.startsWith("OK ") || l.startsWith("ERR "))
             .collect(Collectors.toList());
     assertEquals(8, results.size(), r.toString());
+    assertEquals(4, r.stdout.split("SPAWNED 0\n", -1).length - 1, r.toString());
     long ok = results.stream().filter(l -> l.startsWith("OK ")).count();
     assertEquals(5, ok, "four own files and one winner for the shared name: " + r);
     for (String err : results) {

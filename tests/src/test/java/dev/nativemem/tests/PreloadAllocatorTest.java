@@ -137,7 +137,10 @@ class PreloadAllocatorTest {
     Path dir = HeapProfilingTest.freshDir("stress");
     ForkedJvm.Result r =
         HeapProfilingTest.child(
-            HeapProfilingTest.jvm(HeapProfilingTest.Allocator.OURS),
+            // fork() rather than the default posix_spawn: the child runs code between fork and
+            // exec, which is where an allocator's fork handlers matter.
+            HeapProfilingTest.jvm(HeapProfilingTest.Allocator.OURS)
+                .jvmArg("-Djdk.lang.Process.launchMechanism=FORK"),
             "stress",
             "20",
             dir.toString());
