@@ -6,6 +6,7 @@ import dev.nativemem.NativeMemory;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.PreloadAllocator;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -127,6 +128,10 @@ public final class ProfilingDemo {
       System.out.println("  profiling stopped; profile written while the workload's memory lives:");
       System.out.println("    " + profile.path());
       System.out.println("    symbols for offline use: " + profile.path() + ".symbols/");
+      System.out.println(
+          Files.exists(Paths.get(profile.path() + ".symbols", "perf.map"))
+              ? "    (with the JVM's perf map, which names JIT-compiled frames)"
+              : "    (no perf map: Compiler.perfmap needs JDK 17+, so JIT frames stay unnamed)");
       System.out.println(
           "    sampled bytes "
               + ByteFormat.human(profile.sampledBytes())
