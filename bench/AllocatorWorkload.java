@@ -16,7 +16,8 @@ import org.rocksdb.RocksDB;
 
 /**
  * The allocator benchmark's workload: RocksDB puts and gets plus zlib stream churn on N threads.
- * Prints operations per second and the peak RSS the kernel reports (VmHWM).
+ * Prints operations per second, operations per CPU-second of the whole process (steadier than
+ * wall-clock throughput on a shared machine) and the peak RSS the kernel reports (VmHWM).
  *
  * <p>{@code java -cp nativemem-demo.jar bench/AllocatorWorkload.java <threads> <seconds>}
  */
@@ -48,16 +49,22 @@ public final class AllocatorWorkload {
         workers[t].start();
       }
       Thread.sleep(2000); // warm-up: JIT, caches, arenas
+      com.sun.management.OperatingSystemMXBean os =
+          (com.sun.management.OperatingSystemMXBean)
+              java.lang.management.ManagementFactory.getOperatingSystemMXBean();
       measuring.set(true);
       long start = System.nanoTime();
+      long cpuStart = os.getProcessCpuTime();
       Thread.sleep(seconds * 1000L);
       long done = ops.sum();
+      double cpu = (os.getProcessCpuTime() - cpuStart) / 1e9;
       double elapsed = (System.nanoTime() - start) / 1e9;
       running.set(false);
       for (Thread w : workers) {
         w.join();
       }
       System.out.printf("OPS %.0f%n", done / elapsed);
+      System.out.printf("OPS_PER_CPU_SECOND %.0f%n", done / cpu);
       System.out.println("PEAK_RSS " + peakRssBytes());
     } finally {
       try (Stream<Path> walk = Files.walk(dir)) {

@@ -30,7 +30,7 @@ if [[ -f "$ap_jar" ]]; then
   asprof="$work/libasyncProfiler.so"
 fi
 
-# run <threads> <env assignments...> -- <extra jvm args...>: prints "ops peak_rss"
+# run <threads> <env assignments...> -- <extra jvm args...>: prints "ops peak_rss ops_per_cpu_s"
 run() {
   local threads=$1; shift
   local envs=() jvm=()
@@ -40,8 +40,8 @@ run() {
   local out
   out=$(env -u LD_PRELOAD -u MALLOC_CONF "${envs[@]}" java -Xmx1g "${jvm[@]}" \
     -cp "$jar" bench/AllocatorWorkload.java "$threads" "$seconds" 2>"$work/stderr") || {
-    echo "failed: ${envs[*]} ${jvm[*]}" >&2; cat "$work/stderr" >&2; echo "- -"; return; }
-  echo "$(awk '/^OPS/{print $2}' <<<"$out") $(awk '/^PEAK_RSS/{print $2}' <<<"$out")"
+    echo "failed: ${envs[*]} ${jvm[*]}" >&2; cat "$work/stderr" >&2; echo "- - -"; return; }
+  echo "$(awk '/^OPS /{print $2}' <<<"$out") $(awk '/^PEAK_RSS/{print $2}' <<<"$out") $(awk '/^OPS_PER_CPU_SECOND/{print $2}' <<<"$out")"
 }
 
 names=("glibc" "Debian jemalloc" "ours, prof:false" "ours, ready (default)" "ours, active 512 KiB")
@@ -62,27 +62,29 @@ mib() { awk -v b="$1" 'BEGIN { if (b == "-") print "n/a"; else printf "%.1f", b 
 
 median() { tr ' ' '\n' | grep -v '^-\?$' | sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print v[int((NR + 1) / 2)] }'; }
 
-declare -A ops rss
+declare -A ops rss eff
 for round in $(seq "$rounds"); do
   for threads in 2 16; do
     for i in "${!configs[@]}"; do
       # shellcheck disable=SC2086
-      read -r o r <<<"$(run "$threads" ${configs[$i]})"
+      read -r o r e <<<"$(run "$threads" ${configs[$i]})"
       ops[$threads,$i]="${ops[$threads,$i]:-} $o"; rss[$threads,$i]="${rss[$threads,$i]:-} $r"
-      echo "round=$round threads=$threads ${names[$i]}: ops/s=$o peak_rss=$(mib "$r") MiB" >&2
+      eff[$threads,$i]="${eff[$threads,$i]:-} $e"
+      echo "round=$round threads=$threads ${names[$i]}: ops/s=$o ops/cpu-s=$e peak_rss=$(mib "$r") MiB" >&2
     done
   done
 done
 for key in "${!ops[@]}"; do
   ops[$key]=$(median <<<"${ops[$key]}"); rss[$key]=$(median <<<"${rss[$key]}")
+  eff[$key]=$(median <<<"${eff[$key]}")
 done
 
 echo "Median of $rounds rounds of ${seconds} s each, ratios to glibc:"
 echo
-echo "| setting | throughput, 2 threads | throughput, 16 threads | peak RSS, 2 threads | peak RSS, 16 threads |"
-echo "| --- | --- | --- | --- | --- |"
+echo "| setting | ops/s, 2 thr | ops/s, 16 thr | ops per CPU-s, 2 thr | ops per CPU-s, 16 thr | peak RSS, 2 thr | peak RSS, 16 thr |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 for i in "${!configs[@]}"; do
-  echo "| ${names[$i]} | $(ratio "${ops[2,$i]}" "${ops[2,0]}") | $(ratio "${ops[16,$i]}" "${ops[16,0]}") | $(ratio "${rss[2,$i]}" "${rss[2,0]}") | $(ratio "${rss[16,$i]}" "${rss[16,0]}") |"
+  echo "| ${names[$i]} | $(ratio "${ops[2,$i]}" "${ops[2,0]}") | $(ratio "${ops[16,$i]}" "${ops[16,0]}") | $(ratio "${eff[2,$i]}" "${eff[2,0]}") | $(ratio "${eff[16,$i]}" "${eff[16,0]}") | $(ratio "${rss[2,$i]}" "${rss[2,0]}") | $(ratio "${rss[16,$i]}" "${rss[16,0]}") |"
 done
 echo
 echo "glibc absolute: 2 threads $(printf '%.0f' "${ops[2,0]}") ops/s, $(mib "${rss[2,0]}") MiB; 16 threads $(printf '%.0f' "${ops[16,0]}") ops/s, $(mib "${rss[16,0]}") MiB"
@@ -106,7 +108,7 @@ declare -A qo qr
 for round in $(seq "$rounds"); do
   for n in aware "$host" 256; do
     conf=(); [[ $n == aware ]] || conf=("MALLOC_CONF=narenas:$n")
-    read -r o r <<<"$(run 16 "LD_PRELOAD=$ours" "${conf[@]}")"
+    read -r o r _ <<<"$(run 16 "LD_PRELOAD=$ours" "${conf[@]}")"
     qo[$n]="${qo[$n]:-} $o"; qr[$n]="${qr[$n]:-} $r"
     echo "round=$round quota=1cpu narenas=$n: ops/s=$o peak_rss=$(mib "$r") MiB" >&2
   done

@@ -45,10 +45,11 @@ public final class ProfileDump {
       Path perfMap = PerfMap.writeTemp();
       try {
         // Objects there vanish with the process: ours, and JNI libraries extracted to tmp.
+        Path tmp = Paths.get(System.getProperty("java.io.tmpdir")).toAbsolutePath();
         String saveFrom =
             NativeLibraryLoader.loadedPath().getParent()
-                + "\n"
-                + Paths.get(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+                // A temp dir of "/" would save every library of the process.
+                + (tmp.getNameCount() > 0 ? "\n" + tmp : "");
         Map<String, Object> dumped =
             Json.parseObject(
                 NativeBridge.dumpProfileJson(
