@@ -6,6 +6,7 @@
 //! - [`process`]: what the kernel says about this process (`/proc`, its memory cgroup);
 //! - [`native_view`]: the kernel, cgroup and allocator views the memory breakdown lines up;
 //! - [`handles`]: registry of native handles (RocksDB, zlib, application resources) and leaks;
+//! - [`sampling`]: heap profiles from the process's jemalloc, dumped with their symbols;
 //! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
 //!   `catch_unwind` and turns errors into Java exceptions.
 
@@ -14,6 +15,7 @@ pub mod handles;
 mod jni;
 pub mod native_view;
 pub mod process;
+pub mod sampling;
 
 /// The version of this library; the Java side refuses to run against a different one.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

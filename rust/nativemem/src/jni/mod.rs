@@ -6,9 +6,11 @@
 mod exports;
 mod handles;
 mod memory;
+mod sampling;
 
 use crate::allocator::AllocatorError;
 use crate::process::ProcessError;
+use crate::sampling::SamplingError;
 use jni::JNIEnv;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -25,6 +27,8 @@ pub enum BridgeError {
     InvalidArgument(String),
     #[error("cannot encode result as JSON: {0}")]
     Json(#[from] serde_json::Error),
+    #[error(transparent)]
+    Sampling(#[from] SamplingError),
 }
 
 const BASE_EXCEPTION: &str = "dev/nativemem/NativeMemoryException";
@@ -37,6 +41,12 @@ impl BridgeError {
                 AllocatorError::NotJemalloc { .. } | AllocatorError::NeedsJemalloc { .. },
             ) => "dev/nativemem/AllocatorUnavailableException",
             BridgeError::InvalidArgument(_) => "java/lang/IllegalArgumentException",
+            BridgeError::Sampling(SamplingError::Unavailable(_)) => {
+                "dev/nativemem/ProfilingUnavailableException"
+            }
+            BridgeError::Sampling(SamplingError::BadPath(_)) => {
+                "java/lang/IllegalArgumentException"
+            }
             _ => BASE_EXCEPTION,
         }
     }

@@ -3,6 +3,8 @@ package dev.nativemem;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
+import dev.nativemem.internal.ProfileDump;
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
@@ -128,5 +130,41 @@ public final class NativeMemory {
             .log(System.Logger.Level.WARNING, "-Dnativemem.jmx=true: " + e.getMessage());
       }
     }
+  }
+
+  /**
+   * Heap profiling through the process's jemalloc: start, stop, sample interval. Always returns the
+   * profiler; {@link HeapProfiler#isAvailable()} says whether it can run.
+   */
+  public static HeapProfiler profiling() {
+    NativeLibraryLoader.load();
+    return HeapProfiler.INSTANCE;
+  }
+
+  /**
+   * Writes a heap profile to {@code -Dnativemem.profile.dir} (default {@code java.io.tmpdir}) as
+   * {@code nativemem-<pid>-<UTC time>.heap}. See {@link #dumpProfile(Path)}.
+   */
+  public static HeapProfile dumpProfile() {
+    return dumpProfile(ProfileDump.defaultTarget());
+  }
+
+  /**
+   * Writes a jeprof-compatible heap profile of the live sampled allocations to {@code path} (temp
+   * name, then renamed; mode 0600; never overwrites), and beside it {@code <name>.symbols/}:
+   * build-ids of the mapped objects, copies of the ones that will not be on disk later, and the
+   * JVM's perf map for JIT frames (JDK 17+). Concurrent dumps run one after the other; a failed
+   * dump leaves no file.
+   *
+   * @throws NullPointerException if {@code path} is null
+   * @throws IllegalArgumentException if {@code path} exists, is a directory, or its directory is
+   *     missing or not writable
+   * @throws ProfilingUnavailableException if profiling cannot run in this process
+   * @throws NativeMemoryException if writing fails
+   */
+  public static HeapProfile dumpProfile(Path path) {
+    Objects.requireNonNull(
+        path, "dumpProfile(path): path is null; pass a new file, e.g. Paths.get(\"app.heap\")");
+    return ProfileDump.write(path);
   }
 }

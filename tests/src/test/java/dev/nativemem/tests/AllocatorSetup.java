@@ -23,7 +23,8 @@ final class AllocatorSetup {
   static Stream<AllocatorSetup> all() {
     return Stream.of(
         new AllocatorSetup("glibc", "glibc", null),
-        new AllocatorSetup("debian-jemalloc", "jemalloc", ForkedJvm.DEBIAN_JEMALLOC));
+        new AllocatorSetup("debian-jemalloc", "jemalloc", ForkedJvm.DEBIAN_JEMALLOC),
+        new AllocatorSetup("nativemem-jemalloc", "jemalloc", ForkedJvm.OWN_JEMALLOC));
   }
 
   static Stream<AllocatorSetup> jemallocs() {
@@ -39,7 +40,8 @@ final class AllocatorSetup {
     ForkedJvm jvm = new ForkedJvm().withTestClasses();
     if (preload != null) {
       Assumptions.assumeTrue(
-          Files.exists(preload), preload + " is not installed (.ci/run installs libjemalloc2)");
+          Files.exists(preload),
+          preload + " is not there (.ci/run installs libjemalloc2; mvn package builds ours)");
       jvm.env("LD_PRELOAD", preload.toString());
     }
     return jvm;

@@ -18,23 +18,23 @@ final class ForkedJvm {
   static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
   static final Path DEBIAN_JEMALLOC = Paths.get("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2");
 
+  /** The project's preload allocator, as the build left it beside the jar's classes. */
+  static final Path OWN_JEMALLOC =
+      JAR.toAbsolutePath()
+          .getParent()
+          .resolve("classes/dev/nativemem/native/linux-x86_64/libnativemem_jemalloc.so");
+
   /** This module's compiled tests, for child JVMs that run a probe class of the tests. */
   static final String TEST_CLASSES = System.getProperty("nativemem.test.classes", "");
 
   private final List<String> jvmArgs = new ArrayList<>();
   private final Map<String, String> env = new HashMap<>();
   private final List<String> launcher = new ArrayList<>();
-  private String classPath = JAR.toString();
+  private final List<String> classPath = new ArrayList<>();
 
   /** Adds this module's test classes to the child's class path (for probe main classes). */
   ForkedJvm withTestClasses() {
-    classPath = JAR + java.io.File.pathSeparator + TEST_CLASSES;
-    return this;
-  }
-
-  /** Runs the JVM through a launcher, e.g. {@code sh -c '... exec "$0" "$@"'}. */
-  ForkedJvm launcher(String... args) {
-    launcher.addAll(Arrays.asList(args));
+    classPath.add(TEST_CLASSES);
     return this;
   }
 
@@ -45,6 +45,18 @@ final class ForkedJvm {
 
   ForkedJvm env(String key, String value) {
     env.put(key, value);
+    return this;
+  }
+
+  /** Runs {@code java} through this command, e.g. a shell that first joins a cgroup. */
+  ForkedJvm launcher(String... command) {
+    launcher.addAll(Arrays.asList(command));
+    return this;
+  }
+
+  /** Adds an entry after the jar on the class path of {@link #main}. */
+  ForkedJvm classPath(Path entry) {
+    classPath.add(entry.toString());
     return this;
   }
 
@@ -61,7 +73,10 @@ final class ForkedJvm {
   Result main(String mainClass, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(jvmArgs);
     command.add("-cp");
-    command.add(classPath);
+    List<String> entries = new ArrayList<>();
+    entries.add(JAR.toString());
+    entries.addAll(classPath);
+    command.add(String.join(java.io.File.pathSeparator, entries));
     command.add(mainClass);
     command.addAll(Arrays.asList(args));
     return run(command);

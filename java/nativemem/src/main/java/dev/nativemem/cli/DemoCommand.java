@@ -37,6 +37,7 @@ final class DemoCommand implements Runnable {
     System.out.println(String.format("  %-24s %10d", "threads", process.threads()));
     dev.nativemem.cli.demo.BreakdownDemo.run(System.out);
     dev.nativemem.cli.demo.HandlesDemo.run();
+    dev.nativemem.cli.demo.ProfilingDemo.run();
   }
 
   private static String row(String label, long bytes) {

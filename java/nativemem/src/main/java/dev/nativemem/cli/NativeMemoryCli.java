@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
       BreakdownCommand.class,
       AdviceCommand.class,
       DemoCommand.class,
+      EnvCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class NativeMemoryCli implements Runnable {

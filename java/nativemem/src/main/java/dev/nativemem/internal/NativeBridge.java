@@ -63,4 +63,23 @@ public final class NativeBridge {
   public static native void handlesInherit(long target, long source);
 
   public static native String handlesReportJson();
+
+  // Heap profiling (rust/nativemem/src/jni/sampling.rs).
+
+  /** {@code {available, unavailable_reason, active, thread_active, sample_interval_bytes}}. */
+  public static native String samplingStatusJson();
+
+  public static native void samplingSetActive(boolean active);
+
+  public static native void samplingSetThreadActive(boolean active);
+
+  /** Discards samples; a positive {@code intervalBytes} also sets the interval. Returns it. */
+  public static native long samplingReset(long intervalBytes);
+
+  /**
+   * Dumps to {@code target} with its sidecar; objects under the directories in {@code saveFrom}
+   * (one per line) and the perf map file (both may be null) are saved into it. Returns {@code
+   * {path, symbols_dir, time_ms, sample_interval_bytes, sampled_bytes}}.
+   */
+  public static native String dumpProfileJson(String target, String saveFrom, String perfMap);
 }

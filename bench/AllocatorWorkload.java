@@ -1,0 +1,124 @@
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Comparator;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Stream;
+import java.util.zip.Deflater;
+import java.util.zip.Inflater;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+
+/**
+ * The allocator benchmark's workload: RocksDB puts and gets plus zlib stream churn on N threads.
+ * Prints operations per second, operations per CPU-second of the whole process (steadier than
+ * wall-clock throughput on a shared machine) and the peak RSS the kernel reports (VmHWM).
+ *
+ * <p>{@code java -cp nativemem-demo.jar bench/AllocatorWorkload.java <threads> <seconds>}
+ */
+public final class AllocatorWorkload {
+  private static final int KEYS = 200_000;
+
+  public static void main(String[] args) throws Exception {
+    int threads = Integer.parseInt(args[0]);
+    int seconds = Integer.parseInt(args[1]);
+    RocksDB.loadLibrary();
+    Path dir = Files.createTempDirectory("nativemem-bench");
+    try (LRUCache cache = new LRUCache(32L << 20);
+        Options options =
+            new Options()
+                .setCreateIfMissing(true)
+                .setWriteBufferSize(16L << 20)
+                .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache));
+        RocksDB db = RocksDB.open(options, dir.toString())) {
+      byte[] value = new byte[200];
+      for (int i = 0; i < KEYS; i += 4) {
+        db.put(key(i), value);
+      }
+      AtomicBoolean measuring = new AtomicBoolean(false);
+      AtomicBoolean running = new AtomicBoolean(true);
+      LongAdder ops = new LongAdder();
+      Thread[] workers = new Thread[threads];
+      for (int t = 0; t < threads; t++) {
+        workers[t] = new Thread(() -> work(db, running, measuring, ops));
+        workers[t].start();
+      }
+      Thread.sleep(2000); // warm-up: JIT, caches, arenas
+      com.sun.management.OperatingSystemMXBean os =
+          (com.sun.management.OperatingSystemMXBean)
+              java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+      measuring.set(true);
+      long start = System.nanoTime();
+      long cpuStart = os.getProcessCpuTime();
+      Thread.sleep(seconds * 1000L);
+      long done = ops.sum();
+      double cpu = (os.getProcessCpuTime() - cpuStart) / 1e9;
+      double elapsed = (System.nanoTime() - start) / 1e9;
+      running.set(false);
+      for (Thread w : workers) {
+        w.join();
+      }
+      System.out.printf("OPS %.0f%n", done / elapsed);
+      System.out.printf("OPS_PER_CPU_SECOND %.0f%n", done / cpu);
+      System.out.println("PEAK_RSS " + peakRssBytes());
+    } finally {
+      try (Stream<Path> walk = Files.walk(dir)) {
+        walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  private static byte[] key(int i) {
+    return ("key" + i).getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** One op: a put, a get, and every 8th op a deflate/inflate of 16 KiB with fresh streams. */
+  private static void work(
+      RocksDB db, AtomicBoolean running, AtomicBoolean measuring, LongAdder ops) {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    byte[] value = new byte[200];
+    byte[] plain = new byte[16 * 1024];
+    for (int i = 0; i < plain.length; i++) {
+      plain[i] = (byte) (i % 251 < 200 ? i % 13 : random.nextInt());
+    }
+    byte[] packed = new byte[32 * 1024];
+    byte[] unpacked = new byte[16 * 1024];
+    long n = 0;
+    try {
+      while (running.get()) {
+        db.put(key(random.nextInt(KEYS)), value);
+        db.get(key(random.nextInt(KEYS)));
+        if ((++n & 7) == 0) {
+          Deflater deflater = new Deflater();
+          deflater.setInput(plain);
+          deflater.finish();
+          int length = deflater.deflate(packed);
+          deflater.end();
+          Inflater inflater = new Inflater();
+          inflater.setInput(packed, 0, length);
+          inflater.inflate(unpacked);
+          inflater.end();
+        }
+        if (measuring.get()) {
+          ops.increment();
+        }
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static long peakRssBytes() throws Exception {
+    for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
+      if (line.startsWith("VmHWM:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+      }
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,81 @@
+package dev.nativemem.cli;
+
+import dev.nativemem.internal.ByteFormat;
+import dev.nativemem.internal.PreloadAllocator;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(
+    name = "env",
+    description =
+        "Extract the preload allocator (jemalloc, profiling-ready, container-aware) and print the"
+            + " settings that give a service heap profiles on demand.")
+final class EnvCommand implements Runnable {
+  @Option(
+      names = "--dir",
+      paramLabel = "DIR",
+      description =
+          "Stable directory to extract the allocator into (default: ${DEFAULT-VALUE}). Services"
+              + " must be able to read it; others must not be able to write it.",
+      defaultValue = "${sys:user.home}/.nativemem")
+  Path dir;
+
+  @Option(
+      names = "--cpus",
+      paramLabel = "N",
+      description =
+          "Size jemalloc's arenas for N CPUs instead of the count the allocator detects at start"
+              + " (prints a MALLOC_CONF line).")
+  Integer cpus;
+
+  @Override
+  public void run() {
+    if (cpus != null && cpus < 1) {
+      throw new IllegalArgumentException("--cpus must be at least 1, got " + cpus);
+    }
+    Path library = PreloadAllocator.extractTo(dir);
+    long size;
+    try {
+      size = Files.size(library);
+    } catch (java.io.IOException e) {
+      size = -1;
+    }
+    int here = Runtime.getRuntime().availableProcessors();
+    System.out.println(
+        "Preload allocator: " + library + " (" + ByteFormat.human(size) + ", jemalloc 5.3)");
+    System.out.println();
+    System.out.println("It applies by itself, before the service's first allocation:");
+    System.out.println(
+        "  prof:true,prof_active:false   heap profiles on demand: NativeMemory.profiling().start()"
+            + " and NativeMemory.dumpProfile()");
+    System.out.println(
+        "  narenas:<4 x container CPUs>  from the cgroup CPU quota as the JVM counts it (here "
+            + here
+            + " CPUs: narenas:"
+            + PreloadAllocator.narenas(here)
+            + ")");
+    System.out.println(
+        "  dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true   freed memory returns to"
+            + " the OS within about a second");
+    System.out.println("Options in MALLOC_CONF are applied after these and override them.");
+    String conf = cpus == null ? null : "narenas:" + PreloadAllocator.narenas(cpus);
+    System.out.println();
+    System.out.println("# shell");
+    System.out.println("export LD_PRELOAD=" + shellQuote(library.toString()));
+    if (conf != null) {
+      System.out.println("export MALLOC_CONF=" + conf);
+    }
+    System.out.println();
+    System.out.println("# Dockerfile (copy " + library.getFileName() + " into the image first)");
+    System.out.println("ENV LD_PRELOAD=" + library);
+    if (conf != null) {
+      System.out.println("ENV MALLOC_CONF=" + conf);
+    }
+  }
+
+  private static String shellQuote(String s) {
+    return s.matches("[A-Za-z0-9_./-]+") ? s : "'" + s.replace("'", "'\\''") + "'";
+  }
+}

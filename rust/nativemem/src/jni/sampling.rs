@@ -1,0 +1,93 @@
+//! JNI exports for heap profiling (`NativeBridge.sampling*`, `NativeBridge.dumpProfileJson`).
+
+use super::{guard, BridgeError};
+use crate::sampling::{self, DumpRequest};
+use jni::objects::{JClass, JString};
+use jni::sys::{jboolean, jlong, jstring, JNI_FALSE};
+use jni::JNIEnv;
+use std::path::PathBuf;
+
+fn optional_path(env: &mut JNIEnv, value: &JString) -> Result<Option<PathBuf>, BridgeError> {
+    if value.is_null() {
+        return Ok(None);
+    }
+    let text: String = env.get_string(value)?.into();
+    Ok((!text.is_empty()).then(|| PathBuf::from(text)))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_samplingStatusJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        let json = serde_json::to_string(&sampling::status()?)?;
+        Ok(env.new_string(json)?.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_samplingSetActive<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    active: jboolean,
+) {
+    guard(&mut env, (), |_| {
+        Ok(sampling::set_active(active != JNI_FALSE)?)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_samplingSetThreadActive<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    active: jboolean,
+) {
+    guard(&mut env, (), |_| {
+        Ok(sampling::set_thread_active(active != JNI_FALSE)?)
+    })
+}
+
+/// `intervalBytes` <= 0 keeps the interval; returns the interval in effect.
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_samplingReset<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    interval_bytes: jlong,
+) -> jlong {
+    guard(&mut env, 0, |_| {
+        let interval = (interval_bytes > 0).then_some(interval_bytes as u64);
+        Ok(sampling::reset(interval)? as jlong)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dumpProfileJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    target: JString<'l>,
+    save_from: JString<'l>,
+    perf_map: JString<'l>,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        let target = optional_path(env, &target)?.ok_or_else(|| {
+            BridgeError::InvalidArgument("the heap profile path must not be null".into())
+        })?;
+        let request = DumpRequest {
+            target,
+            save_from: optional_path(env, &save_from)?
+                .map(|lines| {
+                    lines
+                        .to_string_lossy()
+                        .lines()
+                        .filter(|l| !l.is_empty())
+                        .map(PathBuf::from)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            perf_map: optional_path(env, &perf_map)?,
+        };
+        let json = serde_json::to_string(&sampling::dump(&request)?)?;
+        Ok(env.new_string(json)?.into_raw())
+    })
+}
