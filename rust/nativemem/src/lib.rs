@@ -4,12 +4,14 @@
 //! - [`allocator`]: the allocator that serves this process's `malloc` (jemalloc via its own
 //!   `mallctl`, or glibc), never a private copy;
 //! - [`process`]: what the kernel says about this process (`/proc`);
+//! - [`profile`]: heap profiles (jemalloc dumps) read, symbolized and rendered;
 //! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
 //!   `catch_unwind` and turns errors into Java exceptions.
 
 pub mod allocator;
 mod jni;
 pub mod process;
+pub mod profile;
 
 /// The version of this library; the Java side refuses to run against a different one.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
