@@ -7,11 +7,15 @@ use jni::objects::{JClass, JString};
 use jni::sys::{jlong, jstring};
 use jni::JNIEnv;
 
-fn to_java(env: &mut JNIEnv, text: &str) -> Result<jstring, BridgeError> {
+pub(super) fn to_java(env: &mut JNIEnv, text: &str) -> Result<jstring, BridgeError> {
     Ok(env.new_string(text)?.into_raw())
 }
 
-fn from_java(env: &mut JNIEnv, value: &JString, what: &str) -> Result<String, BridgeError> {
+pub(super) fn from_java(
+    env: &mut JNIEnv,
+    value: &JString,
+    what: &str,
+) -> Result<String, BridgeError> {
     if value.is_null() {
         return Err(BridgeError::InvalidArgument(format!(
             "{what} must not be null"

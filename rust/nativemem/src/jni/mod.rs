@@ -4,9 +4,11 @@
 //! error type maps to the Java exception a caller would act on.
 
 mod exports;
+mod profile;
 
 use crate::allocator::AllocatorError;
 use crate::process::ProcessError;
+use crate::profile::ProfileError;
 use jni::JNIEnv;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -23,6 +25,8 @@ pub enum BridgeError {
     InvalidArgument(String),
     #[error("cannot encode result as JSON: {0}")]
     Json(#[from] serde_json::Error),
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
 }
 
 const BASE_EXCEPTION: &str = "dev/nativemem/NativeMemoryException";
@@ -35,6 +39,9 @@ impl BridgeError {
                 "dev/nativemem/AllocatorUnavailableException"
             }
             BridgeError::InvalidArgument(_) => "java/lang/IllegalArgumentException",
+            BridgeError::Profile(error) if error.is_bad_input() => {
+                "java/lang/IllegalArgumentException"
+            }
             _ => BASE_EXCEPTION,
         }
     }

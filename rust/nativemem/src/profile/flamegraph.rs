@@ -5,12 +5,26 @@ use super::stacks::Stacks;
 use super::ProfileError;
 use inferno::flamegraph::{self, Options};
 
+/// More bytes than any heap holds.
+const IMPLAUSIBLE_BYTES: f64 = (1u64 << 50) as f64;
+
 /// Draws `stacks`; with `base`, a differential graph (red: grew since the base, blue: shrank).
 pub fn render(
     stacks: &Stacks,
     base: Option<&Stacks>,
     title: &str,
 ) -> Result<Vec<u8>, ProfileError> {
+    // inferno sums counts in u64; no real heap comes near a pebibyte, a damaged dump might.
+    let total: f64 = [Some(stacks), base]
+        .into_iter()
+        .flatten()
+        .flat_map(|s| s.samples.iter().map(|x| x.bytes.abs()))
+        .sum();
+    if total.is_nan() || total >= IMPLAUSIBLE_BYTES {
+        return Err(ProfileError::FlameGraph(format!(
+            "the profile claims {total:.0} bytes (more than 1 PiB): the dump is damaged"
+        )));
+    }
     let folded = match base {
         Some(base) => collapsed::render_difference(base, stacks),
         None => collapsed::render(stacks),

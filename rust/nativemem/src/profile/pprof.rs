@@ -36,12 +36,13 @@ pub fn build(stacks: &Stacks, time_nanos: i64) -> proto::Profile {
         time_nanos,
         ..Default::default()
     };
-    // Only mappings that some location uses; pprof ids start at 1.
+    // Only mappings that some location uses, in address order: pprof takes the first for the
+    // program, and the program is mapped below its libraries. Ids start at 1.
+    let mut used: Vec<usize> = stacks.locations.iter().filter_map(|l| l.mapping).collect();
+    used.sort_unstable();
+    used.dedup();
     let mut mapping_ids: HashMap<usize, u64> = HashMap::new();
-    for location in &stacks.locations {
-        let Some(index) = location.mapping else {
-            continue;
-        };
+    for index in used {
         let next = mapping_ids.len() as u64 + 1;
         mapping_ids.entry(index).or_insert_with(|| {
             let m = &stacks.mappings[index];

@@ -204,6 +204,15 @@ impl ObjectFile {
                 });
             }
         }
+        // Line-tables-only debug info names functions without their path (`push` for
+        // `alloc::vec::Vec<T>::push`): the symbol of the containing function says it in full.
+        if let (Some(outer), Some(symbol)) = (lines.last_mut(), self.symbols.find(probe)) {
+            let full = demangle(symbol);
+            if full.len() > outer.function.len() && full.ends_with(&format!("::{}", outer.function))
+            {
+                outer.function = full;
+            }
+        }
         if lines.is_empty() {
             if let Some(symbol) = self.symbols.find(probe) {
                 let location = self.loader.find_location(probe).ok().flatten();

@@ -14,6 +14,11 @@ pub fn unbias(objects: u64, bytes: u64, interval: u64) -> (f64, f64) {
     }
     let ratio = (s / n) / interval as f64;
     let scale = 1.0 / (1.0 - (-ratio).exp());
+    // Objects so small against the interval that exp() rounds to 1: jeprof would divide by
+    // zero; the sampled counts are the only finite answer.
+    if !scale.is_finite() {
+        return (n, s);
+    }
     (n * scale, s * scale)
 }
 
@@ -41,5 +46,6 @@ mod tests {
         assert_eq!(unbias(0, 0, 1024), (0.0, 0.0));
         assert_eq!(unbias(3, 0, 1024), (3.0, 0.0));
         assert_eq!(unbias(3, 300, 0), (3.0, 300.0));
+        assert_eq!(unbias(u64::MAX, 1, 1 << 40), (u64::MAX as f64, 1.0));
     }
 }

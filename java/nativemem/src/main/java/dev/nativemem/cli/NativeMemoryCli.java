@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
       VersionCommand.class,
       StatsCommand.class,
       DemoCommand.class,
+      ReportCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class NativeMemoryCli implements Runnable {

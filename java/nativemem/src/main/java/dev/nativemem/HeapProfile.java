@@ -1,0 +1,202 @@
+package dev.nativemem;
+
+import dev.nativemem.internal.ByteFormat;
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.NativeBridge;
+import dev.nativemem.internal.NativeLibraryLoader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A jemalloc heap profile ({@code heap_v2} dump) on disk, analysed without jeprof: top sites, flame
+ * graph, pprof, collapsed stacks, and the growth since an earlier dump.
+ *
+ * <p>Figures are unbiased for sampling exactly as jeprof does, and frames are named through the
+ * dump's own memory map and the {@code <dump>.symbols/} sidecar when the dump writer left one
+ * (saved copies of deleted libraries, the JVM perf map for JIT-compiled methods).
+ *
+ * <pre>{@code
+ * HeapProfile now = HeapProfile.open(Path.of("/tmp/app.heap"));
+ * System.out.println(now.analyze());                      // top sites
+ * now.writeFlameGraph(Path.of("/tmp/app.svg"));
+ * ProfileReport growth = now.diff(HeapProfile.open(Path.of("/tmp/app-before.heap")));
+ * }</pre>
+ */
+public final class HeapProfile {
+  /** Sites listed by {@link #analyze()}. */
+  public static final int DEFAULT_TOP = 20;
+
+  private final Path path;
+  private final Instant time;
+  private final long sampleIntervalBytes;
+  private final long sampledBytes;
+  private final long sampledObjects;
+  private final long stackCount;
+
+  private HeapProfile(Path path, Instant time, Map<String, Object> summary) {
+    this.path = path;
+    this.time = time;
+    this.sampleIntervalBytes = Json.number(summary, "sample_interval_bytes");
+    this.sampledBytes = Json.number(summary, "sampled_bytes");
+    this.sampledObjects = Json.number(summary, "sampled_objects");
+    this.stackCount = Json.number(summary, "stack_count");
+  }
+
+  /**
+   * Opens and checks a dump.
+   *
+   * @throws NullPointerException if {@code dump} is null
+   * @throws NativeMemoryException if the file cannot be read
+   * @throws IllegalArgumentException if the file is not a jemalloc heap_v2 dump
+   */
+  public static HeapProfile open(Path dump) {
+    Objects.requireNonNull(dump, "dump");
+    Path absolute = dump.toAbsolutePath();
+    if (!Files.isRegularFile(absolute)) {
+      throw new NativeMemoryException(
+          "heap profile "
+              + absolute
+              + " does not exist or is not a file; write one with NativeMemory.dumpProfile() or"
+              + " the 'prof.dump' mallctl");
+    }
+    Instant time;
+    try {
+      time = Files.getLastModifiedTime(absolute).toInstant();
+    } catch (IOException e) {
+      throw new NativeMemoryException("cannot read heap profile " + absolute + ": " + e, e);
+    }
+    NativeLibraryLoader.load();
+    Map<String, Object> summary =
+        Json.parseObject(NativeBridge.profileSummaryJson(absolute.toString()));
+    return new HeapProfile(absolute, time, summary);
+  }
+
+  /** The dump file. */
+  public Path path() {
+    return path;
+  }
+
+  /** When the dump was written (the file's modification time). */
+  public Instant time() {
+    return time;
+  }
+
+  /** Mean bytes between samples ({@code 2^lg_prof_sample}). */
+  public long sampleIntervalBytes() {
+    return sampleIntervalBytes;
+  }
+
+  /** In-use bytes as the dump's header totals them (jemalloc's own estimate). */
+  public long sampledBytes() {
+    return sampledBytes;
+  }
+
+  /** In-use objects as the dump's header totals them. */
+  public long sampledObjects() {
+    return sampledObjects;
+  }
+
+  /** Distinct allocation stacks in the dump. */
+  public long stackCount() {
+    return stackCount;
+  }
+
+  /** The {@value #DEFAULT_TOP} top sites, flat and cumulative. */
+  public ProfileReport analyze() {
+    return analyze(DEFAULT_TOP);
+  }
+
+  /** The {@code top} top sites, flat and cumulative. */
+  public ProfileReport analyze(int top) {
+    return report(null, top);
+  }
+
+  /** Growth by site since {@code base} (an earlier dump), like {@code jeprof --base}. */
+  public ProfileReport diff(HeapProfile base) {
+    return diff(base, DEFAULT_TOP);
+  }
+
+  /** Growth by site since {@code base}, {@code top} sites each way. */
+  public ProfileReport diff(HeapProfile base, int top) {
+    Objects.requireNonNull(base, "base");
+    return report(base, top);
+  }
+
+  /** Writes a flame graph SVG of the in-use bytes to a new file. */
+  public void writeFlameGraph(Path out) {
+    write("svg", null, out);
+  }
+
+  /** Writes a differential flame graph (red grew, blue shrank since {@code base}). */
+  public void writeFlameGraph(HeapProfile base, Path out) {
+    write("svg", Objects.requireNonNull(base, "base"), out);
+  }
+
+  /** Writes a gzipped pprof profile ({@code go tool pprof}, Pyroscope) to a new file. */
+  public void writePprof(Path out) {
+    write("pprof", null, out);
+  }
+
+  /** Writes collapsed stacks ({@code root;...;leaf bytes}) to a new file. */
+  public void writeCollapsed(Path out) {
+    write("collapsed", null, out);
+  }
+
+  /** The top sites as text in jeprof's columns. */
+  public String toText(int top) {
+    return NativeBridge.profileRender(path.toString(), null, "text", checkTop(top));
+  }
+
+  private ProfileReport report(HeapProfile base, int top) {
+    String json =
+        NativeBridge.profileReportJson(
+            path.toString(), base == null ? null : base.path.toString(), checkTop(top));
+    return new ProfileReport(Json.parseObject(json), base != null);
+  }
+
+  private void write(String format, HeapProfile base, Path out) {
+    Objects.requireNonNull(out, "out");
+    NativeBridge.profileWrite(
+        path.toString(),
+        base == null ? null : base.path.toString(),
+        format,
+        DEFAULT_TOP,
+        out.toAbsolutePath().toString());
+  }
+
+  private static int checkTop(int top) {
+    if (top <= 0) {
+      throw new IllegalArgumentException("top must be positive, got " + top);
+    }
+    return top;
+  }
+
+  public String toJson() {
+    Map<String, Object> json = new java.util.LinkedHashMap<>();
+    json.put("path", path.toString());
+    json.put("time", time.toString());
+    json.put("sample_interval_bytes", sampleIntervalBytes);
+    json.put("sampled_bytes", sampledBytes);
+    json.put("sampled_objects", sampledObjects);
+    json.put("stack_count", stackCount);
+    return Json.write(json);
+  }
+
+  @Override
+  public String toString() {
+    return "heap profile "
+        + path
+        + " at "
+        + time
+        + ": "
+        + ByteFormat.human(sampledBytes)
+        + " in use in "
+        + stackCount
+        + " stacks, sampled every "
+        + ByteFormat.human(sampleIntervalBytes);
+  }
+}
