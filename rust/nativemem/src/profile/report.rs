@@ -75,7 +75,10 @@ pub fn report(stacks: &Stacks, top: usize) -> Report {
         cumulative_share: share(cumulative[i].bytes, total_bytes),
     };
     let ranked = |key: &[Weight]| -> Vec<Site> {
-        let mut order: Vec<usize> = (0..n).collect();
+        // Functions seen only in stripped allocator frames have nothing to show.
+        let mut order: Vec<usize> = (0..n)
+            .filter(|&i| flat[i].bytes != 0.0 || cumulative[i].bytes != 0.0)
+            .collect();
         order.sort_by(|&a, &b| {
             key[b]
                 .bytes
