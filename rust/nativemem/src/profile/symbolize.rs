@@ -80,6 +80,8 @@ impl<'m> Symbolizer<'m> {
         let lines = if lines.is_empty() {
             match self.sidecar.perf_map().find(address) {
                 Some(method) => vec![java_frame(method)],
+                // Anonymous memory (a JIT code cache) has no module to be relative to.
+                None if mapping.file().is_none() => vec![self.unmapped(address)],
                 None => vec![unknown(&module, offset)],
             }
         } else {
