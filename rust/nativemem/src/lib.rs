@@ -7,6 +7,7 @@
 //! - [`native_view`]: the kernel, cgroup and allocator views the memory breakdown lines up;
 //! - [`handles`]: registry of native handles (RocksDB, zlib, application resources) and leaks;
 //! - [`sampling`]: heap profiles from the process's jemalloc, dumped with their symbols;
+//! - [`profile`]: heap profiles (jemalloc dumps) read, symbolized and rendered;
 //! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
 //!   `catch_unwind` and turns errors into Java exceptions.
 
@@ -15,6 +16,7 @@ pub mod handles;
 mod jni;
 pub mod native_view;
 pub mod process;
+pub mod profile;
 pub mod sampling;
 
 /// The version of this library; the Java side refuses to run against a different one.

@@ -6,10 +6,12 @@
 mod exports;
 mod handles;
 mod memory;
+mod profile;
 mod sampling;
 
 use crate::allocator::AllocatorError;
 use crate::process::ProcessError;
+use crate::profile::ProfileError;
 use crate::sampling::SamplingError;
 use jni::JNIEnv;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -29,6 +31,8 @@ pub enum BridgeError {
     Json(#[from] serde_json::Error),
     #[error(transparent)]
     Sampling(#[from] SamplingError),
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
 }
 
 const BASE_EXCEPTION: &str = "dev/nativemem/NativeMemoryException";
@@ -45,6 +49,9 @@ impl BridgeError {
                 "dev/nativemem/ProfilingUnavailableException"
             }
             BridgeError::Sampling(SamplingError::BadPath(_)) => {
+                "java/lang/IllegalArgumentException"
+            }
+            BridgeError::Profile(error) if error.is_bad_input() => {
                 "java/lang/IllegalArgumentException"
             }
             _ => BASE_EXCEPTION,

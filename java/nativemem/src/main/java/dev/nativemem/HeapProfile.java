@@ -1,9 +1,10 @@
 package dev.nativemem;
 
+import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
-import java.io.BufferedReader;
+import dev.nativemem.internal.NativeBridge;
+import dev.nativemem.internal.NativeLibraryLoader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -11,122 +12,206 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A jemalloc heap profile on disk (a jeprof-compatible {@code heap_v2} dump), as written by {@link
- * NativeMemory#dumpProfile()}. Immutable.
+ * A jemalloc heap profile ({@code heap_v2} dump) on disk, analysed without jeprof: top sites, flame
+ * graph, pprof, collapsed stacks, and the growth since an earlier dump.
+ *
+ * <p>Figures are unbiased for sampling exactly as jeprof does, and frames are named through the
+ * dump's own memory map and the {@code <dump>.symbols/} sidecar when the dump writer left one
+ * (saved copies of deleted libraries, the JVM perf map for JIT-compiled methods).
+ *
+ * <pre>{@code
+ * HeapProfile now = HeapProfile.open(Path.of("/tmp/app.heap"));
+ * System.out.println(now.analyze());                      // top sites
+ * now.writeFlameGraph(Path.of("/tmp/app.svg"));
+ * ProfileReport growth = now.diff(HeapProfile.open(Path.of("/tmp/app-before.heap")));
+ * }</pre>
  */
 public final class HeapProfile {
+  /** Sites listed by {@link #analyze()}. */
+  public static final int DEFAULT_TOP = 20;
+
   private final Path path;
   private final Instant time;
   private final long sampleIntervalBytes;
   private final long sampledBytes;
+  private final long sampledObjects;
+  private final long stackCount;
 
-  private HeapProfile(Path path, Instant time, long sampleIntervalBytes, long sampledBytes) {
+  private HeapProfile(Path path, Instant time, Map<String, Object> summary) {
     this.path = path;
     this.time = time;
-    this.sampleIntervalBytes = sampleIntervalBytes;
-    this.sampledBytes = sampledBytes;
+    this.sampleIntervalBytes = Json.number(summary, "sample_interval_bytes");
+    this.sampledBytes = Json.number(summary, "sampled_bytes");
+    this.sampledObjects = Json.number(summary, "sampled_objects");
+    this.stackCount = Json.number(summary, "stack_count");
   }
 
   /**
-   * Reads the header of a dump. The time comes from the dump's {@code .symbols/symbols.json}
-   * sidecar when present, else from the file's modification time.
+   * Opens and checks a dump.
    *
-   * @throws IllegalArgumentException if {@code dump} is not a readable file
-   * @throws NativeMemoryException if the file is not a jemalloc {@code heap_v2} dump
+   * @throws NullPointerException if {@code dump} is null
+   * @throws NativeMemoryException if the file cannot be read
+   * @throws IllegalArgumentException if the file is not a jemalloc heap_v2 dump
    */
   public static HeapProfile open(Path dump) {
     Objects.requireNonNull(dump, "dump");
-    if (!Files.isRegularFile(dump)) {
-      throw new IllegalArgumentException(
-          dump + " is not a file; pass the path of a .heap file written by dumpProfile()");
+    Path absolute = dump.toAbsolutePath();
+    if (!Files.isRegularFile(absolute)) {
+      throw new NativeMemoryException(
+          "heap profile "
+              + absolute
+              + " does not exist or is not a file; write one with NativeMemory.dumpProfile() or"
+              + " the 'prof.dump' mallctl");
     }
-    String first;
-    String second;
-    try (BufferedReader in = Files.newBufferedReader(dump, StandardCharsets.ISO_8859_1)) {
-      first = String.valueOf(in.readLine());
-      second = String.valueOf(in.readLine());
-    } catch (IOException e) {
-      throw new IllegalArgumentException("cannot read " + dump + ": " + e.getMessage(), e);
-    }
-    long interval = parseInterval(dump, first);
-    long bytes = parseSampledBytes(dump, second);
-    return new HeapProfile(dump.toAbsolutePath(), timeOf(dump), interval, bytes);
+    Instant time = timeOf(absolute);
+    NativeLibraryLoader.load();
+    Map<String, Object> summary =
+        Json.parseObject(NativeBridge.profileSummaryJson(absolute.toString()));
+    return new HeapProfile(absolute, time, summary);
   }
 
-  /** Where the dump is. */
+  /** The dump file. */
   public Path path() {
     return path;
   }
 
-  /** When it was taken. */
+  /** When the dump was written (the file's modification time). */
   public Instant time() {
     return time;
   }
 
-  /** The average bytes between two samples when it was taken ({@code heap_v2/<interval>}). */
+  /** Mean bytes between samples ({@code 2^lg_prof_sample}). */
   public long sampleIntervalBytes() {
     return sampleIntervalBytes;
   }
 
-  /** The bytes of the sampled allocations still live, before unbiasing ({@code t*:} line). */
+  /** In-use bytes as the dump's header totals them (jemalloc's own estimate). */
   public long sampledBytes() {
     return sampledBytes;
+  }
+
+  /** In-use objects as the dump's header totals them. */
+  public long sampledObjects() {
+    return sampledObjects;
+  }
+
+  /** Distinct allocation stacks in the dump. */
+  public long stackCount() {
+    return stackCount;
+  }
+
+  /** The {@value #DEFAULT_TOP} top sites, flat and cumulative. */
+  public ProfileReport analyze() {
+    return analyze(DEFAULT_TOP);
+  }
+
+  /** The {@code top} top sites, flat and cumulative. */
+  public ProfileReport analyze(int top) {
+    return report(null, top);
+  }
+
+  /** Growth by site since {@code base} (an earlier dump), like {@code jeprof --base}. */
+  public ProfileReport diff(HeapProfile base) {
+    return diff(base, DEFAULT_TOP);
+  }
+
+  /** Growth by site since {@code base}, {@code top} sites each way. */
+  public ProfileReport diff(HeapProfile base, int top) {
+    Objects.requireNonNull(base, "base");
+    return report(base, top);
+  }
+
+  /** Writes a flame graph SVG of the in-use bytes to a new file. */
+  public void writeFlameGraph(Path out) {
+    write("svg", null, out);
+  }
+
+  /** Writes a differential flame graph (red grew, blue shrank since {@code base}). */
+  public void writeFlameGraph(HeapProfile base, Path out) {
+    write("svg", Objects.requireNonNull(base, "base"), out);
+  }
+
+  /** Writes a gzipped pprof profile ({@code go tool pprof}, Pyroscope) to a new file. */
+  public void writePprof(Path out) {
+    write("pprof", null, out);
+  }
+
+  /** Writes collapsed stacks ({@code root;...;leaf bytes}) to a new file. */
+  public void writeCollapsed(Path out) {
+    write("collapsed", null, out);
+  }
+
+  /** The top sites as text in jeprof's columns. */
+  public String toText(int top) {
+    return NativeBridge.profileRender(path.toString(), null, "text", checkTop(top));
+  }
+
+  private ProfileReport report(HeapProfile base, int top) {
+    String json =
+        NativeBridge.profileReportJson(
+            path.toString(), base == null ? null : base.path.toString(), checkTop(top));
+    return new ProfileReport(Json.parseObject(json), base != null);
+  }
+
+  private void write(String format, HeapProfile base, Path out) {
+    Objects.requireNonNull(out, "out");
+    NativeBridge.profileWrite(
+        path.toString(),
+        base == null ? null : base.path.toString(),
+        format,
+        DEFAULT_TOP,
+        out.toAbsolutePath().toString());
+  }
+
+  private static int checkTop(int top) {
+    if (top <= 0) {
+      throw new IllegalArgumentException("top must be positive, got " + top);
+    }
+    return top;
+  }
+
+  public String toJson() {
+    Map<String, Object> json = new java.util.LinkedHashMap<>();
+    json.put("path", path.toString());
+    json.put("time", time.toString());
+    json.put("sample_interval_bytes", sampleIntervalBytes);
+    json.put("sampled_bytes", sampledBytes);
+    json.put("sampled_objects", sampledObjects);
+    json.put("stack_count", stackCount);
+    return Json.write(json);
   }
 
   @Override
   public String toString() {
     return "heap profile "
         + path
-        + " ("
+        + " at "
         + time
-        + ", sample interval "
-        + sampleIntervalBytes
-        + " bytes, "
-        + sampledBytes
-        + " sampled bytes)";
+        + ": "
+        + ByteFormat.human(sampledBytes)
+        + " in use in "
+        + stackCount
+        + " stacks, sampled every "
+        + ByteFormat.human(sampleIntervalBytes);
   }
 
-  private static long parseInterval(Path dump, String line) {
-    String prefix = "heap_v2/";
-    if (!line.startsWith(prefix)) {
-      throw notAProfile(dump, "first line is '" + line + "', expected 'heap_v2/<interval>'");
-    }
-    try {
-      return Long.parseLong(line.substring(prefix.length()).trim());
-    } catch (NumberFormatException e) {
-      throw notAProfile(dump, "first line is '" + line + "'");
-    }
-  }
-
-  /** {@code t*: <objects>: <bytes> [<objects>: <bytes>]}. */
-  private static long parseSampledBytes(Path dump, String line) {
-    String trimmed = line.trim();
-    String[] parts = trimmed.split(":");
-    if (!trimmed.startsWith("t*:") || parts.length < 3) {
-      throw notAProfile(dump, "second line is '" + line + "', expected 't*: <objects>: <bytes>'");
-    }
-    try {
-      return Long.parseLong(parts[2].trim().split("\\s+")[0]);
-    } catch (NumberFormatException e) {
-      throw notAProfile(dump, "second line is '" + line + "'");
-    }
-  }
-
-  private static NativeMemoryException notAProfile(Path dump, String why) {
-    return new NativeMemoryException(dump + " is not a jemalloc heap_v2 profile: " + why);
-  }
-
+  /** When the dump was taken: from its {@code .symbols/symbols.json} sidecar, else the mtime. */
   private static Instant timeOf(Path dump) {
     Path symbols = dump.resolveSibling(dump.getFileName() + ".symbols").resolve("symbols.json");
     try {
       if (Files.isRegularFile(symbols)) {
         Map<String, Object> json =
-            Json.parseObject(new String(Files.readAllBytes(symbols), StandardCharsets.UTF_8));
+            Json.parseObject(
+                new String(Files.readAllBytes(symbols), java.nio.charset.StandardCharsets.UTF_8));
         return Instant.ofEpochMilli(Json.number(json, "time_ms"));
       }
+    } catch (IOException | NativeMemoryException unreadableSidecar) {
+      // The dump's own mtime below is the next best answer.
+    }
+    try {
       return Files.getLastModifiedTime(dump).toInstant();
-    } catch (IOException | NativeMemoryException e) {
-      return Instant.EPOCH;
+    } catch (IOException e) {
+      throw new NativeMemoryException("cannot read heap profile " + dump + ": " + e, e);
     }
   }
 }

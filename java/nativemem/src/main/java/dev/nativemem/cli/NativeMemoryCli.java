@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
       AdviceCommand.class,
       DemoCommand.class,
       EnvCommand.class,
+      ReportCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class NativeMemoryCli implements Runnable {
@@ -33,20 +34,25 @@ public final class NativeMemoryCli implements Runnable {
   /** Runs the CLI and returns its exit code: 0 on success, 2 on a usage error, 1 on failure. */
   public static int run(String... args) {
     CommandLine cli = new CommandLine(new NativeMemoryCli());
-    cli.setParameterExceptionHandler(
-        (e, args1) -> {
-          CommandLine failed = e.getCommandLine();
-          failed.getErr().println(e.getMessage());
-          CommandLine.UnmatchedArgumentException.printSuggestions(e, failed.getErr());
-          failed.usage(failed.getErr());
-          return CommandLine.ExitCode.USAGE;
-        });
-    cli.setExecutionExceptionHandler(
-        (e, commandLine, parseResult) -> {
-          commandLine.getErr().println("nativemem: " + e.getMessage());
-          return 1;
-        });
+    cli.setParameterExceptionHandler(NativeMemoryCli::usageError);
+    cli.setExecutionExceptionHandler(NativeMemoryCli::failure);
     return cli.execute(args);
+  }
+
+  /** Bad arguments: the message, suggestions and usage on stderr; exit code 2. */
+  private static int usageError(CommandLine.ParameterException e, String[] args) {
+    CommandLine failed = e.getCommandLine();
+    failed.getErr().println(e.getMessage());
+    CommandLine.UnmatchedArgumentException.printSuggestions(e, failed.getErr());
+    failed.usage(failed.getErr());
+    return CommandLine.ExitCode.USAGE;
+  }
+
+  /** A command failed: its message on stderr; exit code 1. */
+  private static int failure(
+      Exception e, CommandLine commandLine, CommandLine.ParseResult parseResult) {
+    commandLine.getErr().println("nativemem: " + e.getMessage());
+    return 1;
   }
 
   /** No command: print usage. */

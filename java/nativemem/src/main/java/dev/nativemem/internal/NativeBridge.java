@@ -82,4 +82,19 @@ public final class NativeBridge {
    * {path, symbols_dir, time_ms, sample_interval_bytes, sampled_bytes}}.
    */
   public static native String dumpProfileJson(String target, String saveFrom, String perfMap);
+
+  // Heap profiles (dev.nativemem.HeapProfile). A null base means "no base dump".
+
+  /** Header of a heap_v2 dump as JSON; throws IllegalArgumentException if it is not one. */
+  public static native String profileSummaryJson(String dump);
+
+  /** Top sites (growth since {@code base} when given) as JSON. */
+  public static native String profileReportJson(String dump, String base, int top);
+
+  /** The analysis as text or collapsed stacks. */
+  public static native String profileRender(String dump, String base, String format, int top);
+
+  /** The analysis written to a new file {@code out} (mode 0600; never replaces a file). */
+  public static native void profileWrite(
+      String dump, String base, String format, int top, String out);
 }

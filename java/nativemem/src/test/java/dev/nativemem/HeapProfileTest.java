@@ -1,0 +1,211 @@
+package dev.nativemem;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.nativemem.cli.NativeMemoryCli;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** HeapProfile and the {@code report} command on real jemalloc dumps and on bad input. */
+class HeapProfileTest {
+  @TempDir static Path dir;
+  static String missing;
+
+  @BeforeAll
+  static void makeDumps() throws Exception {
+    missing = HeapDumps.missingTools();
+    if (missing == null) {
+      HeapDumps.make(dir);
+    }
+  }
+
+  private static Path dump(String name) {
+    assumeTrue(missing == null, missing);
+    return dir.resolve(name);
+  }
+
+  @Test
+  void headerFiguresComeFromTheDump() throws IOException {
+    HeapProfile profile = HeapProfile.open(dump("now.heap"));
+    // The header as written by jemalloc, read independently: "heap_v2/512" then "t*: n: b [..]".
+    List<String> lines = Files.readAllLines(profile.path());
+    assertEquals("heap_v2/512", lines.get(0));
+    Matcher totals = Pattern.compile("\\s*t\\*: (\\d+): (\\d+) .*").matcher(lines.get(1));
+    assertTrue(totals.matches(), lines.get(1));
+    assertEquals(512, profile.sampleIntervalBytes());
+    assertEquals(Long.parseLong(totals.group(2)), profile.sampledBytes());
+    assertEquals(Long.parseLong(totals.group(1)), profile.sampledObjects());
+    assertEquals(Files.getLastModifiedTime(profile.path()).toInstant(), profile.time());
+    assertTrue(profile.toString().contains("stacks"), profile.toString());
+  }
+
+  @Test
+  void topSitesNameThePlantedAllocations() throws Exception {
+    ProfileReport report = HeapProfile.open(dump("now.heap")).analyze(10);
+    ProfileReport.Site top = report.topFlat().get(0);
+    assertEquals("planted_big", top.name(), report.toString());
+    assertEquals(256L * 64 * 1024, top.flatBytes());
+    assertEquals(256, top.flatObjects());
+    assertTrue(report.topFlat().size() <= 10);
+    assertTrue(report.warnings().isEmpty(), report.warnings().toString());
+    // The total agrees with jeprof on the same file, to the byte.
+    assumeTrue(
+        HeapDumps.onPath("jeprof"), "jeprof is not installed (apt-get install libjemalloc-dev)");
+    String jeprof =
+        HeapDumps.run(
+            dir,
+            false,
+            "jeprof",
+            "--text",
+            "--show_bytes",
+            dir.resolve("heap_workload").toString(),
+            dir.resolve("now.heap").toString());
+    Matcher total = Pattern.compile("Total: (\\d+) B").matcher(jeprof);
+    assertTrue(total.find(), jeprof);
+    assertEquals(Long.parseLong(total.group(1)), report.totalBytes(), jeprof);
+    assertTrue(report.toJson().contains("\"total_bytes\":" + report.totalBytes()));
+  }
+
+  @Test
+  void diffShowsTheGrowthSinceTheBase() {
+    HeapProfile now = HeapProfile.open(dump("now.heap"));
+    ProfileReport growth = now.diff(HeapProfile.open(dump("base.heap")));
+    assertTrue(growth.isDifference());
+    assertEquals("planted_growth", growth.topFlat().get(0).name(), growth.toString());
+    assertEquals(128L * 32 * 1024, growth.topFlat().get(0).flatBytes());
+    assertEquals(128L * 32 * 1024, growth.totalBytes(), growth.toString());
+  }
+
+  @Test
+  void writesPrivateFilesAndNeverOverwrites() throws IOException {
+    HeapProfile profile = HeapProfile.open(dump("now.heap"));
+    Path svg = dir.resolve("flame.svg");
+    profile.writeFlameGraph(svg);
+    String text = new String(Files.readAllBytes(svg), StandardCharsets.UTF_8);
+    assertTrue(text.startsWith("<?xml") && text.contains("planted_big"));
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(svg)));
+    NativeMemoryException e =
+        assertThrows(NativeMemoryException.class, () -> profile.writeFlameGraph(svg));
+    assertTrue(e.getMessage().contains("already exists"), e.getMessage());
+
+    Path pprof = dir.resolve("profile.pb.gz");
+    profile.writePprof(pprof);
+    byte[] gz = Files.readAllBytes(pprof);
+    assertEquals((byte) 0x1f, gz[0]);
+    assertEquals((byte) 0x8b, gz[1]);
+
+    Path collapsed = dir.resolve("profile.collapsed");
+    profile.writeCollapsed(collapsed);
+    assertTrue(
+        Files.readAllLines(collapsed).stream().anyMatch(l -> l.matches(".*;planted_big \\d+")));
+  }
+
+  @Test
+  void badInputGetsClearExceptions() throws IOException {
+    assertThrows(NullPointerException.class, () -> HeapProfile.open(null));
+    NativeMemoryException missingFile =
+        assertThrows(NativeMemoryException.class, () -> HeapProfile.open(dir.resolve("nope.heap")));
+    assertTrue(missingFile.getMessage().contains("does not exist"), missingFile.getMessage());
+
+    Path text = Files.write(dir.resolve("notes.txt"), "hello\n".getBytes(StandardCharsets.UTF_8));
+    IllegalArgumentException garbage =
+        assertThrows(IllegalArgumentException.class, () -> HeapProfile.open(text));
+    assertTrue(
+        garbage.getMessage().contains("not a jemalloc heap_v2 profile"), garbage.getMessage());
+
+    Path empty = Files.createFile(dir.resolve("empty.heap"));
+    IllegalArgumentException emptyError =
+        assertThrows(IllegalArgumentException.class, () -> HeapProfile.open(empty));
+    assertTrue(emptyError.getMessage().contains("is empty"), emptyError.getMessage());
+
+    Path broken =
+        Files.write(
+            dir.resolve("broken.heap"),
+            "heap_v2/512\n@ 0xnothex\n".getBytes(StandardCharsets.UTF_8));
+    IllegalArgumentException brokenError =
+        assertThrows(IllegalArgumentException.class, () -> HeapProfile.open(broken));
+    assertTrue(brokenError.getMessage().contains("line 2"), brokenError.getMessage());
+  }
+
+  @Test
+  void truncatedDumpIsAnalysedAndMarkedPartial() throws IOException {
+    String whole = new String(Files.readAllBytes(dump("now.heap")), StandardCharsets.UTF_8);
+    Path cut = dir.resolve("cut.heap");
+    Files.write(
+        cut,
+        whole.substring(0, whole.indexOf("MAPPED_LIBRARIES")).getBytes(StandardCharsets.UTF_8));
+    ProfileReport report = HeapProfile.open(cut).analyze();
+    assertFalse(report.warnings().isEmpty());
+    assertTrue(report.toString().contains("MAPPED_LIBRARIES"), report.toString());
+    assertTrue(report.totalBytes() > 16L << 20, report.toString());
+  }
+
+  @Test
+  void reportCommandPrintsTopSitesAndWritesFiles() throws Exception {
+    Path now = dump("now.heap");
+    Cli text = Cli.run("report", now.toString(), "--top", "3");
+    assertEquals(0, text.exit, text.err);
+    assertTrue(text.out.contains("planted_big"), text.out);
+    assertTrue(text.out.contains("16.0 MiB"), text.out);
+
+    Cli growth = Cli.run("report", now.toString(), "--base", dump("base.heap").toString());
+    assertEquals(0, growth.exit, growth.err);
+    assertTrue(growth.out.startsWith("Growth since base"), growth.out);
+
+    Cli needsFile = Cli.run("report", now.toString(), "--format", "svg");
+    assertEquals(1, needsFile.exit);
+    assertTrue(needsFile.err.contains("-o FILE"), needsFile.err);
+
+    Path svg = dir.resolve("cli.svg");
+    Cli written = Cli.run("report", now.toString(), "--format", "svg", "-o", svg.toString());
+    assertEquals(0, written.exit, written.err);
+    assertTrue(Files.size(svg) > 1000);
+
+    Cli garbage = Cli.run("report", dir.resolve("nope.heap").toString());
+    assertEquals(1, garbage.exit);
+    assertTrue(garbage.err.contains("does not exist"), garbage.err);
+  }
+
+  /** The CLI run in this JVM with its output captured. */
+  private static final class Cli {
+    int exit;
+    String out;
+    String err;
+
+    static synchronized Cli run(String... args) {
+      PrintStream oldOut = System.out;
+      PrintStream oldErr = System.err;
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      Cli cli = new Cli();
+      try {
+        System.setOut(new PrintStream(out, true, "UTF-8"));
+        System.setErr(new PrintStream(err, true, "UTF-8"));
+        cli.exit = NativeMemoryCli.run(args);
+      } catch (java.io.UnsupportedEncodingException e) {
+        throw new IllegalStateException(e);
+      } finally {
+        System.setOut(oldOut);
+        System.setErr(oldErr);
+      }
+      cli.out = new String(out.toByteArray(), StandardCharsets.UTF_8);
+      cli.err = new String(err.toByteArray(), StandardCharsets.UTF_8);
+      return cli;
+    }
+  }
+}

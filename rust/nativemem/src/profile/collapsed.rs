@@ -1,0 +1,94 @@
+//! Collapsed ("folded") stacks: `root;caller;leaf <bytes>` per distinct stack, the input of
+//! flame graph tools. A difference is written as `stack <base bytes> <current bytes>`, the
+//! differential form flame graph tools read.
+
+use super::stacks::Stacks;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Bytes per distinct function stack, keyed by its folded form (root first).
+pub fn fold(stacks: &Stacks) -> BTreeMap<String, f64> {
+    let labels = stacks.labels();
+    let mut folded: BTreeMap<String, f64> = BTreeMap::new();
+    let mut key = String::new();
+    let mut frames = Vec::new();
+    for sample in &stacks.samples {
+        frames.clear();
+        frames.extend(stacks.frames(&labels, sample));
+        key.clear();
+        for (i, &label) in frames.iter().rev().enumerate() {
+            if i > 0 {
+                key.push(';');
+            }
+            // ';' separates frames and the last space starts the count: keep names clean.
+            key.extend(
+                labels.names[label]
+                    .chars()
+                    .map(|c| if c == ';' { ':' } else { c }),
+            );
+        }
+        match folded.get_mut(key.as_str()) {
+            Some(bytes) => *bytes += sample.bytes,
+            None => {
+                folded.insert(key.clone(), sample.bytes);
+            }
+        }
+    }
+    folded
+}
+
+/// One line per distinct stack with its bytes (rounded; stacks under half a byte are left out).
+pub fn render(stacks: &Stacks) -> String {
+    let mut out = String::new();
+    for (stack, bytes) in fold(stacks) {
+        let bytes = bytes.round() as i64;
+        if bytes != 0 {
+            let _ = writeln!(out, "{stack} {bytes}");
+        }
+    }
+    out
+}
+
+/// Differential lines `stack <base> <current>` over the union of both profiles' stacks.
+pub fn render_difference(base: &Stacks, current: &Stacks) -> String {
+    let before = fold(base);
+    let after = fold(current);
+    let mut keys: Vec<&String> = before.keys().chain(after.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let mut out = String::new();
+    for key in keys {
+        let b = before.get(key).copied().unwrap_or(0.0).round() as i64;
+        let a = after.get(key).copied().unwrap_or(0.0).round() as i64;
+        if a != 0 || b != 0 {
+            let _ = writeln!(out, "{key} {b} {a}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::stacks::tests::stacks_of;
+
+    #[test]
+    fn folds_root_first_and_merges_equal_stacks() {
+        let stacks = stacks_of(&[
+            (&["leaf", "main"], 100.4),
+            (&["leaf", "main"], 50.0),
+            (&["odd;name", "main"], 7.0),
+        ]);
+        assert_eq!(render(&stacks), "main;leaf 150\nmain;odd:name 7\n");
+    }
+
+    #[test]
+    fn differences_keep_both_columns() {
+        let base = stacks_of(&[(&["a", "main"], 10.0), (&["gone", "main"], 5.0)]);
+        let current = stacks_of(&[(&["a", "main"], 30.0), (&["new", "main"], 8.0)]);
+        assert_eq!(
+            render_difference(&base, &current),
+            "main;a 10 30\nmain;gone 5 0\nmain;new 0 8\n"
+        );
+    }
+}

@@ -1,0 +1,205 @@
+//! Heap profiles: a jemalloc `heap_v2` dump → symbolized stacks → text, collapsed stacks, flame
+//! graph, pprof, and the difference of two dumps.
+//!
+//! The pipeline mirrors jeprof so figures agree with it: parse (streaming), unbias each stack's
+//! counts (Poisson sampling), symbolize through the dump's own memory map and the sidecar the
+//! dump writer saved, strip allocator frames, then render.
+
+pub mod collapsed;
+pub mod demangle;
+pub mod diff;
+pub mod flamegraph;
+pub mod mappings;
+pub mod output;
+pub mod parse;
+pub mod pprof;
+pub mod report;
+pub mod sidecar;
+pub mod stacks;
+pub mod strip;
+pub mod symbolize;
+pub mod unbias;
+
+pub use parse::HeapDump;
+pub use stacks::Stacks;
+
+use std::path::{Path, PathBuf};
+
+/// Errors from reading, analysing or writing heap profiles. Each says what to do next.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    #[error("cannot read heap profile {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} is empty: not a heap profile (write one with the 'prof.dump' mallctl)")]
+    Empty { path: PathBuf },
+    #[error(
+        "{path} is not a jemalloc heap_v2 profile (first line: '{first_line}'); pass a file \
+         written by the 'prof.dump' mallctl or NativeMemory.dumpProfile()"
+    )]
+    NotHeapV2 { path: PathBuf, first_line: String },
+    #[error("{path}, line {line}: {reason}; the dump is damaged, write a new one")]
+    Malformed {
+        path: PathBuf,
+        line: u64,
+        reason: String,
+    },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} already exists; choose another file name or delete it first")]
+    Exists { path: PathBuf },
+    #[error("unknown output format '{0}': use text, collapsed, svg or pprof")]
+    UnknownFormat(String),
+    #[error("cannot draw the flame graph: {0}")]
+    FlameGraph(String),
+}
+
+impl ProfileError {
+    /// The input (a dump, a format name) is wrong, as opposed to the file system failing.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            ProfileError::Empty { .. }
+                | ProfileError::NotHeapV2 { .. }
+                | ProfileError::Malformed { .. }
+                | ProfileError::UnknownFormat(_)
+        )
+    }
+}
+
+/// An output of [`Analysis::render`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Top sites, flat and cumulative, in jeprof's columns.
+    Text,
+    /// `root;...;leaf bytes` lines (`stack base current` for a difference).
+    Collapsed,
+    /// Flame graph SVG.
+    Svg,
+    /// Gzipped pprof protobuf.
+    Pprof,
+}
+
+impl std::str::FromStr for Format {
+    type Err = ProfileError;
+
+    fn from_str(name: &str) -> Result<Format, ProfileError> {
+        match name {
+            "text" => Ok(Format::Text),
+            "collapsed" => Ok(Format::Collapsed),
+            "svg" => Ok(Format::Svg),
+            "pprof" => Ok(Format::Pprof),
+            other => Err(ProfileError::UnknownFormat(other.to_owned())),
+        }
+    }
+}
+
+/// What the dump's header says, before any symbolization.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Summary {
+    pub sample_interval_bytes: u64,
+    /// The dump's own in-use totals (header `t*` line).
+    pub sampled_bytes: u64,
+    pub sampled_objects: u64,
+    pub stack_count: usize,
+    pub mapping_count: usize,
+    pub warnings: Vec<String>,
+}
+
+/// Reads a dump far enough to check it and tell its header.
+pub fn summary(path: &Path) -> Result<Summary, ProfileError> {
+    let dump = parse::read(path)?;
+    Ok(Summary {
+        sample_interval_bytes: dump.sample_interval,
+        sampled_bytes: dump.totals.bytes,
+        sampled_objects: dump.totals.objects,
+        stack_count: dump.stacks.len(),
+        mapping_count: dump.mappings.all().len(),
+        warnings: dump.warnings,
+    })
+}
+
+/// A dump read and symbolized: the unit every output is made from.
+pub fn analyze(path: &Path) -> Result<(HeapDump, Stacks), ProfileError> {
+    let dump = parse::read(path)?;
+    let sidecar = sidecar::Sidecar::beside(path);
+    let mut symbolizer = symbolize::Symbolizer::new(&dump.mappings, sidecar);
+    let stacks = Stacks::from_dump(&dump, &mut symbolizer);
+    Ok((dump, stacks))
+}
+
+/// One dump analysed, or the growth from a base dump to it.
+pub struct Analysis {
+    path: PathBuf,
+    current: Stacks,
+    base: Option<Stacks>,
+    /// `current - base` when there is a base, else `current` again.
+    shown: Stacks,
+}
+
+impl Analysis {
+    pub fn open(path: &Path, base: Option<&Path>) -> Result<Analysis, ProfileError> {
+        let (_, current) = analyze(path)?;
+        let base = base.map(analyze).transpose()?.map(|(_, stacks)| stacks);
+        let shown = match &base {
+            Some(base) => diff::difference(&current, base),
+            None => current.clone(),
+        };
+        Ok(Analysis {
+            path: path.to_owned(),
+            current,
+            base,
+            shown,
+        })
+    }
+
+    /// Top `top` sites (growth by site for a difference).
+    pub fn report(&self, top: usize) -> report::Report {
+        report::report(&self.shown, top)
+    }
+
+    /// The analysis in `format`.
+    pub fn render(&self, format: Format, top: usize) -> Result<Vec<u8>, ProfileError> {
+        let name = self.path.file_name().unwrap_or_default().to_string_lossy();
+        Ok(match format {
+            Format::Text => {
+                let title = match self.base {
+                    Some(_) => format!("Growth since base, {name}"),
+                    None => format!("In use, {name}"),
+                };
+                report::render_text(&self.report(top), &title).into_bytes()
+            }
+            Format::Collapsed => match &self.base {
+                Some(base) => collapsed::render_difference(base, &self.current),
+                None => collapsed::render(&self.current),
+            }
+            .into_bytes(),
+            Format::Svg => {
+                let title = match self.base {
+                    Some(_) => format!("Heap growth: {name} vs base (red grew, blue shrank)"),
+                    None => format!("In-use heap: {name}"),
+                };
+                flamegraph::render(&self.current, self.base.as_ref(), &title)?
+            }
+            Format::Pprof => pprof::render(&self.shown, modified_nanos(&self.path)),
+        })
+    }
+
+    /// Writes the analysis in `format` to a new file `out` (0600; never replaces a file).
+    pub fn write(&self, format: Format, top: usize, out: &Path) -> Result<(), ProfileError> {
+        output::write_new(out, &self.render(format, top)?)
+    }
+}
+
+fn modified_nanos(path: &Path) -> i64 {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i64)
+}

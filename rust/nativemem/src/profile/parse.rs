@@ -1,0 +1,315 @@
+//! Streaming reader for jemalloc `heap_v2` dumps.
+//!
+//! ```text
+//! heap_v2/<sample interval bytes>
+//!   t*: <objects>: <bytes> [<cum objects>: <cum bytes>]     totals, then one line per thread
+//! @ 0x<leaf> 0x<caller> ...                                  one stack ...
+//!   t*: <objects>: <bytes> [0: 0]                            ... its totals, then per thread
+//! MAPPED_LIBRARIES:
+//! <a copy of /proc/<pid>/maps>
+//! ```
+//! Lines are read one at a time with a length cap, so memory grows with the number of stacks
+//! kept, never with a single hostile line.
+
+use super::mappings::{Mapping, MemoryMap};
+use super::ProfileError;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// The longest line accepted: a 128-frame stack is about 2.5 KiB, a maps line at most ~4 KiB.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// Sampled counts from a `t*` line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub objects: u64,
+    pub bytes: u64,
+}
+
+/// One `@` stack and its `t*` counts, as sampled (biased).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawStack {
+    /// Return addresses, leaf first, exactly as written.
+    pub addresses: Vec<u64>,
+    pub counts: Counts,
+}
+
+/// A parsed dump.
+#[derive(Debug, Clone)]
+pub struct HeapDump {
+    pub path: PathBuf,
+    /// Mean bytes between samples (`lg_prof_sample`): the N of `heap_v2/N`.
+    pub sample_interval: u64,
+    /// The dump's own totals (header `t*` line), as sampled.
+    pub totals: Counts,
+    pub stacks: Vec<RawStack>,
+    pub mappings: MemoryMap,
+    /// What was odd but not fatal (a missing maps section, a stack without counts).
+    pub warnings: Vec<String>,
+}
+
+/// Reads and parses the dump at `path`.
+pub fn read(path: &Path) -> Result<HeapDump, ProfileError> {
+    let file = File::open(path).map_err(|source| ProfileError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    parse(path, BufReader::with_capacity(256 * 1024, file))
+}
+
+/// Parses a dump from `input`; `path` only names it in messages.
+pub fn parse(path: &Path, input: impl BufRead) -> Result<HeapDump, ProfileError> {
+    let mut lines = Lines {
+        input,
+        path,
+        number: 0,
+    };
+    let mut buffer = Vec::with_capacity(4096);
+    let first = match lines.next(&mut buffer)? {
+        Some(line) => line.to_owned(),
+        None => {
+            return Err(ProfileError::Empty {
+                path: path.to_owned(),
+            })
+        }
+    };
+    let sample_interval = first
+        .strip_prefix("heap_v2/")
+        .and_then(|n| n.trim().parse::<u64>().ok())
+        .ok_or_else(|| ProfileError::NotHeapV2 {
+            path: path.to_owned(),
+            first_line: first.chars().take(80).collect(),
+        })?;
+
+    let mut dump = HeapDump {
+        path: path.to_owned(),
+        sample_interval,
+        totals: Counts::default(),
+        stacks: Vec::new(),
+        mappings: MemoryMap::default(),
+        warnings: Vec::new(),
+    };
+    let mut seen_totals = false;
+    // The stack whose `t*` line is still expected.
+    let mut open: Option<Vec<u64>> = None;
+    let mut stacks_without_counts = 0u64;
+    let mut maps_found = false;
+    while let Some(line) = lines.next(&mut buffer)? {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if line.starts_with("MAPPED_LIBRARIES:") {
+            maps_found = true;
+            break;
+        }
+        if let Some(addresses) = line.strip_prefix('@') {
+            if open.take().is_some() {
+                stacks_without_counts += 1;
+            }
+            open = Some(parse_addresses(addresses).map_err(|reason| lines.malformed(reason))?);
+        } else if line.starts_with('t') {
+            let (thread, counts) = parse_counts(line).map_err(|reason| lines.malformed(reason))?;
+            if thread != "*" {
+                continue; // per-thread lines repeat what `t*` says in total
+            }
+            match open.take() {
+                Some(addresses) => dump.stacks.push(RawStack { addresses, counts }),
+                None if !seen_totals && dump.stacks.is_empty() => {
+                    dump.totals = counts;
+                    seen_totals = true;
+                }
+                None => return Err(lines.malformed("a second t* line for the same stack".into())),
+            }
+        } else {
+            return Err(lines.malformed(format!(
+                "expected '@ <addresses>', 't*: <objects>: <bytes> [..]' or 'MAPPED_LIBRARIES:', \
+                 found '{}'",
+                line.chars().take(60).collect::<String>()
+            )));
+        }
+    }
+    if open.is_some() {
+        stacks_without_counts += 1;
+    }
+    if stacks_without_counts > 0 {
+        dump.warnings.push(format!(
+            "{stacks_without_counts} stack(s) without a t* line were skipped (truncated dump?)"
+        ));
+    }
+    if !seen_totals {
+        dump.warnings
+            .push("no totals line after the header (truncated dump?)".into());
+    }
+    if maps_found {
+        let mut mappings = Vec::new();
+        while let Some(line) = lines.next(&mut buffer)? {
+            mappings.extend(Mapping::parse(line));
+        }
+        dump.mappings = MemoryMap::new(mappings);
+    } else {
+        dump.warnings.push(
+            "no MAPPED_LIBRARIES section (truncated dump?): addresses cannot be named".into(),
+        );
+    }
+    Ok(dump)
+}
+
+fn parse_addresses(text: &str) -> Result<Vec<u64>, String> {
+    text.split_ascii_whitespace()
+        .map(|word| {
+            let hex = word
+                .strip_prefix("0x")
+                .or_else(|| word.strip_prefix("0X"))
+                .unwrap_or(word);
+            u64::from_str_radix(hex, 16)
+                .map_err(|_| format!("'{}' is not a hex address", truncate(word)))
+        })
+        .collect()
+}
+
+/// Parses `t<id>: <objects>: <bytes> [<objects>: <bytes>]` into the thread id and first pair.
+fn parse_counts(line: &str) -> Result<(&str, Counts), String> {
+    let bad = || {
+        format!(
+            "'{}' is not 't*: <objects>: <bytes> [<objects>: <bytes>]'",
+            truncate(line)
+        )
+    };
+    let (thread, rest) = line[1..].split_once(':').ok_or_else(bad)?;
+    if thread != "*" && thread.parse::<u64>().is_err() {
+        return Err(bad());
+    }
+    let (now, cumulative) = rest.split_once('[').ok_or_else(bad)?;
+    let cumulative = cumulative.trim_end().strip_suffix(']').ok_or_else(bad)?;
+    let pair = |text: &str| -> Result<Counts, String> {
+        let (objects, bytes) = text.split_once(':').ok_or_else(bad)?;
+        let number = |t: &str| t.trim().parse::<u64>().map_err(|_| bad());
+        Ok(Counts {
+            objects: number(objects)?,
+            bytes: number(bytes)?,
+        })
+    };
+    pair(cumulative)?;
+    Ok((thread, pair(now)?))
+}
+
+fn truncate(text: &str) -> String {
+    text.chars().take(60).collect()
+}
+
+/// Lines with a number for messages and a cap on their length.
+struct Lines<'p, R> {
+    input: R,
+    path: &'p Path,
+    number: u64,
+}
+
+impl<R: BufRead> Lines<'_, R> {
+    /// The next line, without its line break, read into `buffer`.
+    fn next<'b>(&mut self, buffer: &'b mut Vec<u8>) -> Result<Option<&'b str>, ProfileError> {
+        buffer.clear();
+        self.number += 1;
+        let read = (&mut self.input)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', buffer)
+            .map_err(|source| ProfileError::Read {
+                path: self.path.to_owned(),
+                source,
+            })?;
+        if read == 0 {
+            return Ok(None);
+        }
+        if buffer.len() > MAX_LINE_BYTES {
+            return Err(self.malformed(format!("line longer than {MAX_LINE_BYTES} bytes")));
+        }
+        match std::str::from_utf8(buffer) {
+            Ok(text) => Ok(Some(text.trim_end_matches(['\n', '\r']))),
+            Err(_) => Err(self.malformed("binary data, not text".into())),
+        }
+    }
+
+    fn malformed(&self, reason: String) -> ProfileError {
+        ProfileError::Malformed {
+            path: self.path.to_owned(),
+            line: self.number,
+            reason,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_text(text: &str) -> Result<HeapDump, ProfileError> {
+        parse(Path::new("test.heap"), text.as_bytes())
+    }
+
+    const SMALL: &str = "heap_v2/524288\n  t*: 3: 3072 [0: 0]\n  t0: 3: 3072 [0: 0]\n\
+        @ 0x10 0x20 0x30\n  t*: 2: 2048 [0: 0]\n  t0: 2: 2048 [0: 0]\n\
+        @ 0x11\n  t*: 1: 1024 [0: 0]\n\nMAPPED_LIBRARIES:\n\
+        00000000-00001000 r-xp 00000000 fe:00 1  /bin/app\n";
+
+    #[test]
+    fn reads_header_stacks_and_maps() {
+        let dump = parse_text(SMALL).unwrap();
+        assert_eq!(dump.sample_interval, 524288);
+        assert_eq!(
+            dump.totals,
+            Counts {
+                objects: 3,
+                bytes: 3072
+            }
+        );
+        assert_eq!(dump.stacks.len(), 2);
+        assert_eq!(dump.stacks[0].addresses, vec![0x10, 0x20, 0x30]);
+        assert_eq!(
+            dump.stacks[1].counts,
+            Counts {
+                objects: 1,
+                bytes: 1024
+            }
+        );
+        assert_eq!(dump.mappings.all().len(), 1);
+        assert!(dump.warnings.is_empty(), "{:?}", dump.warnings);
+    }
+
+    #[test]
+    fn rejects_what_is_not_a_dump() {
+        assert!(matches!(parse_text(""), Err(ProfileError::Empty { .. })));
+        assert!(matches!(
+            parse_text("hello world\n"),
+            Err(ProfileError::NotHeapV2 { .. })
+        ));
+        assert!(matches!(
+            parse_text("heap_v2/x\n"),
+            Err(ProfileError::NotHeapV2 { .. })
+        ));
+        let err = parse_text("heap_v2/1\n@ 0xzz\n").unwrap_err();
+        assert!(err.to_string().contains("line 2"), "{err}");
+        let err = parse_text("heap_v2/1\n  t*: 1: x [0: 0]\n").unwrap_err();
+        assert!(
+            matches!(err, ProfileError::Malformed { line: 2, .. }),
+            "{err}"
+        );
+        let err = parse_text("heap_v2/1\n\u{0}\u{1}\n").unwrap_err();
+        assert!(matches!(err, ProfileError::Malformed { .. }), "{err}");
+    }
+
+    #[test]
+    fn caps_line_length() {
+        let text = format!("heap_v2/1\n@ {}\n", "0x1 ".repeat(MAX_LINE_BYTES));
+        let err = parse_text(&text).unwrap_err();
+        assert!(err.to_string().contains("longer than"), "{err}");
+    }
+
+    #[test]
+    fn marks_truncated_dumps_as_partial() {
+        let cut = &SMALL[..SMALL.find("@ 0x11").unwrap() + 6];
+        let dump = parse_text(cut).unwrap();
+        assert_eq!(dump.stacks.len(), 1);
+        assert_eq!(dump.warnings.len(), 2, "{:?}", dump.warnings);
+    }
+}

@@ -1,0 +1,208 @@
+//! Top sites, flat and cumulative, computed as `jeprof --text` does: a stack's weight goes to its
+//! leaf function (flat) and once to every distinct function on it (cumulative).
+
+use super::stacks::Stacks;
+use serde::Serialize;
+use std::fmt::Write;
+
+/// One function's share of the profile.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Site {
+    pub name: String,
+    /// Bytes allocated by this function itself (it is the leaf), unbiased.
+    pub flat_bytes: i64,
+    pub flat_objects: i64,
+    /// Bytes allocated by this function and everything it called.
+    pub cumulative_bytes: i64,
+    pub cumulative_objects: i64,
+    /// `flat_bytes / total_bytes` and `cumulative_bytes / total_bytes`.
+    pub flat_share: f64,
+    pub cumulative_share: f64,
+}
+
+/// The summary of a profile (or of a difference of two).
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Unbiased in-use bytes (growth for a difference), truncated like jeprof's.
+    pub total_bytes: i64,
+    pub total_objects: i64,
+    pub sample_interval_bytes: u64,
+    pub stack_count: usize,
+    /// Sorted by flat bytes, largest first.
+    pub top_flat: Vec<Site>,
+    /// Sorted by cumulative bytes, largest first.
+    pub top_cumulative: Vec<Site>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Weight {
+    bytes: f64,
+    objects: f64,
+}
+
+/// Computes the top `top` sites both ways.
+pub fn report(stacks: &Stacks, top: usize) -> Report {
+    let labels = stacks.labels();
+    let n = labels.names.len();
+    let mut flat = vec![Weight::default(); n];
+    let mut cumulative = vec![Weight::default(); n];
+    // Last sample each label was counted for: recursion counts once per stack.
+    let mut seen = vec![usize::MAX; n];
+    for (index, sample) in stacks.samples.iter().enumerate() {
+        let mut frames = stacks.frames(&labels, sample).peekable();
+        if let Some(&leaf) = frames.peek() {
+            flat[leaf].bytes += sample.bytes;
+            flat[leaf].objects += sample.objects;
+        }
+        for label in frames {
+            if seen[label] != index {
+                seen[label] = index;
+                cumulative[label].bytes += sample.bytes;
+                cumulative[label].objects += sample.objects;
+            }
+        }
+    }
+    let total_bytes = flat.iter().map(|w| w.bytes).sum::<f64>();
+    let total_objects = flat.iter().map(|w| w.objects).sum::<f64>();
+    let site = |i: usize| Site {
+        name: labels.names[i].clone(),
+        flat_bytes: flat[i].bytes as i64,
+        flat_objects: flat[i].objects as i64,
+        cumulative_bytes: cumulative[i].bytes as i64,
+        cumulative_objects: cumulative[i].objects as i64,
+        flat_share: share(flat[i].bytes, total_bytes),
+        cumulative_share: share(cumulative[i].bytes, total_bytes),
+    };
+    let ranked = |key: &[Weight]| -> Vec<Site> {
+        // Functions seen only in stripped allocator frames have nothing to show.
+        let mut order: Vec<usize> = (0..n)
+            .filter(|&i| flat[i].bytes != 0.0 || cumulative[i].bytes != 0.0)
+            .collect();
+        order.sort_by(|&a, &b| {
+            key[b]
+                .bytes
+                .total_cmp(&key[a].bytes)
+                .then_with(|| labels.names[a].cmp(&labels.names[b]))
+        });
+        order.into_iter().take(top).map(site).collect()
+    };
+    Report {
+        total_bytes: total_bytes as i64,
+        total_objects: total_objects as i64,
+        sample_interval_bytes: stacks.sample_interval,
+        stack_count: stacks.samples.len(),
+        top_flat: ranked(&flat),
+        top_cumulative: ranked(&cumulative),
+        warnings: stacks.warnings.clone(),
+    }
+}
+
+fn share(part: f64, total: f64) -> f64 {
+    if total == 0.0 {
+        0.0
+    } else {
+        part / total
+    }
+}
+
+/// Human size: bytes below 1 KiB, else KiB/MiB/GiB with one decimal (negative for shrinkage).
+pub fn human_bytes(bytes: i64) -> String {
+    let magnitude = bytes.unsigned_abs() as f64;
+    let sign = if bytes < 0 { "-" } else { "" };
+    match magnitude {
+        m if m < 1024.0 => format!("{bytes} B"),
+        m if m < 1024.0 * 1024.0 => format!("{sign}{:.1} KiB", m / 1024.0),
+        m if m < 1024.0 * 1024.0 * 1024.0 => format!("{sign}{:.1} MiB", m / 1048576.0),
+        m => format!("{sign}{:.1} GiB", m / 1073741824.0),
+    }
+}
+
+/// The report as text, in jeprof's column layout (flat, flat%, sum%, cum, cum%, name), once
+/// sorted by flat and once by cumulative bytes.
+pub fn render_text(report: &Report, title: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{title}: {} ({} bytes, {} objects) in {} stacks, sampled every {} on average",
+        human_bytes(report.total_bytes),
+        report.total_bytes,
+        report.total_objects,
+        report.stack_count,
+        human_bytes(report.sample_interval_bytes as i64),
+    );
+    for (heading, sites) in [
+        ("Top sites by own bytes (flat)", &report.top_flat),
+        (
+            "Top sites by bytes including callees (cumulative)",
+            &report.top_cumulative,
+        ),
+    ] {
+        let _ = writeln!(out, "\n{heading}:");
+        let _ = writeln!(
+            out,
+            "{:>12} {:>6} {:>6} {:>12} {:>6}  site",
+            "flat", "flat%", "sum%", "cum", "cum%"
+        );
+        let mut running = 0.0;
+        for site in sites.iter() {
+            running += site.flat_share;
+            let _ = writeln!(
+                out,
+                "{:>12} {:>5.1}% {:>5.1}% {:>12} {:>5.1}%  {}",
+                human_bytes(site.flat_bytes),
+                site.flat_share * 100.0,
+                running * 100.0,
+                human_bytes(site.cumulative_bytes),
+                site.cumulative_share * 100.0,
+                site.name
+            );
+        }
+    }
+    for warning in &report.warnings {
+        let _ = writeln!(out, "warning: {warning}");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::stacks::tests::stacks_of;
+
+    #[test]
+    fn flat_goes_to_the_leaf_and_recursion_counts_once() {
+        let stacks = stacks_of(&[
+            (&["leaf", "rec", "rec", "main"], 100.0),
+            (&["rec", "main"], 50.0),
+            (&["other", "main"], 25.0),
+        ]);
+        let r = report(&stacks, 10);
+        assert_eq!(r.total_bytes, 175);
+        let flat: Vec<_> = r
+            .top_flat
+            .iter()
+            .map(|s| (s.name.as_str(), s.flat_bytes))
+            .collect();
+        assert_eq!(flat[..3], [("leaf", 100), ("rec", 50), ("other", 25)]);
+        let cum: Vec<_> = r
+            .top_cumulative
+            .iter()
+            .map(|s| (s.name.as_str(), s.cumulative_bytes))
+            .collect();
+        assert_eq!(
+            cum,
+            [("main", 175), ("rec", 150), ("leaf", 100), ("other", 25)]
+        );
+        let text = render_text(&r, "In use");
+        assert!(text.contains("175 B"), "{text}");
+    }
+
+    #[test]
+    fn human_sizes_have_one_decimal() {
+        assert_eq!(human_bytes(1000), "1000 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(-3 * 1048576), "-3.0 MiB");
+        assert_eq!(human_bytes(5 << 30), "5.0 GiB");
+    }
+}

@@ -1,0 +1,206 @@
+//! The symbol sidecar a dump writer leaves beside a dump: `<dump name>.symbols/symbols.json`,
+//! with saved copies of deleted or extracted libraries and of the JVM's perf map.
+//!
+//! ```json
+//! {"format":"nativemem-symbols/1","pid":1,"time_ms":1,
+//!  "objects":[{"path":"/abs/lib.so","build_id":"<hex or empty>","deleted":false,"copy":null}],
+//!  "perf_map":"perf-1.map"}
+//! ```
+//! A dump without a sidecar is analysed from the files named in its memory map.
+
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The only sidecar format this reader knows.
+pub const FORMAT: &str = "nativemem-symbols/1";
+
+#[derive(Debug, Deserialize)]
+struct SymbolsFile {
+    format: String,
+    #[serde(default)]
+    objects: Vec<SavedObject>,
+    #[serde(default)]
+    perf_map: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SavedObject {
+    path: String,
+    #[serde(default)]
+    build_id: String,
+    #[serde(default)]
+    copy: Option<String>,
+}
+
+/// What the sidecar says about one mapped object.
+#[derive(Debug, Clone, Default)]
+pub struct ObjectRecord {
+    /// Lower-case hex build id at dump time; empty when unknown.
+    pub build_id: String,
+    /// A saved copy to read instead of the path in the maps.
+    pub copy: Option<PathBuf>,
+}
+
+/// A loaded sidecar (possibly empty).
+#[derive(Debug, Default)]
+pub struct Sidecar {
+    objects: HashMap<String, ObjectRecord>,
+    perf_map: PerfMap,
+    /// Why the sidecar was ignored or partly unusable.
+    pub warnings: Vec<String>,
+}
+
+impl Sidecar {
+    /// Reads `<dump>.symbols/symbols.json`, or returns an empty sidecar if there is none.
+    pub fn beside(dump: &Path) -> Sidecar {
+        let mut name = dump.file_name().unwrap_or_default().to_owned();
+        name.push(".symbols");
+        let dir = dump.with_file_name(name);
+        let json = dir.join("symbols.json");
+        match std::fs::read(&json) {
+            Ok(bytes) => Sidecar::from_json(&dir, &bytes).unwrap_or_else(|reason| Sidecar {
+                warnings: vec![format!("ignored {}: {reason}", json.display())],
+                ..Sidecar::default()
+            }),
+            Err(_) => Sidecar::default(),
+        }
+    }
+
+    fn from_json(dir: &Path, bytes: &[u8]) -> Result<Sidecar, String> {
+        let file: SymbolsFile = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+        if file.format != FORMAT {
+            return Err(format!("format '{}' is not '{FORMAT}'", file.format));
+        }
+        let mut sidecar = Sidecar::default();
+        for object in file.objects {
+            let copy = match object.copy {
+                Some(relative) => Some(inside(dir, &relative)?),
+                None => None,
+            };
+            let record = ObjectRecord {
+                build_id: object.build_id.to_ascii_lowercase(),
+                copy,
+            };
+            sidecar.objects.insert(object.path, record);
+        }
+        if let Some(relative) = file.perf_map {
+            let path = inside(dir, &relative)?;
+            match std::fs::read_to_string(&path) {
+                Ok(text) => sidecar.perf_map = PerfMap::parse(&text),
+                Err(e) => sidecar
+                    .warnings
+                    .push(format!("cannot read perf map {}: {e}", path.display())),
+            }
+        }
+        Ok(sidecar)
+    }
+
+    pub fn object(&self, path: &str) -> Option<&ObjectRecord> {
+        self.objects.get(path)
+    }
+
+    pub fn perf_map(&self) -> &PerfMap {
+        &self.perf_map
+    }
+}
+
+/// Resolves a sidecar-relative path, refusing to leave the sidecar directory.
+fn inside(dir: &Path, relative: &str) -> Result<PathBuf, String> {
+    let relative = Path::new(relative);
+    let escapes = relative.components().any(|c| {
+        !matches!(
+            c,
+            std::path::Component::Normal(_) | std::path::Component::CurDir
+        )
+    });
+    if escapes {
+        return Err(format!(
+            "'{}' leaves the sidecar directory",
+            relative.display()
+        ));
+    }
+    Ok(dir.join(relative))
+}
+
+/// The JVM's `/tmp/perf-<pid>.map`: `<hex start> <hex size> <name>` for each compiled method.
+#[derive(Debug, Default)]
+pub struct PerfMap {
+    /// (start, end, name), sorted by start.
+    entries: Vec<(u64, u64, String)>,
+}
+
+impl PerfMap {
+    pub fn parse(text: &str) -> PerfMap {
+        let mut entries: Vec<(u64, u64, String)> = text
+            .lines()
+            .filter_map(|line| {
+                let mut parts = line.splitn(3, ' ');
+                let start = parse_hex(parts.next()?)?;
+                let size = parse_hex(parts.next()?)?;
+                let name = parts.next()?.trim();
+                (!name.is_empty()).then(|| (start, start.saturating_add(size), name.to_owned()))
+            })
+            .collect();
+        entries.sort_by_key(|e| e.0);
+        PerfMap { entries }
+    }
+
+    /// The method whose code contains `address`; a later entry wins over an overlapping older
+    /// one (code cache space is reused).
+    pub fn find(&self, address: u64) -> Option<&str> {
+        let after = self.entries.partition_point(|e| e.0 <= address);
+        self.entries[..after]
+            .iter()
+            .rev()
+            .take(8)
+            .find(|e| address < e.1)
+            .map(|e| e.2.as_str())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+fn parse_hex(text: &str) -> Option<u64> {
+    u64::from_str_radix(text.trim_start_matches("0x"), 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn perf_map_names_addresses_inside_methods() {
+        let map = PerfMap::parse(
+            "7f0010 20 Interpreter\n7f0100 40 Ljava/util/HashMap;::resize\nbad line\n",
+        );
+        assert_eq!(map.find(0x7f0110), Some("Ljava/util/HashMap;::resize"));
+        assert_eq!(map.find(0x7f0010), Some("Interpreter"));
+        assert_eq!(map.find(0x7f0140), None);
+        assert_eq!(map.find(0x10), None);
+    }
+
+    #[test]
+    fn reads_objects_and_perf_map_and_refuses_escapes() {
+        let dir = std::env::temp_dir().join(format!("nativemem-sidecar-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("perf-1.map"), "1000 10 Lfoo;::bar\n").unwrap();
+        let json = br#"{"format":"nativemem-symbols/1","pid":1,"time_ms":2,
+            "objects":[{"path":"/x/lib.so","build_id":"ABCD","deleted":true,"copy":"objects/lib.so"}],
+            "perf_map":"perf-1.map"}"#;
+        let sidecar = Sidecar::from_json(&dir, json).unwrap();
+        let record = sidecar.object("/x/lib.so").unwrap();
+        assert_eq!(record.build_id, "abcd");
+        assert_eq!(
+            record.copy.as_deref(),
+            Some(dir.join("objects/lib.so").as_path())
+        );
+        assert_eq!(sidecar.perf_map().find(0x1005), Some("Lfoo;::bar"));
+        let escape = br#"{"format":"nativemem-symbols/1","objects":[{"path":"/a","copy":"../../etc/passwd"}]}"#;
+        assert!(Sidecar::from_json(&dir, escape).is_err());
+        assert!(Sidecar::from_json(&dir, br#"{"format":"other/2"}"#).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

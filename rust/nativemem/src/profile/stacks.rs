@@ -1,0 +1,247 @@
+//! Symbolized, unbiased, allocator-free stacks: what every output is rendered from.
+
+use super::demangle::short_name;
+use super::mappings::Mapping;
+use super::parse::HeapDump;
+use super::strip::is_allocator_frame;
+use super::symbolize::Symbolizer;
+use super::unbias::unbias;
+use std::collections::HashMap;
+
+/// A function as pprof sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Function {
+    /// jeprof's short name (no arguments or template parameters): the name sites are shown by.
+    pub name: String,
+    /// Demangled full name.
+    pub full_name: String,
+    pub file: Option<String>,
+}
+
+/// A code address and the functions (inlined ones first) it belongs to.
+#[derive(Debug, Clone)]
+pub struct Location {
+    pub address: u64,
+    /// Index into [`Stacks::mappings`].
+    pub mapping: Option<usize>,
+    /// (function index, line), innermost first.
+    pub lines: Vec<(usize, u32)>,
+}
+
+/// One stack and its unbiased weight.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    /// Location indices, leaf first, allocator frames removed.
+    pub locations: Vec<usize>,
+    pub objects: f64,
+    pub bytes: f64,
+}
+
+/// The analysed content of a dump (or the difference of two).
+#[derive(Debug, Clone, Default)]
+pub struct Stacks {
+    pub functions: Vec<Function>,
+    pub locations: Vec<Location>,
+    pub samples: Vec<Sample>,
+    pub mappings: Vec<Mapping>,
+    pub sample_interval: u64,
+    pub warnings: Vec<String>,
+}
+
+/// jeprof ignores addresses above this (fake entries seen on some systems).
+const HIGHEST_ADDRESS: u64 = 0x7fff_ffff_ffff_ffff;
+
+impl Stacks {
+    /// Symbolizes, unbiases and strips the stacks of `dump`.
+    pub fn from_dump(dump: &HeapDump, symbolizer: &mut Symbolizer) -> Stacks {
+        let mut builder = Builder::default();
+        let mut stacks = Stacks {
+            mappings: dump.mappings.all().to_vec(),
+            sample_interval: dump.sample_interval,
+            ..Stacks::default()
+        };
+        let mut by_address: HashMap<u64, usize> = HashMap::new();
+        for raw in &dump.stacks {
+            let mut locations = Vec::with_capacity(raw.addresses.len());
+            for (i, &address) in raw.addresses.iter().enumerate() {
+                // Return addresses point after the call; step back into it (not the leaf).
+                let address = if i == 0 {
+                    address
+                } else {
+                    address.saturating_sub(1)
+                };
+                if address > HIGHEST_ADDRESS {
+                    continue;
+                }
+                let location = *by_address.entry(address).or_insert_with(|| {
+                    let resolved = symbolizer.resolve(address);
+                    builder.location(&mut stacks, address, resolved)
+                });
+                if builder.allocator[location] {
+                    locations.clear();
+                } else {
+                    locations.push(location);
+                }
+            }
+            let (objects, bytes) =
+                unbias(raw.counts.objects, raw.counts.bytes, dump.sample_interval);
+            // jeprof leaves stacks that were allocator frames only out of every total.
+            if !locations.is_empty() {
+                stacks.samples.push(Sample {
+                    locations,
+                    objects,
+                    bytes,
+                });
+            }
+        }
+        stacks.warnings = dump.warnings.clone();
+        stacks.warnings.append(&mut symbolizer.warnings);
+        stacks
+    }
+
+    /// Display names of each location, innermost first; inlined levels end in " (inline)".
+    pub fn labels(&self) -> Labels {
+        let mut names: Vec<String> = Vec::new();
+        let mut ids: HashMap<String, usize> = HashMap::new();
+        let per_location = self
+            .locations
+            .iter()
+            .map(|location| {
+                let last = location.lines.len().saturating_sub(1);
+                location
+                    .lines
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (function, _))| {
+                        let name = &self.functions[*function].name;
+                        let label = if i < last {
+                            format!("{name} (inline)")
+                        } else {
+                            name.clone()
+                        };
+                        *ids.entry(label.clone()).or_insert_with(|| {
+                            names.push(label);
+                            names.len() - 1
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        Labels {
+            names,
+            per_location,
+        }
+    }
+
+    /// The labels of one sample's stack, leaf first, inlined levels expanded.
+    pub fn frames<'a>(
+        &self,
+        labels: &'a Labels,
+        sample: &'a Sample,
+    ) -> impl Iterator<Item = usize> + 'a {
+        sample
+            .locations
+            .iter()
+            .flat_map(|&l| labels.per_location[l].iter().copied())
+    }
+
+    pub fn total_bytes(&self) -> f64 {
+        self.samples.iter().map(|s| s.bytes).sum()
+    }
+
+    pub fn total_objects(&self) -> f64 {
+        self.samples.iter().map(|s| s.objects).sum()
+    }
+}
+
+/// Interned display names of functions, and which of them each location expands to.
+#[derive(Debug, Clone)]
+pub struct Labels {
+    pub names: Vec<String>,
+    pub per_location: Vec<Vec<usize>>,
+}
+
+#[derive(Default)]
+struct Builder {
+    functions: HashMap<Function, usize>,
+    /// Per location: whether it is an allocator frame.
+    allocator: Vec<bool>,
+}
+
+impl Builder {
+    fn location(
+        &mut self,
+        stacks: &mut Stacks,
+        address: u64,
+        resolved: super::symbolize::Resolved,
+    ) -> usize {
+        let lines: Vec<(usize, u32)> = resolved
+            .lines
+            .into_iter()
+            .map(|line| {
+                let function = Function {
+                    name: short_name(&line.function),
+                    full_name: line.function,
+                    file: line.file,
+                };
+                let index = *self.functions.entry(function.clone()).or_insert_with(|| {
+                    stacks.functions.push(function);
+                    stacks.functions.len() - 1
+                });
+                (index, line.line)
+            })
+            .collect();
+        // jeprof judges a location by its outermost function (the one that holds the code).
+        let outer = lines
+            .last()
+            .map(|(f, _)| stacks.functions[*f].name.as_str());
+        self.allocator
+            .push(resolved.in_allocator || outer.is_some_and(is_allocator_frame));
+        stacks.locations.push(Location {
+            address,
+            mapping: resolved.mapping,
+            lines,
+        });
+        stacks.locations.len() - 1
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Stacks over named functions: each sample is (leaf-first names, bytes).
+    pub(crate) fn stacks_of(samples: &[(&[&str], f64)]) -> Stacks {
+        let mut stacks = Stacks::default();
+        for (names, bytes) in samples {
+            let locations = names
+                .iter()
+                .map(|name| {
+                    let index = match stacks.functions.iter().position(|f| f.name == *name) {
+                        Some(i) => i,
+                        None => {
+                            stacks.functions.push(Function {
+                                name: name.to_string(),
+                                full_name: name.to_string(),
+                                file: None,
+                            });
+                            stacks.locations.push(Location {
+                                address: 0,
+                                mapping: None,
+                                lines: vec![(stacks.functions.len() - 1, 0)],
+                            });
+                            stacks.functions.len() - 1
+                        }
+                    };
+                    index
+                })
+                .collect();
+            stacks.samples.push(Sample {
+                locations,
+                objects: 1.0,
+                bytes: *bytes,
+            });
+        }
+        stacks
+    }
+}

@@ -1,0 +1,387 @@
+//! Addresses → functions, files and lines, through the dump's memory map.
+//!
+//! Each mapped object is opened once (from the sidecar's saved copy when there is one) and
+//! queried with DWARF (inlined frames included) or, lacking it, the nearest symbol of its symbol
+//! table. Addresses in no file are looked up in the JVM perf map (JIT-compiled Java methods).
+//! Whatever cannot be named stays as `module+0xoffset`, never dropped.
+
+use super::demangle::demangle;
+use super::mappings::MemoryMap;
+use super::sidecar::Sidecar;
+use object::{Object, ObjectSegment, ObjectSymbol, SymbolKind, SymbolSection};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// One function level of a location: several when calls were inlined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    /// Demangled full name (with arguments for C++).
+    pub function: String,
+    pub file: Option<String>,
+    pub line: u32,
+}
+
+/// What an address resolved to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// Innermost (inlined callee) first, the function that contains the code last.
+    pub lines: Vec<Line>,
+    /// Index in the dump's memory map.
+    pub mapping: Option<usize>,
+    /// The code is in a shared library that carries jemalloc (it exports `mallctl`): allocator
+    /// machinery, whatever its (often stripped) symbols say.
+    pub in_allocator: bool,
+}
+
+/// Symbolizes addresses of one dump; caches each object file.
+pub struct Symbolizer<'m> {
+    map: &'m MemoryMap,
+    sidecar: Sidecar,
+    objects: HashMap<String, Option<ObjectFile>>,
+    /// Objects that could not be read, once each.
+    pub warnings: Vec<String>,
+}
+
+struct ObjectFile {
+    loader: addr2line::Loader,
+    symbols: SymbolTable,
+    /// PT_LOAD segments: (file offset, file size, virtual address).
+    segments: Vec<(u64, u64, u64)>,
+    is_allocator: bool,
+}
+
+impl<'m> Symbolizer<'m> {
+    pub fn new(map: &'m MemoryMap, sidecar: Sidecar) -> Symbolizer<'m> {
+        let warnings = sidecar.warnings.clone();
+        Symbolizer {
+            map,
+            sidecar,
+            objects: HashMap::new(),
+            warnings,
+        }
+    }
+
+    /// Names the code at `address` (a return address already moved back into the call).
+    pub fn resolve(&mut self, address: u64) -> Resolved {
+        let Some(index) = self.map.find(address) else {
+            return Resolved {
+                lines: vec![self.unmapped(address)],
+                mapping: None,
+                in_allocator: false,
+            };
+        };
+        let mapping = self.map.get(index);
+        let offset = mapping.file_offset_of(address);
+        let module = mapping.module_name().to_owned();
+        let (lines, in_allocator) = match mapping.file().map(str::to_owned) {
+            Some(file) => self.lookup(&file, offset).unwrap_or_default(),
+            None => (Vec::new(), false),
+        };
+        let lines = if lines.is_empty() {
+            match self.sidecar.perf_map().find(address) {
+                Some(method) => vec![java_frame(method)],
+                // Anonymous memory (a JIT code cache) has no module to be relative to.
+                None if mapping.file().is_none() => vec![self.unmapped(address)],
+                None => vec![unknown(&module, offset)],
+            }
+        } else {
+            lines
+        };
+        Resolved {
+            lines,
+            mapping: Some(index),
+            in_allocator,
+        }
+    }
+
+    fn unmapped(&self, address: u64) -> Line {
+        match self.sidecar.perf_map().find(address) {
+            Some(method) => java_frame(method),
+            None => Line {
+                function: format!("0x{address:x}"),
+                file: None,
+                line: 0,
+            },
+        }
+    }
+
+    fn lookup(&mut self, file: &str, offset: u64) -> Option<(Vec<Line>, bool)> {
+        if !self.objects.contains_key(file) {
+            let opened = self.open(file);
+            self.objects.insert(file.to_owned(), opened);
+        }
+        let object = self.objects.get(file)?.as_ref()?;
+        Some((object.lines(offset), object.is_allocator))
+    }
+
+    fn open(&mut self, file: &str) -> Option<ObjectFile> {
+        let record = self.sidecar.object(file).cloned().unwrap_or_default();
+        let path: PathBuf = record.copy.unwrap_or_else(|| PathBuf::from(file));
+        match ObjectFile::open(&path, &record.build_id) {
+            Ok(object) => Some(object),
+            Err(reason) => {
+                self.warnings.push(format!(
+                    "{}: {reason}; its frames are shown as module+offset",
+                    path.display()
+                ));
+                None
+            }
+        }
+    }
+}
+
+impl ObjectFile {
+    fn open(path: &Path, expected_build_id: &str) -> Result<ObjectFile, String> {
+        let data = std::fs::File::open(path).map_err(|e| e.to_string())?;
+        let cache = object::ReadCache::new(data);
+        let file = object::File::parse(&cache).map_err(|e| format!("not an object file ({e})"))?;
+        if !expected_build_id.is_empty() {
+            let actual: String = match file.build_id() {
+                Ok(Some(id)) => id.iter().map(|b| format!("{b:02x}")).collect(),
+                _ => String::new(),
+            };
+            if actual != expected_build_id {
+                return Err(format!(
+                    "build id {actual} differs from {expected_build_id} at dump time (the file \
+                     changed, or the dump comes from another machine)"
+                ));
+            }
+        }
+        let segments = file
+            .segments()
+            .filter_map(|s| {
+                let (offset, size) = s.file_range();
+                (size > 0).then(|| (offset, size, s.address()))
+            })
+            .collect();
+        let exports = |wanted: &[&str]| {
+            file.dynamic_symbols()
+                .any(|s| s.is_definition() && s.name().is_ok_and(|n| wanted.contains(&n)))
+        };
+        // A library with jemalloc's API, not a program that happens to export it.
+        let is_allocator =
+            exports(&["mallctl", "_rjem_mallctl", "je_mallctl"]) && !exports(&["main"]);
+        // Stripped libraries name their static functions only in the separate debug file.
+        let debug = separate_debug_file(&file, path).and_then(|debug_path| {
+            let loader = addr2line::Loader::new(&debug_path).ok()?;
+            let symbols = SymbolTable::read(&debug_path).ok()?;
+            Some((loader, symbols))
+        });
+        let (loader, symbols) = match debug {
+            Some(found) => found,
+            None => (
+                addr2line::Loader::new(path).map_err(|e| e.to_string())?,
+                SymbolTable::from_object(&file),
+            ),
+        };
+        Ok(ObjectFile {
+            loader,
+            symbols,
+            segments,
+            is_allocator,
+        })
+    }
+
+    /// The virtual address (as linked) of a file offset.
+    fn virtual_address(&self, offset: u64) -> u64 {
+        self.segments
+            .iter()
+            .find(|(start, size, _)| offset >= *start && offset - start < *size)
+            .map_or(offset, |(start, _, vaddr)| offset - start + vaddr)
+    }
+
+    fn lines(&self, offset: u64) -> Vec<Line> {
+        let probe = self.virtual_address(offset);
+        let mut lines = Vec::new();
+        if let Ok(mut frames) = self.loader.find_frames(probe) {
+            while let Ok(Some(frame)) = frames.next() {
+                let Some(name) = frame.function.as_ref().and_then(|f| f.raw_name().ok()) else {
+                    continue;
+                };
+                let location = frame.location.as_ref();
+                lines.push(Line {
+                    function: demangle(&name),
+                    file: location.and_then(|l| l.file).map(str::to_owned),
+                    line: location.and_then(|l| l.line).unwrap_or(0),
+                });
+            }
+        }
+        // Line-tables-only debug info names functions without their path (`push` for
+        // `alloc::vec::Vec<T>::push`): the symbol of the containing function says it in full.
+        if let (Some(outer), Some(symbol)) = (lines.last_mut(), self.symbols.find(probe)) {
+            let full = demangle(symbol);
+            if full.len() > outer.function.len() && full.ends_with(&format!("::{}", outer.function))
+            {
+                outer.function = full;
+            }
+        }
+        if lines.is_empty() {
+            if let Some(symbol) = self.symbols.find(probe) {
+                let location = self.loader.find_location(probe).ok().flatten();
+                lines.push(Line {
+                    function: demangle(symbol),
+                    file: location.as_ref().and_then(|l| l.file).map(str::to_owned),
+                    line: location.as_ref().and_then(|l| l.line).unwrap_or(0),
+                });
+            }
+        }
+        lines
+    }
+}
+
+/// Code symbols by address: functions and the untyped labels of assembly code (`_start`,
+/// `_dl_start_user`), as `nm` lists them; an address takes the nearest symbol at or below it.
+struct SymbolTable {
+    entries: Vec<(u64, String)>,
+}
+
+impl SymbolTable {
+    fn read(path: &Path) -> Result<SymbolTable, String> {
+        let data = std::fs::File::open(path).map_err(|e| e.to_string())?;
+        let cache = object::ReadCache::new(data);
+        let file = object::File::parse(&cache).map_err(|e| e.to_string())?;
+        Ok(SymbolTable::from_object(&file))
+    }
+
+    fn from_object<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>) -> SymbolTable {
+        let from = |symbols: &mut dyn Iterator<Item = object::Symbol<'d, '_, R>>| {
+            symbols
+                .filter(|s| {
+                    matches!(s.kind(), SymbolKind::Text | SymbolKind::Unknown)
+                        && matches!(s.section(), SymbolSection::Section(_))
+                })
+                .filter_map(|s| {
+                    let name = s.name().ok()?;
+                    let label = name.is_empty() || name.starts_with('$') || name.starts_with(".L");
+                    // Prefer a function to a label at the same address.
+                    let rank = u8::from(s.kind() != SymbolKind::Text);
+                    (!label).then(|| (s.address(), rank, name.to_owned()))
+                })
+                .collect::<Vec<_>>()
+        };
+        let mut entries = from(&mut file.symbols());
+        if entries.is_empty() {
+            entries = from(&mut file.dynamic_symbols());
+        }
+        entries.sort();
+        entries.dedup_by_key(|e| e.0);
+        SymbolTable {
+            entries: entries.into_iter().map(|(a, _, n)| (a, n)).collect(),
+        }
+    }
+
+    fn find(&self, address: u64) -> Option<&str> {
+        let after = self.entries.partition_point(|e| e.0 <= address);
+        Some(self.entries.get(after.checked_sub(1)?)?.1.as_str())
+    }
+}
+
+/// Where distributions install debug info: by build id, else by `.gnu_debuglink` name.
+const DEBUG_ROOT: &str = "/usr/lib/debug";
+
+/// The separate debug file of a stripped object, as binutils and gdb find it.
+fn separate_debug_file<'d, R: object::ReadRef<'d>>(
+    file: &object::File<'d, R>,
+    path: &Path,
+) -> Option<PathBuf> {
+    if let Ok(Some(id)) = file.build_id() {
+        if id.len() > 1 {
+            let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+            let candidate = Path::new(DEBUG_ROOT)
+                .join(".build-id")
+                .join(&hex[..2])
+                .join(format!("{}.debug", &hex[2..]));
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+        }
+    }
+    let (name, _crc) = file.gnu_debuglink().ok().flatten()?;
+    let name = Path::new(std::str::from_utf8(name).ok()?);
+    let dir = path.parent()?;
+    let relative_dir = dir.strip_prefix("/").unwrap_or(dir);
+    [
+        dir.join(name),
+        dir.join(".debug").join(name),
+        Path::new(DEBUG_ROOT).join(relative_dir).join(name),
+    ]
+    .into_iter()
+    .find(|candidate| candidate.is_file() && candidate != path)
+}
+
+/// A JIT-compiled method from the perf map, shown as a Java method name.
+fn java_frame(method: &str) -> Line {
+    Line {
+        function: java_method_name(method),
+        file: None,
+        line: 0,
+    }
+}
+
+/// `Ljava/util/HashMap;::resize` (older JDKs) → `java.util.HashMap::resize`; names already in
+/// source form are kept as they are.
+pub fn java_method_name(perf_map_name: &str) -> String {
+    let name = perf_map_name.trim();
+    match name.strip_prefix('L').and_then(|n| n.split_once(";::")) {
+        Some((class, method)) => format!("{}::{method}", class.replace('/', ".")),
+        None => name.to_owned(),
+    }
+}
+
+fn unknown(module: &str, offset: u64) -> Line {
+    Line {
+        function: format!("{module}+0x{offset:x}"),
+        file: None,
+        line: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::mappings::Mapping;
+
+    #[test]
+    fn unknown_addresses_keep_module_and_offset() {
+        let map = MemoryMap::new(vec![Mapping::parse(
+            "1000-2000 r-xp 00004000 0:0 1 /nonexistent/libgone.so",
+        )
+        .unwrap()]);
+        let mut symbolizer = Symbolizer::new(&map, Sidecar::default());
+        let resolved = symbolizer.resolve(0x1010);
+        assert_eq!(resolved.lines[0].function, "libgone.so+0x4010");
+        assert_eq!(resolved.mapping, Some(0));
+        assert_eq!(symbolizer.resolve(0x5).lines[0].function, "0x5");
+        assert_eq!(symbolizer.warnings.len(), 1, "{:?}", symbolizer.warnings);
+    }
+
+    #[test]
+    fn java_names_read_like_source() {
+        assert_eq!(
+            java_method_name("Ljava/util/HashMap;::resize"),
+            "java.util.HashMap::resize"
+        );
+        assert_eq!(java_method_name("void Foo.bar(int)"), "void Foo.bar(int)");
+    }
+
+    #[test]
+    fn names_functions_of_this_test_binary() {
+        // This test's own executable is mapped in /proc/self/maps: resolve one of its functions.
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        let map = MemoryMap::new(maps.lines().filter_map(Mapping::parse).collect());
+        let mut symbolizer = Symbolizer::new(&map, Sidecar::default());
+        let address = java_method_name as *const () as u64;
+        let resolved = symbolizer.resolve(address);
+        let names: Vec<_> = resolved.lines.iter().map(|l| l.function.as_str()).collect();
+        assert!(
+            names
+                .iter()
+                .any(|n| n.ends_with("symbolize::java_method_name")),
+            "{names:?}"
+        );
+        assert!(resolved.lines.iter().any(|l| l
+            .file
+            .as_deref()
+            .is_some_and(|f| f.ends_with("symbolize.rs"))));
+    }
+}
