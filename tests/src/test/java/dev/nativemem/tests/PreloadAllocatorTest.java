@@ -193,5 +193,11 @@ class PreloadAllocatorTest {
             .orElseThrow(() -> new AssertionError("no dump in " + dir + ": " + r));
     assertTrue(r.stdout.contains("    " + dump + "\n"), r.stdout);
     assertTrue(HeapDump.jeprofText(dump).contains("inflateInit2_"));
+    // The demo's own analysis (no jeprof) names the same site and draws the flame graph.
+    assertTrue(r.stdout.contains("analysed in this JVM"), r.stdout);
+    assertTrue(r.stdout.matches("(?s).*analysed in this JVM.*inflateInit2_.*"), r.stdout);
+    Path svg = Paths.get(dump + ".svg");
+    assertTrue(r.stdout.contains("live native memory: " + svg + "\n"), r.stdout);
+    assertTrue(new String(Files.readAllBytes(svg), "UTF-8").contains("<svg"), svg.toString());
   }
 }

@@ -141,6 +141,13 @@ public final class ProfilingDemo {
               + Paths.get(System.getProperty("java.home"), "bin", "java")
               + " "
               + profile.path());
+      System.out.println("  or without jeprof, analysed in this JVM (flat, then cumulative):");
+      for (String line : profile.analyze(10).toString().split("\n")) {
+        System.out.println("  " + line);
+      }
+      Path flameGraph = Paths.get(profile.path() + ".svg");
+      profile.writeFlameGraph(flameGraph);
+      System.out.println("  flame graph of the workload's live native memory: " + flameGraph);
     } catch (Exception e) {
       System.out.println("  the workload failed: " + e);
     } finally {
