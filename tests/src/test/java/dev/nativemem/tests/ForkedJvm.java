@@ -62,9 +62,14 @@ final class ForkedJvm {
 
   /** {@code java <jvmArgs> -jar nativemem.jar <args>}. */
   Result cli(String... args) throws IOException, InterruptedException {
+    return jar(JAR, args);
+  }
+
+  /** {@code java <jvmArgs> -jar <jar> <args>}. */
+  Result jar(Path jar, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(jvmArgs);
     command.add("-jar");
-    command.add(JAR.toString());
+    command.add(jar.toString());
     command.addAll(Arrays.asList(args));
     return run(command);
   }

@@ -1,0 +1,40 @@
+package dev.nativemem.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** README command (1): the demo jar runs every section, RocksDB included. */
+class DemoJarTest {
+  private static final Path DEMO_JAR =
+      Paths.get(System.getProperty("nativemem.demo.jar", "missing-nativemem-demo.jar"));
+
+  @Test
+  void demoJarRunsEverySectionWithRocksDb(@TempDir Path dir) throws Exception {
+    assertTrue(Files.isRegularFile(DEMO_JAR), DEMO_JAR + " is missing: run mvn package first");
+    ForkedJvm.Result r =
+        new ForkedJvm().jvmArg("-Dnativemem.profile.dir=" + dir).jar(DEMO_JAR, "demo");
+    assertEquals(0, r.exitCode, r.toString());
+    // Allocator truth and the breakdown.
+    assertTrue(r.stdout.contains("Where the memory is (nativemem breakdown)"), r.stdout);
+    // The three incidents, reproduced with the agent in a child JVM: 3 restarts, 32 MiB caches.
+    assertTrue(
+        r.stdout.contains("=> 3 block caches closed in Java but alive natively: 96.0 MiB"),
+        r.stdout);
+    assertTrue(r.stdout.contains("3 leaked Statistics, created at"), r.stdout);
+    assertTrue(r.stdout.contains("  no leak: HandleScope 'fixed'"), r.stdout);
+    // The heap profile of a RocksDB workload, analysed in-process, with a flame graph.
+    assertTrue(r.stdout.contains("RocksDB: 100000 puts"), r.stdout);
+    Matcher svg = Pattern.compile("live native memory: (\\S+\\.svg)").matcher(r.stdout);
+    assertTrue(svg.find(), r.stdout);
+    assertTrue(Files.size(Paths.get(svg.group(1))) > 1000, svg.group(1));
+    assertTrue(r.stdout.matches("(?s).*analysed in this JVM.*rocksdb::.*"), r.stdout);
+  }
+}
