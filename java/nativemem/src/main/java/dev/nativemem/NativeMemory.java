@@ -143,10 +143,12 @@ public final class NativeMemory {
 
   /**
    * Writes a heap profile to {@code -Dnativemem.profile.dir} (default {@code java.io.tmpdir}) as
-   * {@code nativemem-<pid>-<UTC time>.heap}. See {@link #dumpProfile(Path)}.
+   * {@code nativemem-<pid>-<UTC time>.heap}, keeping the newest {@code -Dnativemem.profile.keep}
+   * (default 16) dumps of that name there; older ones and their sidecars are removed. See {@link
+   * #dumpProfile(Path)}.
    */
   public static HeapProfile dumpProfile() {
-    return dumpProfile(ProfileDump.defaultTarget());
+    return ProfileDump.writeDefault();
   }
 
   /**

@@ -19,8 +19,15 @@ class DemoJarTest {
   @Test
   void demoJarRunsEverySectionWithRocksDb(@TempDir Path dir) throws Exception {
     assertTrue(Files.isRegularFile(DEMO_JAR), DEMO_JAR + " is missing: run mvn package first");
+    // Earlier default-named dumps: dumpProfile() keeps the newest -Dnativemem.profile.keep.
+    for (int i = 0; i < 5; i++) {
+      Files.createFile(dir.resolve("nativemem-1-2020010" + i + "T000000.000Z.heap"));
+    }
+    Files.createFile(dir.resolve("mine.heap"));
     ForkedJvm.Result r =
-        new ForkedJvm().jvmArg("-Dnativemem.profile.dir=" + dir).jar(DEMO_JAR, "demo");
+        new ForkedJvm()
+            .jvmArg("-Dnativemem.profile.dir=" + dir, "-Dnativemem.profile.keep=3")
+            .jar(DEMO_JAR, "demo");
     assertEquals(0, r.exitCode, r.toString());
     // Allocator truth and the breakdown.
     assertTrue(r.stdout.contains("Where the memory is (nativemem breakdown)"), r.stdout);
@@ -36,5 +43,17 @@ class DemoJarTest {
     assertTrue(svg.find(), r.stdout);
     assertTrue(Files.size(Paths.get(svg.group(1))) > 1000, svg.group(1));
     assertTrue(r.stdout.matches("(?s).*analysed in this JVM.*rocksdb::.*"), r.stdout);
+    try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+      java.util.List<String> heaps =
+          files
+              .map(p -> p.getFileName().toString())
+              .filter(n -> n.endsWith(".heap"))
+              .sorted()
+              .collect(java.util.stream.Collectors.toList());
+      assertEquals(4, heaps.size(), heaps.toString()); // mine.heap + the newest 3 default-named
+      assertTrue(heaps.contains("mine.heap"), heaps.toString());
+      assertTrue(heaps.contains("nativemem-1-20200104T000000.000Z.heap"), heaps.toString());
+      assertTrue(heaps.contains("nativemem-1-20200103T000000.000Z.heap"), heaps.toString());
+    }
   }
 }

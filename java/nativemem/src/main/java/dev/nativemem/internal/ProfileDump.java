@@ -1,18 +1,34 @@
 package dev.nativemem.internal;
 
 import dev.nativemem.HeapProfile;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /** Writes heap profiles with their symbols sidecar; one dump at a time in this class loader. */
 public final class ProfileDump {
   /** Where {@code dumpProfile()} writes when no path is given; default {@code java.io.tmpdir}. */
   public static final String DIRECTORY_PROPERTY = "nativemem.profile.dir";
+
+  /** How many default-named dumps {@code dumpProfile()} keeps in that directory; default 16. */
+  public static final String KEEP_PROPERTY = "nativemem.profile.keep";
+
+  private static final int DEFAULT_KEEP = 16;
+  private static final Pattern DEFAULT_NAME =
+      Pattern.compile("nativemem-\\d+-\\d{8}T\\d{6}\\.\\d{3}Z\\.heap");
 
   private static final DateTimeFormatter STAMP =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'", Locale.ROOT);
@@ -30,6 +46,50 @@ public final class ProfileDump {
             + STAMP.format(ZonedDateTime.now(ZoneOffset.UTC))
             + ".heap";
     return Paths.get(dir, name);
+  }
+
+  /**
+   * Dumps to the default target, then removes the oldest default-named dumps (and their {@code
+   * .symbols/} sidecars) beyond {@code -Dnativemem.profile.keep}, so periodic dumps stay bounded.
+   * Files with any other name are never touched.
+   */
+  public static HeapProfile writeDefault() {
+    HeapProfile profile = write(defaultTarget());
+    prune(profile.path().getParent(), Integer.getInteger(KEEP_PROPERTY, DEFAULT_KEEP));
+    return profile;
+  }
+
+  /** Keeps the {@code keep} newest default-named dumps in {@code dir}; best effort. */
+  static void prune(Path dir, int keep) {
+    List<Path> dumps = new ArrayList<>();
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, "nativemem-*.heap")) {
+      for (Path entry : entries) {
+        if (DEFAULT_NAME.matcher(entry.getFileName().toString()).matches()) {
+          dumps.add(entry);
+        }
+      }
+    } catch (IOException e) {
+      return;
+    }
+    // The name's UTC stamp orders dumps of every process the same way the clock did.
+    dumps.sort(
+        Comparator.comparing(
+            (Path p) -> p.getFileName().toString().replaceFirst("^nativemem-\\d+-", "")));
+    for (int i = 0; i < dumps.size() - Math.max(1, keep); i++) {
+      Path dump = dumps.get(i);
+      deleteQuietly(dump.resolveSibling(dump.getFileName() + ".symbols"));
+      deleteQuietly(dump);
+    }
+  }
+
+  private static void deleteQuietly(Path path) {
+    try (Stream<Path> walk = Files.walk(path)) {
+      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException | UncheckedIOException e) {
+      // Pruning must never fail the dump that was just written.
+    }
   }
 
   /** Dumps to {@code target}, which must not exist; returns the profile in place. */
