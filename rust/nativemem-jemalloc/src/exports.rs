@@ -53,7 +53,6 @@ pub unsafe extern "C" fn aligned_alloc(alignment: usize, size: usize) -> *mut c_
 extern "C" {
     fn _rjem_memalign(alignment: usize, size: usize) -> *mut c_void;
     fn _rjem_valloc(size: usize) -> *mut c_void;
-    fn _rjem_pvalloc(size: usize) -> *mut c_void;
 }
 
 #[no_mangle]
@@ -71,7 +70,9 @@ pub unsafe extern "C" fn valloc(size: usize) -> *mut c_void {
 #[no_mangle]
 pub unsafe extern "C" fn pvalloc(size: usize) -> *mut c_void {
     conf::ensure();
-    black_box(_rjem_pvalloc(size))
+    // jemalloc 5.3.0 has no pvalloc: page-aligned, size rounded up to whole pages, as glibc's.
+    let page = 4096usize;
+    black_box(_rjem_memalign(page, size.max(1).div_ceil(page) * page))
 }
 
 #[no_mangle]

@@ -12,14 +12,6 @@ fn read_bool(key: &str) -> bool {
     unsafe { raw::read::<bool>(key.as_bytes_with_nul()) }.unwrap()
 }
 
-fn read_str(key: &str) -> String {
-    let key = CString::new(key).unwrap();
-    let ptr: *const std::ffi::c_char = unsafe { raw::read(key.as_bytes_with_nul()) }.unwrap();
-    unsafe { std::ffi::CStr::from_ptr(ptr) }
-        .to_string_lossy()
-        .into_owned()
-}
-
 /// Runs one test of this binary in a child process with extra environment.
 fn child(test: &str, env: &[(&str, &str)]) -> String {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
@@ -53,7 +45,22 @@ fn report_options() {
     println!("lg_prof_sample={}", read_usize("opt.lg_prof_sample"));
     println!("dirty_decay_ms={}", read_i64("opt.dirty_decay_ms"));
     println!("background_thread={}", read_bool("opt.background_thread"));
-    println!("malloc_conf={}", read_str("opt.malloc_conf.global_var"));
+    println!("malloc_conf={}", configured_string());
+}
+
+extern "C" {
+    /// The string jemalloc read its options from (5.3.0 has no mallctl key for it).
+    #[link_name = "_rjem_malloc_conf"]
+    static CONFIGURED: *const std::ffi::c_char;
+}
+
+fn configured_string() -> String {
+    // SAFETY: set once by conf.rs before jemalloc initialised; points to a NUL-terminated buffer.
+    let ptr = unsafe { CONFIGURED };
+    assert!(!ptr.is_null(), "_rjem_malloc_conf was never set");
+    unsafe { std::ffi::CStr::from_ptr(ptr) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn read_i64(key: &str) -> i64 {
