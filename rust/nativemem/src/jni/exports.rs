@@ -11,6 +11,14 @@ pub(super) fn to_java(env: &mut JNIEnv, text: &str) -> Result<jstring, BridgeErr
     Ok(env.new_string(text)?.into_raw())
 }
 
+/// A snapshot as JSON text for the Java side, which parses it into its immutable classes.
+pub(super) fn json_to_java<T: serde::Serialize>(
+    env: &mut JNIEnv,
+    value: &T,
+) -> Result<jstring, BridgeError> {
+    to_java(env, &serde_json::to_string(value)?)
+}
+
 pub(super) fn from_java(
     env: &mut JNIEnv,
     value: &JString,
@@ -40,8 +48,7 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_allocatorJson<'l
     _class: JClass<'l>,
 ) -> jstring {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        let json = serde_json::to_string(&allocator::describe()?)?;
-        to_java(env, &json)
+        json_to_java(env, &allocator::describe()?)
     })
 }
 
@@ -51,8 +58,7 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_processMemoryJso
     _class: JClass<'l>,
 ) -> jstring {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        let json = serde_json::to_string(&process::memory()?)?;
-        to_java(env, &json)
+        json_to_java(env, &process::memory()?)
     })
 }
 

@@ -1,6 +1,6 @@
 //! Exports for the native-handle registry (`NativeBridge.handles*`).
 
-use super::exports::from_java as text;
+use super::exports::{from_java as text, json_to_java};
 use super::{guard, BridgeError};
 use crate::handles::{registry, End};
 use jni::objects::{JClass, JString};
@@ -147,7 +147,6 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesReportJso
     _class: JClass<'l>,
 ) -> jstring {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        let json = serde_json::to_string(&registry().report())?;
-        Ok(env.new_string(json)?.into_raw())
+        json_to_java(env, &registry().report())
     })
 }

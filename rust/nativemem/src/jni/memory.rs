@@ -1,6 +1,6 @@
 //! Exports for allocator statistics, remedies and the native side of the memory breakdown.
 
-use super::exports::to_java;
+use super::exports::{json_to_java, to_java};
 use super::{guard, BridgeError};
 use crate::allocator::{self, remedies, AllocatorError, RemedyOutcome};
 use crate::native_view::{self, NativeViewError};
@@ -23,10 +23,7 @@ fn json<'l, T: Serialize>(
     env: &mut JNIEnv<'l>,
     read: impl FnOnce() -> Result<T, BridgeError>,
 ) -> jstring {
-    guard(env, std::ptr::null_mut(), |env| {
-        let text = serde_json::to_string(&read()?)?;
-        to_java(env, &text)
-    })
+    guard(env, std::ptr::null_mut(), |env| json_to_java(env, &read()?))
 }
 
 /// A remedy's outcome as JSON; settings out of range become `IllegalArgumentException`.

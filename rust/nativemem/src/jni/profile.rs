@@ -1,6 +1,6 @@
 //! JNI exports for heap profiles: `dev.nativemem.HeapProfile` through `NativeBridge`.
 
-use super::exports::{from_java, to_java};
+use super::exports::{from_java, json_to_java, to_java};
 use super::{guard, BridgeError};
 use crate::profile::{self, Analysis, Format};
 use jni::objects::{JClass, JString};
@@ -41,8 +41,7 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_profileSummaryJs
 ) -> jstring {
     guard(&mut env, std::ptr::null_mut(), |env| {
         let dump = path_arg(env, &dump, "dump")?;
-        let json = serde_json::to_string(&profile::summary(&dump)?)?;
-        to_java(env, &json)
+        json_to_java(env, &profile::summary(&dump)?)
     })
 }
 
@@ -56,8 +55,8 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_profileReportJso
 ) -> jstring {
     guard(&mut env, std::ptr::null_mut(), |env| {
         let top = top_arg(top)?;
-        let json = serde_json::to_string(&open(env, &dump, &base)?.report(top))?;
-        to_java(env, &json)
+        let report = open(env, &dump, &base)?.report(top);
+        json_to_java(env, &report)
     })
 }
 

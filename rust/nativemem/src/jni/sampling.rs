@@ -1,5 +1,6 @@
 //! JNI exports for heap profiling (`NativeBridge.sampling*`, `NativeBridge.dumpProfileJson`).
 
+use super::exports::json_to_java;
 use super::{guard, BridgeError};
 use crate::sampling::{self, DumpRequest};
 use jni::objects::{JClass, JString};
@@ -21,8 +22,7 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_samplingStatusJs
     _class: JClass<'l>,
 ) -> jstring {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        let json = serde_json::to_string(&sampling::status()?)?;
-        Ok(env.new_string(json)?.into_raw())
+        json_to_java(env, &sampling::status()?)
     })
 }
 
@@ -87,7 +87,6 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dumpProfileJson<
                 .unwrap_or_default(),
             perf_map: optional_path(env, &perf_map)?,
         };
-        let json = serde_json::to_string(&sampling::dump(&request)?)?;
-        Ok(env.new_string(json)?.into_raw())
+        json_to_java(env, &sampling::dump(&request)?)
     })
 }
