@@ -12,12 +12,10 @@ import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * Loads {@code libnativemem.so} once per class loader.
@@ -244,19 +242,11 @@ public final class NativeLibraryLoader {
           continue;
         }
         if (!ProcessHandle.of(pid).isPresent()) {
-          deleteRecursively(entry);
+          FileTrees.deleteQuietly(entry);
         }
       }
     } catch (IOException | RuntimeException e) {
       // Cleanup is best effort; a failure must never stop the library from loading.
-    }
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    try (Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-        Files.deleteIfExists(p);
-      }
     }
   }
 }

@@ -54,7 +54,7 @@ public final class PerfMap {
       Files.copy(fixed, temp, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
       return temp;
     } catch (JMException | IOException | RuntimeException e) {
-      deleteQuietly(temp);
+      FileTrees.deleteQuietly(temp);
       return null;
     }
   }
@@ -73,13 +73,5 @@ public final class PerfMap {
       return false;
     }
     return false;
-  }
-
-  static void deleteQuietly(Path file) {
-    try {
-      Files.deleteIfExists(file);
-    } catch (IOException ignored) {
-      // A leftover private temp file is harmless.
-    }
   }
 }

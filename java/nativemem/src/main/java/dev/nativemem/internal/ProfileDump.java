@@ -2,7 +2,6 @@ package dev.nativemem.internal;
 
 import dev.nativemem.HeapProfile;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +15,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /** Writes heap profiles with their symbols sidecar; one dump at a time in this class loader. */
 public final class ProfileDump {
@@ -77,18 +75,8 @@ public final class ProfileDump {
             (Path p) -> p.getFileName().toString().replaceFirst("^nativemem-\\d+-", "")));
     for (int i = 0; i < dumps.size() - Math.max(1, keep); i++) {
       Path dump = dumps.get(i);
-      deleteQuietly(dump.resolveSibling(dump.getFileName() + ".symbols"));
-      deleteQuietly(dump);
-    }
-  }
-
-  private static void deleteQuietly(Path path) {
-    try (Stream<Path> walk = Files.walk(path)) {
-      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException | UncheckedIOException e) {
-      // Pruning must never fail the dump that was just written.
+      FileTrees.deleteQuietly(dump.resolveSibling(dump.getFileName() + ".symbols"));
+      FileTrees.deleteQuietly(dump);
     }
   }
 
@@ -117,7 +105,7 @@ public final class ProfileDump {
         return HeapProfile.open(Paths.get(Json.string(dumped, "path")));
       } finally {
         if (perfMap != null) {
-          PerfMap.deleteQuietly(perfMap);
+          FileTrees.deleteQuietly(perfMap);
         }
       }
     }

@@ -5,7 +5,6 @@ import dev.nativemem.HandleScope;
 import dev.nativemem.KnownLeak;
 import dev.nativemem.NativeHandles;
 import dev.nativemem.internal.ByteFormat;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
@@ -13,11 +12,9 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
-import java.util.stream.Stream;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -96,7 +93,7 @@ public final class IncidentJob {
       System.out.println("  demo failed: " + e);
     } finally {
       if (dir != null) {
-        deleteQuietly(dir);
+        dev.nativemem.internal.FileTrees.deleteQuietly(dir);
       }
     }
   }
@@ -161,13 +158,5 @@ public final class IncidentJob {
 
   private static String indent(String text) {
     return "  " + text.trim().replace("\n", "\n  ");
-  }
-
-  private static void deleteQuietly(Path dir) {
-    try (Stream<Path> walk = Files.walk(dir)) {
-      walk.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-    } catch (IOException e) {
-      // a temporary directory; the OS cleans it eventually
-    }
   }
 }
