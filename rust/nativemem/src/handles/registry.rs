@@ -121,6 +121,8 @@ struct Books {
     kept: IdMap<Record>,
     kept_dropped: u64,
     leaks_by_site: HashMap<(u32, u32), u64>,
+    /// Open handles counted without a record, per (kind, site): see [`HandleRegistry::counted`].
+    open_unrecorded: HashMap<(u32, u32), u64>,
 }
 
 /// Thread-safe registry; every method is short and never calls back into Java.
@@ -152,6 +154,7 @@ impl HandleRegistry {
                 kept: IdMap::default(),
                 kept_dropped: 0,
                 leaks_by_site: HashMap::new(),
+                open_unrecorded: HashMap::new(),
             }),
         }
     }
@@ -232,6 +235,32 @@ impl HandleRegistry {
             }
         }
         true
+    }
+
+    /// Adds handles counted without a record of their own (zlib streams at level `counts`, the
+    /// unsampled ones at `sampled`): `created` new ones, of which `closed` and `leaked` already
+    /// ended, all attributed to `site`. Callers send each end only after its creation, so the
+    /// open count never goes below zero; if it would, it stops at zero.
+    pub fn counted(&self, kind: u32, site: u32, created: u64, closed: u64, leaked: u64) {
+        let mut books = self.books();
+        let counters = books.counter(kind);
+        counters.created += created;
+        counters.closed += closed;
+        counters.leaked += leaked;
+        let open = books.open_unrecorded.entry((kind, site)).or_insert(0);
+        *open = (*open + created).saturating_sub(closed + leaked);
+        if leaked > 0 {
+            *books.leaks_by_site.entry((kind, site)).or_insert(0) += leaked;
+        }
+    }
+
+    /// An open handle changed hands (a pooled zlib stream handed out again): it is now
+    /// attributed to `site` and `thread`.
+    pub fn reassign(&self, id: u64, site: u32, thread: u32) {
+        if let Some(record) = self.books().open.get_mut(&id) {
+            record.site = site;
+            record.thread = thread;
+        }
     }
 
     /// Marks an open handle as a cache of `bytes` capacity.
@@ -344,6 +373,10 @@ impl Books {
         for record in self.open.values() {
             *open_by.entry((record.kind, record.site)).or_insert(0) += 1;
             *open_per_kind.entry(record.kind).or_insert(0) += 1;
+        }
+        for (&(kind, site), &open) in self.open_unrecorded.iter().filter(|(_, &n)| n > 0) {
+            *open_by.entry((kind, site)).or_insert(0) += open;
+            *open_per_kind.entry(kind).or_insert(0) += open;
         }
         let kinds = self
             .counters
@@ -502,6 +535,49 @@ mod tests {
         r.ended(opts, End::Closed);
         assert!(r.report().zombie_caches.is_empty());
         assert!(r.books().kept.is_empty());
+    }
+
+    #[test]
+    fn counted_handles_join_recorded_ones() {
+        let r = HandleRegistry::new();
+        let kind = r.intern_kind("Inflater");
+        let unrecorded = r.intern_site("(creation stack not recorded: level=counts)");
+        let recorded = new_handle(&r, "Inflater", "at A.line(A.java:1)");
+        r.counted(kind, unrecorded, 10, 6, 1);
+        r.counted(kind, unrecorded, 0, 1, 1);
+        let report = r.report();
+        let inflater = &report.kinds[0];
+        assert_eq!(
+            (
+                inflater.created,
+                inflater.closed,
+                inflater.leaked,
+                inflater.open
+            ),
+            (11, 7, 2, 2),
+            "one recorded open handle plus 10 - 7 - 2 counted ones"
+        );
+        let site = report
+            .sites
+            .iter()
+            .find(|s| s.site_id == unrecorded)
+            .unwrap();
+        assert_eq!((site.open, site.leaked), (1, 2));
+        assert!(r.ended(recorded, End::Closed));
+        r.counted(kind, unrecorded, 0, 5, 0);
+        let pooled = new_handle(&r, "Inflater", "at A.first(A.java:1)");
+        r.reassign(pooled, r.intern_site("at B.second(B.java:2)"), 0);
+        r.ended(pooled, End::Leaked);
+        assert!(r
+            .report()
+            .sites
+            .iter()
+            .any(|s| s.leaked == 1 && s.stack == "at B.second(B.java:2)"));
+        let report = r.report();
+        assert_eq!(
+            report.kinds[0].open, 0,
+            "an open count never goes below zero"
+        );
     }
 
     #[test]

@@ -103,6 +103,46 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesEnded<'l>
 }
 
 #[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesCounted<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    kind: jint,
+    site: jint,
+    created: jlong,
+    closed: jlong,
+    leaked: jlong,
+) {
+    guard(&mut env, (), |_| {
+        registry().counted(
+            small_id(kind, "kind")?,
+            small_id(site, "site")?,
+            id(created, "created")?,
+            id(closed, "closed")?,
+            id(leaked, "leaked")?,
+        );
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesReassign<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    site: jint,
+    thread: jint,
+) {
+    guard(&mut env, (), |_| {
+        registry().reassign(
+            id(handle, "handle")?,
+            small_id(site, "site")?,
+            small_id(thread, "thread")?,
+        );
+        Ok(())
+    })
+}
+
+#[no_mangle]
 pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesSetCapacity<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,

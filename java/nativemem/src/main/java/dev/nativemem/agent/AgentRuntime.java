@@ -17,7 +17,8 @@ public final class AgentRuntime {
 
   private AgentRuntime() {}
 
-  public static void start(String args, Instrumentation instrumentation) {
+  /** {@code lateAttach}: attached to a running JVM, whose handles may predate the agent. */
+  public static void start(String args, Instrumentation instrumentation, boolean lateAttach) {
     TrackingOptions options;
     try {
       options = TrackingOptions.parse(args, System.getProperties());
@@ -43,7 +44,7 @@ public final class AgentRuntime {
       return;
     }
     try {
-      HandleTracker.get().activate(options);
+      HandleTracker.get().activate(options, lateAttach);
       HandleHooks.preload();
     } catch (Throwable e) {
       System.err.println(

@@ -26,6 +26,8 @@ public final class HandleHooks {
     End.values();
     KIND.get(HandleHooks.class);
     new AtomicBoolean().get();
+    TRACKER.zipCreated(null, 0, -1);
+    TRACKER.zipFreed(0, -1);
   }
 
   private static final ClassValue<String> KIND =
@@ -342,33 +344,44 @@ public final class HandleHooks {
 
   // --- java.util.zip.Inflater and Deflater
 
-  /** In the constructor, once the zlib stream exists. */
-  public static void zipCreated(Object owner, long address, String kind) {
-    if (!TRACKER.enter()) {
-      return;
-    }
+  // The tracker guards its own slow path against re-entry; the common path only counts.
+
+  /**
+   * In the constructor, once the zlib stream exists. {@code kind}: 0 {@code Inflater}, 1 {@code
+   * Deflater}.
+   */
+  public static void zipCreated(Object owner, long address, int kind) {
     try {
-      if (TRACKER.tracks(kind, TrackingOptions.ZIP_GROUP)) {
-        TRACKER.created(owner, kind, address, null);
-      }
+      TRACKER.zipCreated(owner, address, kind);
     } catch (Throwable e) {
       failed(e);
-    } finally {
-      TRACKER.exit();
     }
   }
 
-  /** Start of {@code end()}. */
-  public static void zipEnding(Object owner) {
-    if (!TRACKER.enter()) {
-      return;
-    }
+  /** Start of {@code ZipFile.CleanableResource.releaseInflater}: back into the zip file's cache. */
+  public static void zipReleased(Object inflater) {
     try {
-      TRACKER.ended(owner, null, End.CLOSED);
+      TRACKER.zipPooled(inflater, true);
     } catch (Throwable e) {
       failed(e);
-    } finally {
-      TRACKER.exit();
+    }
+  }
+
+  /** End of {@code ZipFile.CleanableResource.getInflater}: taken from the cache or new. */
+  public static void zipTaken(Object inflater) {
+    try {
+      TRACKER.zipPooled(inflater, false);
+    } catch (Throwable e) {
+      failed(e);
+    }
+  }
+
+  /** Start of {@code InflaterZStreamRef.run()}/{@code DeflaterZStreamRef.run()}. */
+  public static void zipFreed(long address, int kind) {
+    try {
+      TRACKER.zipFreed(address, kind);
+    } catch (Throwable e) {
+      failed(e);
     }
   }
 }

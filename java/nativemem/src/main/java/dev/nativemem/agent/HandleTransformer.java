@@ -23,6 +23,9 @@ final class HandleTransformer implements ClassFileTransformer {
   private static final String MUTABLE = ROCKS + "RocksMutableObject";
   private static final String INFLATER = "java/util/zip/Inflater";
   private static final String DEFLATER = "java/util/zip/Deflater";
+  private static final String INFLATER_REF = INFLATER + "$InflaterZStreamRef";
+  private static final String DEFLATER_REF = DEFLATER + "$DeflaterZStreamRef";
+  private static final String ZIP_POOL = "java/util/zip/ZipFile$CleanableResource";
 
   private final boolean rocks;
   private final boolean zip;
@@ -36,8 +39,13 @@ final class HandleTransformer implements ClassFileTransformer {
     if (className == null) {
       return false;
     }
-    if (className.equals(INFLATER) || className.equals(DEFLATER)) {
-      return zip;
+    if (className.startsWith("java/util/zip/")) {
+      return zip
+          && (className.equals(INFLATER)
+              || className.equals(DEFLATER)
+              || className.equals(INFLATER_REF)
+              || className.equals(DEFLATER_REF)
+              || className.equals(ZIP_POOL));
     }
     switch (className) {
       case IMMUTABLE:
@@ -213,7 +221,23 @@ final class HandleTransformer implements ClassFileTransformer {
           return rocksDbMethod(next, access, name, desc);
         case INFLATER:
         case DEFLATER:
-          return zipMethod(next, name, desc);
+          return zipMethod(next, name);
+        case ZIP_POOL:
+          return zipPoolMethod(next, name, desc);
+        case INFLATER_REF:
+        case DEFLATER_REF:
+          if (name.equals("run") && desc.equals("()V")) {
+            // Inside the monitor of this synchronized method: address is 0 once freed.
+            return atEntry(
+                next,
+                mv -> {
+                  mv.visitVarInsn(Opcodes.ALOAD, 0);
+                  mv.visitFieldInsn(Opcodes.GETFIELD, owner, "address", "J");
+                  mv.visitInsn(owner.equals(INFLATER_REF) ? Opcodes.ICONST_0 : Opcodes.ICONST_1);
+                  hook(mv, "zipFreed", "(JI)V");
+                });
+          }
+          return next;
         default:
           return next;
       }
@@ -257,9 +281,33 @@ final class HandleTransformer implements ClassFileTransformer {
       return next;
     }
 
-    private MethodVisitor zipMethod(MethodVisitor next, String name, String desc) {
-      String kind = owner.substring(owner.lastIndexOf('/') + 1);
-      String ref = owner + "$" + kind + "ZStreamRef";
+    private MethodVisitor zipPoolMethod(MethodVisitor next, String name, String desc) {
+      String inflater = "L" + INFLATER + ";";
+      if (name.equals("releaseInflater") && desc.equals("(" + inflater + ")V")) {
+        return atEntry(
+            next,
+            mv -> {
+              mv.visitVarInsn(Opcodes.ALOAD, 1);
+              hook(mv, "zipReleased", "(Ljava/lang/Object;)V");
+            });
+      }
+      if (name.equals("getInflater") && desc.equals("()" + inflater)) {
+        return beforeReturn(
+            next,
+            mv -> {
+              mv.visitInsn(Opcodes.DUP);
+              hook(mv, "zipTaken", "(Ljava/lang/Object;)V");
+            });
+      }
+      return next;
+    }
+
+    /**
+     * Constructors: the stream's address once {@code zsRef} is set; code 0 inflater, 1 deflater.
+     */
+    private MethodVisitor zipMethod(MethodVisitor next, String name) {
+      String ref = owner.equals(INFLATER) ? INFLATER_REF : DEFLATER_REF;
+      int kind = owner.equals(INFLATER) ? Opcodes.ICONST_0 : Opcodes.ICONST_1;
       if (name.equals("<init>")) {
         return new MethodVisitor(Opcodes.ASM9, next) {
           @Override
@@ -270,19 +318,11 @@ final class HandleTransformer implements ClassFileTransformer {
               mv.visitVarInsn(Opcodes.ALOAD, 0);
               mv.visitFieldInsn(Opcodes.GETFIELD, owner, "zsRef", "L" + ref + ";");
               mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, ref, "address", "()J", false);
-              mv.visitLdcInsn(kind);
-              hook(mv, "zipCreated", "(Ljava/lang/Object;JLjava/lang/String;)V");
+              mv.visitInsn(kind);
+              hook(mv, "zipCreated", "(Ljava/lang/Object;JI)V");
             }
           }
         };
-      }
-      if (name.equals("end") && desc.equals("()V")) {
-        return atEntry(
-            next,
-            mv -> {
-              mv.visitVarInsn(Opcodes.ALOAD, 0);
-              hook(mv, "zipEnding", "(Ljava/lang/Object;)V");
-            });
       }
       return next;
     }

@@ -17,14 +17,14 @@ public final class NativeMemAgent {
   private NativeMemAgent() {}
 
   public static void premain(String args, Instrumentation instrumentation) {
-    start(args, instrumentation);
+    start(args, instrumentation, false);
   }
 
   public static void agentmain(String args, Instrumentation instrumentation) {
-    start(args, instrumentation);
+    start(args, instrumentation, true);
   }
 
-  private static void start(String args, Instrumentation instrumentation) {
+  private static void start(String args, Instrumentation instrumentation, boolean lateAttach) {
     try {
       if (!onBootClassPath()) {
         File jar =
@@ -33,8 +33,8 @@ public final class NativeMemAgent {
         instrumentation.appendToBootstrapClassLoaderSearch(new JarFile(jar));
       }
       Class.forName(RUNTIME, true, null)
-          .getMethod("start", String.class, Instrumentation.class)
-          .invoke(null, args, instrumentation);
+          .getMethod("start", String.class, Instrumentation.class, boolean.class)
+          .invoke(null, args, instrumentation, lateAttach);
     } catch (Throwable e) {
       System.err.println(
           "nativemem agent: cannot start (" + e + "); the application runs without it");

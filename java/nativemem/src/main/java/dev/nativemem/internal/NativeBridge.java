@@ -56,6 +56,13 @@ public final class NativeBridge {
   /** {@code how}: 0 closed, 1 transferred, 2 leaked; false if the handle was not open. */
   public static native boolean handlesEnded(long handle, int how);
 
+  /** Handles counted without a record: {@code created}, of which {@code closed}, {@code leaked}. */
+  public static native void handlesCounted(
+      int kind, int site, long created, long closed, long leaked);
+
+  /** A pooled stream handed out again: its site and thread become the new reader's. */
+  public static native void handlesReassign(long handle, int site, int thread);
+
   public static native void handlesSetCapacity(long handle, long bytes);
 
   public static native void handlesRetain(long holder, long cache);

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The agent in child JVMs: options, behaviour, concurrency, report file, RocksDB variants. */
 class AgentJvmTest {
@@ -74,6 +75,7 @@ class AgentJvmTest {
     // Made before the attach: not counted. Made after: 3 leaked options and 1 leaked Inflater.
     assertEquals("3 3", result.value("options"), result.toString());
     assertEquals("1", result.value("inflaters_leaked"), result.toString());
+    assertEquals("0", result.value("inflaters_closed"), result.toString());
     assertTrue(
         result
             .value("failure")
@@ -102,6 +104,26 @@ class AgentJvmTest {
         result.value("scope"));
     assertEquals("none", result.value("failure"));
     assertEquals(total + " " + total + " 0 0 0", result.value("kind"));
+  }
+
+  /** Streams only counted (no record) still give exact figures, at each level that counts. */
+  @ParameterizedTest
+  @ValueSource(strings = {"counts", "sampled"})
+  void countedZipStreamsGiveExactFigures(String level) throws Exception {
+    int threads = 4;
+    int cycles = 50_000;
+    Result result =
+        new ScenarioJvm().agent("level=" + level).run("zip-counts", "" + threads, "" + cycles);
+    assertEquals(0, result.exitCode(), result.toString());
+    long ended = (long) threads * cycles;
+    assertEquals(
+        (ended + HandleScenarios.ZIP_OPEN) + " " + ended + " " + HandleScenarios.ZIP_OPEN + " 0",
+        result.value("Inflater"),
+        result.toString());
+    assertEquals(
+        (ended + HandleScenarios.ZIP_LEAKED) + " " + ended + " 0 " + HandleScenarios.ZIP_LEAKED,
+        result.value("Deflater"),
+        result.toString());
   }
 
   @Test

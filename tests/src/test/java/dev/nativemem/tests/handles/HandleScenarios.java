@@ -46,6 +46,9 @@ public final class HandleScenarios {
       case "churn":
         churn(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
         break;
+      case "zip-counts":
+        zipCounts(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+        break;
       default:
         throw new IllegalArgumentException(args[0]);
     }
@@ -167,7 +170,75 @@ public final class HandleScenarios {
             + " "
             + report.kind("ColumnFamilyOptions").leaked());
     System.out.println("inflaters_leaked " + report.kind("Inflater").leaked());
+    // Ended after the attach, created before it: neither created nor closed in the books.
+    ((java.util.zip.Inflater) early.get(2)).end();
+    System.out.println("inflaters_closed " + NativeHandles.report().kind("Inflater").closed());
     System.out.println("early " + early.size());
+  }
+
+  static final int ZIP_OPEN = 7;
+  static final int ZIP_LEAKED = 5;
+
+  /**
+   * Outside any scope, so most streams are only counted: {@code threads} threads each end {@code
+   * cycles} Inflaters and Deflaters, then {@link #ZIP_OPEN} Inflaters stay open and {@link
+   * #ZIP_LEAKED} Deflaters are left to the garbage collector. Prints the change of each kind's
+   * counts: created closed open leaked.
+   */
+  static void zipCounts(int threads, int cycles) throws Exception {
+    zipChurn(threads, 100); // warm up: classes loaded, nothing left open
+    HandleReport before = NativeHandles.report();
+    zipChurn(threads, cycles);
+    List<java.util.zip.Inflater> open = new ArrayList<>();
+    for (int i = 0; i < ZIP_OPEN; i++) {
+      open.add(new java.util.zip.Inflater());
+    }
+    for (int i = 0; i < ZIP_LEAKED; i++) {
+      new java.util.zip.Deflater().setLevel(1);
+    }
+    HandleReport after = NativeHandles.report();
+    for (int i = 0; i < 200; i++) { // the cleaner frees the dropped ones after a collection
+      if (after.kind("Deflater").leaked() - before.kind("Deflater").leaked() >= ZIP_LEAKED) {
+        break;
+      }
+      System.gc();
+      Thread.sleep(50);
+      after = NativeHandles.report();
+    }
+    for (String kind : List.of("Inflater", "Deflater")) {
+      HandleReport.KindCount b = before.kind(kind);
+      HandleReport.KindCount a = after.kind(kind);
+      System.out.println(
+          kind
+              + " "
+              + (a.created() - b.created())
+              + " "
+              + (a.closed() - b.closed())
+              + " "
+              + (a.open() - b.open())
+              + " "
+              + (a.leaked() - b.leaked()));
+    }
+    System.out.println("held " + open.size());
+  }
+
+  private static void zipChurn(int threads, int cycles) throws InterruptedException {
+    List<Thread> workers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread worker =
+          new Thread(
+              () -> {
+                for (int i = 0; i < cycles; i++) {
+                  new java.util.zip.Inflater().end();
+                  new java.util.zip.Deflater().end();
+                }
+              });
+      worker.start();
+      workers.add(worker);
+    }
+    for (Thread worker : workers) {
+      worker.join();
+    }
   }
 
   /** {@code threads} threads each create and close {@code cycles} ColumnFamilyOptions. */

@@ -33,6 +33,9 @@ public final class HandleTracker {
   /** Everything else, keyed by owner identity through {@link TrackedHandle.OwnerProbe}. */
   private final Map<Object, TrackedHandle> byOwner = new ConcurrentHashMap<>();
 
+  /** zlib streams: counted, or recorded by address; never in the maps above. */
+  private final ZipStreams zip = new ZipStreams();
+
   private final Map<String, Integer> kindIds = new ConcurrentHashMap<>();
   private final Map<String, Boolean> trackedKinds = new ConcurrentHashMap<>();
 
@@ -59,12 +62,16 @@ public final class HandleTracker {
     }
   }
 
-  /** Called once by the agent, before any class is instrumented. */
-  public void activate(TrackingOptions options) {
+  /**
+   * Called once by the agent, before any class is instrumented. {@code lateAttach}: handles created
+   * before this call may still end.
+   */
+  public void activate(TrackingOptions options, boolean lateAttach) {
     NativeLibraryLoader.load();
     this.options = options;
     this.noStackSite = -1;
     trackedKinds.clear();
+    zip.configure(options, lateAttach);
     this.agentActive = true;
   }
 
@@ -109,42 +116,138 @@ public final class HandleTracker {
   public void created(Object owner, String kind, long address, AtomicBoolean owningFlag) {
     drain(DRAIN_PER_CREATION);
     PerThread thread = perThread.get();
-    if (thread.threadId < 0) {
-      thread.threadId = NativeBridge.handlesInternThread(Thread.currentThread().getName());
-    }
-    int site = siteFor(thread);
-    long id = NativeBridge.handlesCreated(kindId(kind), address, site, thread.threadId);
-    HandleScopeBooks scope = currentScope.get();
-    TrackedHandle handle = new TrackedHandle(owner, queue, id, kind, site, owningFlag, scope);
+    TrackedHandle handle =
+        newRecord(owner, queue, kind, address, owningFlag, recordsStack(thread), thread);
     if (owningFlag != null) {
       byFlag.put(owningFlag, handle);
     } else {
       byOwner.put(handle, handle);
     }
+  }
+
+  private TrackedHandle newRecord(
+      Object owner,
+      ReferenceQueue<Object> queue,
+      String kind,
+      long address,
+      AtomicBoolean owningFlag,
+      boolean withStack,
+      PerThread thread) {
+    int site = withStack ? stackSite() : unrecordedSite();
+    long id = NativeBridge.handlesCreated(kindId(kind), address, site, threadId(thread));
+    HandleScopeBooks scope = currentScope.get();
+    TrackedHandle handle = new TrackedHandle(owner, queue, id, kind, site, owningFlag, scope);
     if (scope != null) {
       scope.onCreated(handle);
     }
+    return handle;
   }
 
-  private int siteFor(PerThread thread) {
-    TrackingLevel level = options.level();
-    boolean record =
-        level == TrackingLevel.FULL
-            || (level == TrackingLevel.SAMPLED && thread.sequence++ % options.interval() == 0);
-    if (!record) {
-      int site = noStackSite;
-      if (site < 0) {
-        site =
-            NativeBridge.handlesInternSite(
-                level == TrackingLevel.SAMPLED
-                    ? "(creation stack not sampled: level=sampled records 1 in "
-                        + options.interval()
-                        + "; use level=full to see every site)"
-                    : "(creation stack not recorded: level=" + level.word() + ")");
-        noStackSite = site;
-      }
-      return site;
+  private static int threadId(PerThread thread) {
+    if (thread.threadId < 0) {
+      thread.threadId = NativeBridge.handlesInternThread(Thread.currentThread().getName());
     }
+    return thread.threadId;
+  }
+
+  /** Whether this creation records its stack: always, never, or every Nth on this thread. */
+  private boolean recordsStack(PerThread thread) {
+    TrackingLevel level = options.level();
+    return level == TrackingLevel.FULL
+        || (level == TrackingLevel.SAMPLED && thread.sequence++ % options.interval() == 0);
+  }
+
+  /**
+   * In the constructor of an {@code Inflater} or {@code Deflater}, once its zlib stream exists.
+   * Without a scope and a stack to record, the stream is only counted: no record, no JNI call.
+   */
+  public void zipCreated(Object owner, long address, int kindCode) {
+    ZipStreams.Kind kind = zip.kind(kindCode);
+    if (kind == null || address == 0) {
+      return;
+    }
+    HandleScopeBooks scope = currentScope.get();
+    if (scope == null && options.level() == TrackingLevel.COUNTS) {
+      zip.count(kind, address);
+      return;
+    }
+    PerThread thread = perThread.get();
+    boolean withStack = recordsStack(thread);
+    if ((!withStack && scope == null) || thread.busy) {
+      zip.count(kind, address); // inside our own hook: counted, so its end is not a stranger
+      return;
+    }
+    thread.busy = true;
+    try {
+      zip.record(address, newRecord(owner, null, kind.name, address, null, withStack, thread));
+    } catch (RuntimeException | LinkageError e) {
+      zip.count(kind, address);
+      throw e;
+    } finally {
+      thread.busy = false;
+    }
+  }
+
+  /** At the start of the JDK's {@code ZStreamRef.run()}, which frees the zlib stream. */
+  public void zipFreed(long address, int kindCode) {
+    ZipStreams.Kind kind = zip.kind(kindCode);
+    if (kind == null || address == 0) {
+      return; // not tracked, or already freed
+    }
+    boolean leaked = zip.onCleanerThread();
+    TrackedHandle handle = zip.freed(kind, address, leaked);
+    if (handle != null) {
+      finish(handle, leaked ? End.LEAKED : End.CLOSED);
+      zip.forget(address, handle); // only now: a scope check waits for this
+    }
+  }
+
+  /**
+   * A {@code ZipFile} took {@code inflater} back into its cache ({@code pooled}) or handed it out
+   * again. Resting in the cache, the stream is the zip file's: its scope sees it transferred.
+   * Handed out again, it is the new reader's: its site and scope become the reader's.
+   */
+  public void zipPooled(Object inflater, boolean pooled) {
+    TrackedHandle handle = inflater == null ? null : zip.recordOf(inflater);
+    if (handle == null || handle.ended.get() || handle.pooled == pooled || !enter()) {
+      return;
+    }
+    try {
+      handle.pooled = pooled;
+      if (pooled) {
+        HandleScopeBooks scope = handle.scope;
+        handle.scope = null;
+        if (scope != null) {
+          scope.onEnded(handle, End.TRANSFERRED);
+        }
+        return;
+      }
+      PerThread thread = perThread.get();
+      int site = recordsStack(thread) ? stackSite() : unrecordedSite();
+      NativeBridge.handlesReassign(handle.id, site, threadId(thread));
+      handle.site = site;
+      HandleScopeBooks scope = currentScope.get();
+      handle.scope = scope;
+      if (scope != null) {
+        scope.onCreated(handle);
+      }
+    } finally {
+      exit();
+    }
+  }
+
+  /** Sends the counted zlib streams to the registry. */
+  private void sendCounted() {
+    for (ZipStreams.Kind kind : zip.kinds()) {
+      long[] delta = kind.takeNew();
+      if (delta[0] != 0 || delta[1] != 0 || delta[2] != 0) {
+        NativeBridge.handlesCounted(
+            kindId(kind.name), unrecordedSite(), delta[0], delta[1], delta[2]);
+      }
+    }
+  }
+
+  private int stackSite() {
     long fingerprint = CreationSites.fingerprint();
     Integer cached = siteIds.get(fingerprint);
     if (cached != null) {
@@ -153,6 +256,23 @@ public final class HandleTracker {
     int site = NativeBridge.handlesInternSite(CreationSites.capture());
     if (siteIds.size() < MAX_CACHED_SITES) {
       siteIds.put(fingerprint, site);
+    }
+    return site;
+  }
+
+  /** The site of handles created without a stack: it says why and how to get stacks. */
+  private int unrecordedSite() {
+    int site = noStackSite;
+    if (site < 0) {
+      TrackingLevel level = options.level();
+      site =
+          NativeBridge.handlesInternSite(
+              level == TrackingLevel.SAMPLED
+                  ? "(creation stack not sampled: level=sampled records 1 in "
+                      + options.interval()
+                      + "; use level=full to see every site)"
+                  : "(creation stack not recorded: level=" + level.word() + ")");
+      noStackSite = site;
     }
     return site;
   }
@@ -272,13 +392,14 @@ public final class HandleTracker {
       drain(Integer.MAX_VALUE);
     }
     reconcileClosedByOverride();
-    return sentinelSeen;
+    return zip.awaitCleaner(deadline) && sentinelSeen;
   }
 
   /** Processes collected owners and returns the registry's report as JSON. */
   public String reportJson() {
     drain(Integer.MAX_VALUE);
     reconcileClosedByOverride();
+    sendCounted();
     return NativeBridge.handlesReportJson();
   }
 

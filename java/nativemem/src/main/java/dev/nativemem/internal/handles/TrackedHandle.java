@@ -12,16 +12,23 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class TrackedHandle extends WeakReference<Object> {
   final long id;
   final String kind;
-  final int site;
+
+  /** Where the handle was created, or where a pooled stream was last taken from its pool. */
+  volatile int site;
+
   final int hash;
 
   /** RocksDB's {@code owningHandle_}, or null when ownership is tracked by {@link #ended}. */
   final AtomicBoolean owningFlag;
 
-  final HandleScopeBooks scope;
+  /** The scope that owns it, if any; none while it rests in a pool. */
+  volatile HandleScopeBooks scope;
 
   /** Set once by whoever ends the handle first. */
   final AtomicBoolean ended = new AtomicBoolean();
+
+  /** An {@code Inflater} resting in a {@code ZipFile}'s cache: open, owned by the zip file. */
+  volatile boolean pooled;
 
   TrackedHandle(
       Object owner,
