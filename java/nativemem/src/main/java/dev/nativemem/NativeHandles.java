@@ -11,8 +11,9 @@ import java.util.Objects;
  * <ul>
  *   <li><b>open</b>: still owns its native memory;
  *   <li><b>leaked</b>: garbage-collected while still owning it (for {@code Inflater} and {@code
- *       Deflater}: freed by the JDK's cleaner instead of {@code end()});
- *   <li><b>transferred</b>: ownership passed on ({@code disOwnNativeHandle}), not a leak;
+ *       Deflater}: the zlib stream freed on the JDK's cleaner thread instead of by {@code end()});
+ *   <li><b>transferred</b>: ownership passed on ({@code disOwnNativeHandle}; an {@code Inflater}
+ *       handed back to its {@code ZipFile}'s cache), not a leak;
  *   <li><b>zombie cache</b>: a RocksDB cache closed in Java while an open or leaked options object
  *       still references it natively.
  * </ul>
