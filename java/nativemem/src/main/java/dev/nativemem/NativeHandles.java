@@ -15,7 +15,12 @@ import java.util.Objects;
  *   <li><b>transferred</b>: ownership passed on ({@code disOwnNativeHandle}; an {@code Inflater}
  *       handed back to its {@code ZipFile}'s cache), not a leak;
  *   <li><b>zombie cache</b>: a RocksDB cache closed in Java while an open or leaked options object
- *       still references it natively.
+ *       still references it natively: options given it by {@code setTableFormatConfig}, copied from
+ *       such options, or fetched with {@code getDescriptor().getOptions()} from a column family
+ *       that uses it. A family uses the cache of its descriptor's options, and the default family
+ *       of a database opened with one {@code Options} (any static {@code open} of {@code RocksDB},
+ *       {@code TtlDB}, {@code TransactionDB} or {@code OptimisticTransactionDB}) that of the {@code
+ *       Options}.
  * </ul>
  */
 public final class NativeHandles {

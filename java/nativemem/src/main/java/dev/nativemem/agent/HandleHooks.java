@@ -5,6 +5,8 @@ import dev.nativemem.internal.handles.HandleTracker;
 import dev.nativemem.internal.handles.TrackingOptions;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -72,31 +74,44 @@ public final class HandleHooks {
         }
       };
 
-  private static final ClassValue<Field> BLOCK_CACHE =
-      new ClassValue<Field>() {
-        @Override
-        protected Field computeValue(Class<?> type) {
-          try {
-            Field field = type.getDeclaredField("blockCache");
-            field.setAccessible(true);
-            return field;
-          } catch (NoSuchFieldException | RuntimeException e) {
-            return null;
-          }
-        }
-      };
+  private static final ClassValue<Field> BLOCK_CACHE = declaredField("blockCache");
 
-  private static final ClassValue<Method> GET_OPTIONS =
-      new ClassValue<Method>() {
-        @Override
-        protected Method computeValue(Class<?> type) {
-          try {
-            return type.getMethod("getOptions");
-          } catch (NoSuchMethodException | RuntimeException e) {
-            return null;
-          }
+  /** {@code ColumnFamilyHandle.rocksDB_}: the database a family handle belongs to. */
+  private static final ClassValue<Field> DATABASE = declaredField("rocksDB_");
+
+  private static final ClassValue<Method> GET_OPTIONS = publicMethod("getOptions");
+
+  private static final ClassValue<Method> GET_NAME = publicMethod("getName");
+
+  private static final byte[] DEFAULT_FAMILY = "default".getBytes(StandardCharsets.UTF_8);
+
+  private static ClassValue<Field> declaredField(String name) {
+    return new ClassValue<Field>() {
+      @Override
+      protected Field computeValue(Class<?> type) {
+        try {
+          Field field = type.getDeclaredField(name);
+          field.setAccessible(true);
+          return field;
+        } catch (NoSuchFieldException | RuntimeException e) {
+          return null;
         }
-      };
+      }
+    };
+  }
+
+  private static ClassValue<Method> publicMethod(String name) {
+    return new ClassValue<Method>() {
+      @Override
+      protected Method computeValue(Class<?> type) {
+        try {
+          return type.getMethod(name);
+        } catch (NoSuchMethodException | RuntimeException e) {
+          return null;
+        }
+      }
+    };
+  }
 
   private static void failed(Throwable e) {
     if (!reported) {
@@ -258,12 +273,9 @@ public final class HandleHooks {
       return;
     }
     try {
-      if (tableConfig != null) {
-        Field field = BLOCK_CACHE.get(tableConfig.getClass());
-        Object cache = field == null ? null : field.get(tableConfig);
-        if (cache != null) {
-          TRACKER.retain(idOf(options), idOf(cache));
-        }
+      Object cache = valueOf(BLOCK_CACHE, tableConfig);
+      if (cache != null) {
+        TRACKER.retain(idOf(options), idOf(cache));
       }
     } catch (Throwable e) {
       failed(e);
@@ -288,13 +300,21 @@ public final class HandleHooks {
     }
   }
 
-  /** End of {@code ColumnFamilyHandle.getDescriptor()}: its options copy the family's. */
+  /**
+   * End of {@code ColumnFamilyHandle.getDescriptor()}: its options copy the family's. The default
+   * family's handle from {@code getDefaultColumnFamily()} owns nothing and is not tracked: the
+   * family is then followed through its database.
+   */
   public static void descriptorFetched(Object columnFamily, Object descriptor) {
     if (!TRACKER.enter()) {
       return;
     }
     try {
-      TRACKER.inherit(idOf(optionsOf(descriptor)), idOf(columnFamily));
+      long source = idOf(columnFamily);
+      if (source < 0 && isDefaultFamily(descriptor)) {
+        source = idOf(valueOf(DATABASE, columnFamily));
+      }
+      TRACKER.inherit(idOf(optionsOf(descriptor)), source);
     } catch (Throwable e) {
       failed(e);
     } finally {
@@ -302,15 +322,41 @@ public final class HandleHooks {
     }
   }
 
-  /** End of {@code RocksDB.open(..., descriptors, handles)}. */
-  public static void columnFamiliesOpened(List<?> descriptors, List<?> handles) {
+  /**
+   * End of a static {@code open} of {@code RocksDB} or a subclass taking one {@code Options}: the
+   * default family uses that object's table configuration.
+   */
+  public static void databaseOpened(Object db, Object options) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      TRACKER.inherit(idOf(db), idOf(options));
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
+  /**
+   * End of a static {@code open(..., descriptors, handles, ...)} of {@code RocksDB} or a subclass:
+   * each handle takes its descriptor's options, and the database its default family's.
+   */
+  public static void columnFamiliesOpened(Object db, List<?> descriptors, List<?> handles) {
     if (!TRACKER.enter()) {
       return;
     }
     try {
       if (descriptors != null && handles != null) {
-        for (int i = 0; i < Math.min(descriptors.size(), handles.size()); i++) {
-          TRACKER.inherit(idOf(handles.get(i)), idOf(optionsOf(descriptors.get(i))));
+        for (int i = 0; i < descriptors.size(); i++) {
+          long options = idOf(optionsOf(descriptors.get(i)));
+          if (i < handles.size()) {
+            TRACKER.inherit(idOf(handles.get(i)), options);
+          }
+          if (isDefaultFamily(descriptors.get(i))) {
+            TRACKER.inherit(idOf(db), options);
+          }
         }
       }
     } catch (Throwable e) {
@@ -335,11 +381,27 @@ public final class HandleHooks {
   }
 
   private static Object optionsOf(Object descriptor) throws ReflectiveOperationException {
-    if (descriptor == null) {
+    return callOn(GET_OPTIONS, descriptor);
+  }
+
+  private static boolean isDefaultFamily(Object descriptor) throws ReflectiveOperationException {
+    Object name = callOn(GET_NAME, descriptor);
+    return name instanceof byte[] && Arrays.equals((byte[]) name, DEFAULT_FAMILY);
+  }
+
+  private static Object callOn(ClassValue<Method> getter, Object target)
+      throws ReflectiveOperationException {
+    if (target == null) {
       return null;
     }
-    Method method = GET_OPTIONS.get(descriptor.getClass());
-    return method == null ? null : method.invoke(descriptor);
+    Method method = getter.get(target.getClass());
+    return method == null ? null : method.invoke(target);
+  }
+
+  private static Object valueOf(ClassValue<Field> field, Object target)
+      throws IllegalAccessException {
+    Field found = target == null ? null : field.get(target.getClass());
+    return found == null ? null : found.get(target);
   }
 
   // --- java.util.zip.Inflater and Deflater

@@ -10,7 +10,9 @@ import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
 
 /**
- * Adds calls to {@link HandleHooks} at the base classes of RocksDB's Java API and in {@code
+ * Adds calls to {@link HandleHooks} at the base classes of RocksDB's Java API, where a block cache
+ * passes from one RocksDB object to another (table configuration, options copies, column family
+ * descriptors and handles, the opens of {@code RocksDB} and its subclasses), and in {@code
  * java.util.zip.Inflater}/{@code Deflater}. Only straight-line calls are added (no branches, no new
  * locals), so stack-map frames stay valid and retransformation of loaded classes is allowed.
  */
@@ -21,6 +23,8 @@ final class HandleTransformer implements ClassFileTransformer {
   private static final String IMMUTABLE = ROCKS + "AbstractImmutableNativeReference";
   private static final String ROCKS_OBJECT = ROCKS + "RocksObject";
   private static final String MUTABLE = ROCKS + "RocksMutableObject";
+  private static final String DESCRIPTOR = "L" + ROCKS + "ColumnFamilyDescriptor;";
+  private static final String FAMILY_HANDLE = "L" + ROCKS + "ColumnFamilyHandle;";
   private static final String INFLATER = "java/util/zip/Inflater";
   private static final String DEFLATER = "java/util/zip/Deflater";
   private static final String INFLATER_REF = INFLATER + "$InflaterZStreamRef";
@@ -58,6 +62,9 @@ final class HandleTransformer implements ClassFileTransformer {
       case ROCKS + "Options":
       case ROCKS + "ColumnFamilyHandle":
       case ROCKS + "RocksDB":
+      case ROCKS + "TtlDB":
+      case ROCKS + "TransactionDB":
+      case ROCKS + "OptimisticTransactionDB":
         return rocks;
       default:
         return false;
@@ -218,6 +225,9 @@ final class HandleTransformer implements ClassFileTransformer {
           }
           return next;
         case ROCKS + "RocksDB":
+        case ROCKS + "TtlDB":
+        case ROCKS + "TransactionDB":
+        case ROCKS + "OptimisticTransactionDB":
           return rocksDbMethod(next, access, name, desc);
         case INFLATER:
         case DEFLATER:
@@ -243,11 +253,18 @@ final class HandleTransformer implements ClassFileTransformer {
       }
     }
 
+    /**
+     * {@code RocksDB} and its subclasses: a new family handle takes its descriptor's options; a
+     * database opened with one {@code Options} keeps that object's table configuration for its
+     * default family.
+     */
     private MethodVisitor rocksDbMethod(MethodVisitor next, int access, String name, String desc) {
       Type[] args = Type.getArgumentTypes(desc);
-      if (name.equals("createColumnFamily")
-          && args.length == 1
-          && args[0].getInternalName().equals(ROCKS + "ColumnFamilyDescriptor")) {
+      String returned = Type.getReturnType(desc).getDescriptor();
+      if (name.startsWith("createColumnFamily")
+          && args.length >= 1
+          && args[0].getDescriptor().equals(DESCRIPTOR)
+          && returned.equals(FAMILY_HANDLE)) {
         return beforeReturn(
             next,
             mv -> {
@@ -258,25 +275,47 @@ final class HandleTransformer implements ClassFileTransformer {
               hook(mv, "columnFamilyCreated", "(Ljava/lang/Object;Ljava/lang/Object;)V");
             });
       }
-      if ((access & Opcodes.ACC_STATIC) != 0 && name.startsWith("open")) {
-        int[] lists = new int[2];
-        int found = 0;
-        int slot = 0;
-        for (Type arg : args) {
-          if (arg.getDescriptor().equals("Ljava/util/List;") && found < 2) {
-            lists[found++] = slot;
-          }
-          slot += arg.getSize();
+      if ((access & Opcodes.ACC_STATIC) == 0
+          || !name.startsWith("open")
+          || !returned.startsWith("L" + ROCKS)) {
+        return next;
+      }
+      int[] lists = new int[2];
+      int found = 0;
+      int options = -1;
+      int slot = 0;
+      for (Type arg : args) {
+        if (arg.getDescriptor().equals("Ljava/util/List;") && found < 2) {
+          lists[found++] = slot;
+        } else if (arg.getDescriptor().equals("L" + ROCKS + "Options;") && options < 0) {
+          options = slot;
         }
-        if (found == 2) {
-          return beforeReturn(
-              next,
-              mv -> {
-                mv.visitVarInsn(Opcodes.ALOAD, lists[0]);
-                mv.visitVarInsn(Opcodes.ALOAD, lists[1]);
-                hook(mv, "columnFamiliesOpened", "(Ljava/util/List;Ljava/util/List;)V");
-              });
-        }
+        slot += arg.getSize();
+      }
+      if (found == 2) {
+        return beforeReturn(
+            next,
+            mv -> {
+              // stack: db -> db, db, descriptors, handles
+              mv.visitInsn(Opcodes.DUP);
+              mv.visitVarInsn(Opcodes.ALOAD, lists[0]);
+              mv.visitVarInsn(Opcodes.ALOAD, lists[1]);
+              hook(
+                  mv,
+                  "columnFamiliesOpened",
+                  "(Ljava/lang/Object;Ljava/util/List;Ljava/util/List;)V");
+            });
+      }
+      if (options >= 0) {
+        int optionsSlot = options;
+        return beforeReturn(
+            next,
+            mv -> {
+              // stack: db -> db, db, options
+              mv.visitInsn(Opcodes.DUP);
+              mv.visitVarInsn(Opcodes.ALOAD, optionsSlot);
+              hook(mv, "databaseOpened", "(Ljava/lang/Object;Ljava/lang/Object;)V");
+            });
       }
       return next;
     }

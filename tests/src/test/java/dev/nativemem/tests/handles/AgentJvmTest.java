@@ -184,4 +184,26 @@ class AgentJvmTest {
         retainer.contains("(HandleScenarios.java:" + result.value("retain_line") + ")"), retainer);
     assertFalse(result.stderr().contains("hook failed"), result.stderr());
   }
+
+  /** Every static open, with one Options or with descriptors, on each RocksDB variant. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("rocksdbVariants")
+  void defaultFamilyRetentionOnEachRocksDbVariant(String name, Path jar) throws Exception {
+    Result result = new ScenarioJvm().rocksdb(jar).agent("level=full").run("default-family");
+    assertEquals(0, result.exitCode(), result.toString());
+    // frocksdbjni 8.10's TtlDB, and its OptimisticTransactionDB opened with one Options, keep no
+    // default family handle: getDefaultColumnFamily() is null, only the list's handle is there.
+    boolean noDefaultHandle = name.startsWith("frocksdbjni-8.10.");
+    for (String open : DatabaseOpens.retentions().keySet()) {
+      String expected = open.startsWith("families:") ? "2/2" : "1/1";
+      if (noDefaultHandle && open.equals("families:TtlDB.open")) {
+        expected = "1/1";
+      } else if (noDefaultHandle
+          && (open.equals("options:TtlDB.open") || open.startsWith("options:Optimistic"))) {
+        expected = "unreachable";
+      }
+      assertEquals(expected, result.value(open), result.toString());
+    }
+    assertFalse(result.stderr().contains("hook failed"), result.stderr());
+  }
 }

@@ -12,6 +12,7 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.ColumnFamilyDescriptor;
@@ -39,6 +40,9 @@ public final class HandleScenarios {
         break;
       case "leaks":
         leaks(Integer.parseInt(args[1]), Files.createTempDirectory("leaks"));
+        break;
+      case "default-family":
+        defaultFamily(Files.createTempDirectory("default-family"));
         break;
       case "late-attach":
         lateAttach(args[1]);
@@ -131,6 +135,40 @@ public final class HandleScenarios {
       System.out.println("fetched_alive " + (fetched != null));
       System.out.println("report_json " + report.toJson());
     }
+  }
+
+  /**
+   * Each open of {@link DatabaseOpens}, with a cache of its own capacity left to the fetched
+   * options: prints {@code <open> <retainers found>/<fetched>}, {@code none} (no zombie) or {@code
+   * unreachable} (no family handle to fetch from).
+   */
+  static void defaultFamily(Path dir) throws Exception {
+    long capacity = 8L << 20;
+    for (Map.Entry<String, DatabaseOpens.Retention> open : DatabaseOpens.retentions().entrySet()) {
+      capacity += 1L << 20;
+      String path = dir.resolve(open.getKey().replace(':', '-')).toString();
+      printRetention(open.getKey(), capacity, open.getValue().fetch(capacity, path, false));
+    }
+  }
+
+  private static void printRetention(
+      String key, long capacity, List<DatabaseOpens.Fetched> fetched) {
+    String found = fetched.isEmpty() ? "unreachable" : "none";
+    for (HandleReport.ZombieCache zombie : NativeHandles.report().zombieCaches()) {
+      if (zombie.capacityBytes() == capacity) {
+        long lines =
+            fetched.stream()
+                .filter(
+                    f ->
+                        zombie.retainers().stream()
+                            .anyMatch(
+                                r -> r.stack().contains("(DatabaseOpens.java:" + f.line() + ")")))
+                .count();
+        found = lines + "/" + fetched.size();
+      }
+    }
+    System.out.println(key + " " + found);
+    fetched.forEach(f -> f.options().close());
   }
 
   /**

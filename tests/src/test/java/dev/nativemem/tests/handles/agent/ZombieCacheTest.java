@@ -8,12 +8,19 @@ import dev.nativemem.HandleReport;
 import dev.nativemem.HandleScope;
 import dev.nativemem.KnownLeak;
 import dev.nativemem.NativeHandles;
+import dev.nativemem.tests.handles.DatabaseOpens;
+import dev.nativemem.tests.handles.DatabaseOpens.Fetched;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -22,13 +29,19 @@ import org.rocksdb.DBOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.TtlDB;
 
 /**
  * The first incident, exactly: options fetched with {@code getDescriptor().getOptions()} and never
- * closed keep the shared block cache alive after its Java object was closed.
+ * closed keep the shared block cache alive after its Java object was closed. Then the same through
+ * every static open of {@code RocksDB} and its subclasses.
  */
 class ZombieCacheTest {
   private static final long CAPACITY = 48L << 20;
+
+  /** Each test below takes its own capacity, so it finds its zombie among the other tests'. */
+  private static final AtomicLong NEXT_CAPACITY_MIB = new AtomicLong(64);
 
   @TempDir Path dir;
 
@@ -107,5 +120,110 @@ class ZombieCacheTest {
       assertEquals("leaked", after.zombieCaches().get(0).retainers().get(0).state());
     }
     Files.walk(dir).count();
+  }
+
+  static Stream<Arguments> retentions() {
+    return DatabaseOpens.retentions().entrySet().stream()
+        .map(e -> Arguments.of(e.getKey(), e.getValue()));
+  }
+
+  /**
+   * {@code open(Options, path)}: the default family keeps the table configuration of Options.
+   * {@code open(DBOptions, path, descriptors, handles)}: each handle keeps its descriptor's, and
+   * {@code getDefaultColumnFamily()} leads to the default descriptor's.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("retentions")
+  void optionsFetchedFromEachOpenRetainTheCache(String name, DatabaseOpens.Retention retention)
+      throws Exception {
+    RocksDB.loadLibrary();
+    long capacity = nextCapacity();
+    List<Fetched> fetched = retention.fetch(capacity, dir.resolve("db").toString(), false);
+    assertEquals(name.startsWith("families:") ? 2 : 1, fetched.size());
+    assertZombieUntilClosed(capacity, fetched);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("retentions")
+  void optionsFetchedFromEachOpenAndClosedLeaveNoZombie(
+      String name, DatabaseOpens.Retention retention) throws Exception {
+    RocksDB.loadLibrary();
+    long capacity = nextCapacity();
+    retention.fetch(capacity, dir.resolve("db").toString(), true);
+    assertNoZombie(capacity);
+  }
+
+  /** {@code TtlDB.createColumnFamilyWithTtl}: the new family keeps its descriptor's cache. */
+  @Test
+  void familyCreatedWithTtlRetainsTheCache() throws Exception {
+    RocksDB.loadLibrary();
+    long capacity = nextCapacity();
+    LRUCache cache = new LRUCache(capacity);
+    ColumnFamilyOptions columnOptions = DatabaseOpens.familyOptionsSharing(cache);
+    Fetched fetched;
+    try (Options options = new Options().setCreateIfMissing(true);
+        TtlDB db = TtlDB.open(options, dir.resolve("db").toString())) {
+      try (ColumnFamilyHandle handle =
+          db.createColumnFamilyWithTtl(
+              new ColumnFamilyDescriptor("expiring".getBytes(), columnOptions), 60)) {
+        fetched = DatabaseOpens.familyOptions(handle);
+      }
+    }
+    columnOptions.close();
+    cache.close();
+    assertZombieUntilClosed(capacity, List.of(fetched));
+  }
+
+  private static long nextCapacity() {
+    return NEXT_CAPACITY_MIB.getAndIncrement() << 20;
+  }
+
+  /**
+   * A zombie LRUCache of {@code capacity}, retained by exactly the open options {@code fetched}, in
+   * creation order, each created on its line; RocksDB agrees. Then closes them: no zombie.
+   */
+  private void assertZombieUntilClosed(long capacity, List<Fetched> fetched) throws Exception {
+    try {
+      HandleReport report = NativeHandles.report();
+      List<HandleReport.ZombieCache> zombies =
+          report.zombieCaches().stream().filter(z -> z.capacityBytes() == capacity).toList();
+      assertEquals(1, zombies.size(), capacity + " in\n" + report);
+      HandleReport.ZombieCache zombie = zombies.get(0);
+      assertEquals("LRUCache", zombie.cacheKind());
+      assertEquals(fetched.size(), zombie.retainers().size(), report.toString());
+      for (int i = 0; i < fetched.size(); i++) {
+        HandleReport.Retainer retainer = zombie.retainers().get(i);
+        assertEquals("ColumnFamilyOptions", retainer.kind());
+        assertEquals("open", retainer.state());
+        String line = "(DatabaseOpens.java:" + fetched.get(i).line() + ")";
+        assertTrue(retainer.stack().contains(line), line + " not in\n" + retainer.stack());
+      }
+      for (int i = 0; i < fetched.size(); i++) {
+        Path probe = dir.resolve("probe" + i);
+        assertEquals(capacity, blockCacheCapacity(fetched.get(i).options(), probe));
+      }
+    } finally {
+      for (Fetched f : fetched) {
+        f.options().close();
+      }
+    }
+    assertNoZombie(capacity);
+  }
+
+  private static void assertNoZombie(long capacity) {
+    HandleReport report = NativeHandles.report();
+    assertTrue(
+        report.zombieCaches().stream().noneMatch(z -> z.capacityBytes() == capacity),
+        capacity + " in\n" + report);
+  }
+
+  /** RocksDB's own view: the block cache capacity of a database opened with {@code options}. */
+  private static long blockCacheCapacity(ColumnFamilyOptions options, Path path)
+      throws RocksDBException {
+    try (DBOptions dbOptions = new DBOptions().setCreateIfMissing(true);
+        Options reopened = new Options(dbOptions, options);
+        RocksDB db = RocksDB.open(reopened, path.toString())) {
+      return db.getLongProperty("rocksdb.block-cache-capacity");
+    }
   }
 }
