@@ -380,6 +380,33 @@ public final class HandleHooks {
     }
   }
 
+  /**
+   * End of {@code createColumnFamilies}: {@code source} is either the descriptor list (each handle
+   * copies its descriptor's options) or one options object that every new family copies.
+   */
+  public static void columnFamiliesCreated(Object source, List<?> handles) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      if (handles != null && source instanceof List) {
+        List<?> descriptors = (List<?>) source;
+        for (int i = 0; i < Math.min(descriptors.size(), handles.size()); i++) {
+          TRACKER.inherit(idOf(handles.get(i)), idOf(optionsOf(descriptors.get(i))));
+        }
+      } else if (handles != null && source != null && IS_ROCKS_OBJECT.get(source.getClass())) {
+        long options = idOf(source);
+        for (Object handle : handles) {
+          TRACKER.inherit(idOf(handle), options);
+        }
+      }
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
   private static Object optionsOf(Object descriptor) throws ReflectiveOperationException {
     return callOn(GET_OPTIONS, descriptor);
   }

@@ -275,6 +275,20 @@ final class HandleTransformer implements ClassFileTransformer {
               hook(mv, "columnFamilyCreated", "(Ljava/lang/Object;Ljava/lang/Object;)V");
             });
       }
+      if (name.equals("createColumnFamilies")
+          && args.length >= 1
+          && returned.equals("Ljava/util/List;")) {
+        // (List<ColumnFamilyDescriptor>) or (ColumnFamilyOptions, List<byte[]>): a list of handles
+        return beforeReturn(
+            next,
+            mv -> {
+              // stack: handles -> handles, first argument, handles
+              mv.visitInsn(Opcodes.DUP);
+              mv.visitVarInsn(Opcodes.ALOAD, 1);
+              mv.visitInsn(Opcodes.SWAP);
+              hook(mv, "columnFamiliesCreated", "(Ljava/lang/Object;Ljava/util/List;)V");
+            });
+      }
       if ((access & Opcodes.ACC_STATIC) == 0
           || !name.startsWith("open")
           || !returned.startsWith("L" + ROCKS)) {

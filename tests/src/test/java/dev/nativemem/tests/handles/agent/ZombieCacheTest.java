@@ -174,6 +174,31 @@ class ZombieCacheTest {
     assertZombieUntilClosed(capacity, List.of(fetched));
   }
 
+  /** Both forms of {@code createColumnFamilies}: descriptors, and one options for all names. */
+  @Test
+  void familiesCreatedTogetherRetainTheCache() throws Exception {
+    RocksDB.loadLibrary();
+    long capacity = nextCapacity();
+    LRUCache cache = new LRUCache(capacity);
+    ColumnFamilyOptions columnOptions = DatabaseOpens.familyOptionsSharing(cache);
+    List<Fetched> fetched = new java.util.ArrayList<>();
+    try (Options options = new Options().setCreateIfMissing(true);
+        RocksDB db = RocksDB.open(options, dir.resolve("db").toString())) {
+      List<ColumnFamilyHandle> handles = new java.util.ArrayList<>();
+      handles.addAll(
+          db.createColumnFamilies(
+              List.of(new ColumnFamilyDescriptor("described".getBytes(), columnOptions))));
+      handles.addAll(db.createColumnFamilies(columnOptions, List.of("named".getBytes())));
+      for (ColumnFamilyHandle handle : handles) {
+        fetched.add(DatabaseOpens.familyOptions(handle));
+        handle.close();
+      }
+    }
+    columnOptions.close();
+    cache.close();
+    assertZombieUntilClosed(capacity, fetched);
+  }
+
   private static long nextCapacity() {
     return NEXT_CAPACITY_MIB.getAndIncrement() << 20;
   }
