@@ -213,15 +213,8 @@ final class HandleTransformer implements ClassFileTransformer {
           return next;
         case ROCKS + "ColumnFamilyHandle":
           if (name.equals("getDescriptor") && desc.startsWith("()L")) {
-            return beforeReturn(
-                next,
-                mv -> {
-                  // stack: descriptor -> descriptor, this, descriptor
-                  mv.visitInsn(Opcodes.DUP);
-                  mv.visitVarInsn(Opcodes.ALOAD, 0);
-                  mv.visitInsn(Opcodes.SWAP);
-                  hook(mv, "descriptorFetched", "(Ljava/lang/Object;Ljava/lang/Object;)V");
-                });
+            return argumentAndResult(
+                next, 0, "descriptorFetched", "(Ljava/lang/Object;Ljava/lang/Object;)V");
           }
           return next;
         case ROCKS + "RocksDB":
@@ -265,29 +258,15 @@ final class HandleTransformer implements ClassFileTransformer {
           && args.length >= 1
           && args[0].getDescriptor().equals(DESCRIPTOR)
           && returned.equals(FAMILY_HANDLE)) {
-        return beforeReturn(
-            next,
-            mv -> {
-              // stack: handle -> handle, descriptor, handle
-              mv.visitInsn(Opcodes.DUP);
-              mv.visitVarInsn(Opcodes.ALOAD, 1);
-              mv.visitInsn(Opcodes.SWAP);
-              hook(mv, "columnFamilyCreated", "(Ljava/lang/Object;Ljava/lang/Object;)V");
-            });
+        return argumentAndResult(
+            next, 1, "columnFamilyCreated", "(Ljava/lang/Object;Ljava/lang/Object;)V");
       }
       if (name.equals("createColumnFamilies")
           && args.length >= 1
           && returned.equals("Ljava/util/List;")) {
         // (List<ColumnFamilyDescriptor>) or (ColumnFamilyOptions, List<byte[]>): a list of handles
-        return beforeReturn(
-            next,
-            mv -> {
-              // stack: handles -> handles, first argument, handles
-              mv.visitInsn(Opcodes.DUP);
-              mv.visitVarInsn(Opcodes.ALOAD, 1);
-              mv.visitInsn(Opcodes.SWAP);
-              hook(mv, "columnFamiliesCreated", "(Ljava/lang/Object;Ljava/util/List;)V");
-            });
+        return argumentAndResult(
+            next, 1, "columnFamiliesCreated", "(Ljava/lang/Object;Ljava/util/List;)V");
       }
       if ((access & Opcodes.ACC_STATIC) == 0
           || !name.startsWith("open")
@@ -417,6 +396,22 @@ final class HandleTransformer implements ClassFileTransformer {
         emitter.emit(mv);
       }
     };
+  }
+
+  /**
+   * Before every {@code return}: {@code hook(local slot, returned value)}, value still returned.
+   */
+  private static MethodVisitor argumentAndResult(
+      MethodVisitor next, int slot, String name, String desc) {
+    return beforeReturn(
+        next,
+        mv -> {
+          // stack: result -> result, argument, result
+          mv.visitInsn(Opcodes.DUP);
+          mv.visitVarInsn(Opcodes.ALOAD, slot);
+          mv.visitInsn(Opcodes.SWAP);
+          hook(mv, name, desc);
+        });
   }
 
   /** Before every {@code return} (normal exits only; a throwing constructor made no handle). */
