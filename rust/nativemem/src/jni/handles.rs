@@ -1,6 +1,7 @@
 //! Exports for the native-handle registry (`NativeBridge.handles*`).
 
 use super::exports::{from_java as text, json_to_java};
+use super::stack_keys::{self, StackSite};
 use super::{guard, BridgeError};
 use crate::handles::{registry, End};
 use jni::objects::{JClass, JString};
@@ -38,6 +39,37 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesInternSit
     guard(&mut env, 0, |env| {
         let stack = text(env, &stack, "stack")?;
         Ok(registry().intern_site(&stack) as jint)
+    })
+}
+
+/// The site id of the calling thread's stack if it was seen before; -1 if new (walk it in Java,
+/// then call `handlesInternSiteOfStack`); -2 if this JVM offers no JVMTI.
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesSiteOfStack<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jint {
+    guard(&mut env, -2, |env| {
+        Ok(match stack_keys::site_of_current_stack(env) {
+            StackSite::Known(site) => site as jint,
+            StackSite::New => -1,
+            StackSite::Unavailable => -2,
+        })
+    })
+}
+
+/// Interns `stack` (the text of the calling thread's stack) and remembers it for this stack.
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesInternSiteOfStack<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    stack: JString<'l>,
+) -> jint {
+    guard(&mut env, 0, |env| {
+        let stack = text(env, &stack, "stack")?;
+        let site = registry().intern_site(&stack);
+        stack_keys::bind(env, site);
+        Ok(site as jint)
     })
 }
 

@@ -8,6 +8,7 @@ mod handles;
 mod memory;
 mod profile;
 mod sampling;
+mod stack_keys;
 
 use crate::allocator::AllocatorError;
 use crate::process::ProcessError;

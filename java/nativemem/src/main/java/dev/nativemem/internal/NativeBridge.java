@@ -51,6 +51,15 @@ public final class NativeBridge {
 
   public static native String handlesSiteText(int site);
 
+  /**
+   * Site id of the calling thread's stack (below nativemem's frames) if seen before; -1 if new:
+   * walk it and pass its text to {@link #handlesInternSiteOfStack}; -2 if the JVM has no JVMTI.
+   */
+  public static native int handlesSiteOfStack();
+
+  /** Interns {@code stack}, the text of the calling thread's stack, and keys it by that stack. */
+  public static native int handlesInternSiteOfStack(String stack);
+
   public static native long handlesCreated(int kind, long address, int site, int thread);
 
   /** {@code how}: 0 closed, 1 transferred, 2 leaked; false if the handle was not open. */

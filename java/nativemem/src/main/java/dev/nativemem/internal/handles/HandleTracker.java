@@ -86,7 +86,10 @@ public final class HandleTracker {
   /** Per-thread state: interned thread name, sampling counter and the reentrancy guard. */
   static final class PerThread {
     int threadId = -1;
-    long sequence;
+
+    /** Creations left before the next sampled one; the first creation is sampled. */
+    int untilSample;
+
     boolean busy;
   }
 
@@ -153,8 +156,16 @@ public final class HandleTracker {
   /** Whether this creation records its stack: always, never, or every Nth on this thread. */
   private boolean recordsStack(PerThread thread) {
     TrackingLevel level = options.level();
-    return level == TrackingLevel.FULL
-        || (level == TrackingLevel.SAMPLED && thread.sequence++ % options.interval() == 0);
+    return level == TrackingLevel.FULL || (level == TrackingLevel.SAMPLED && sampleNow(thread));
+  }
+
+  /** Every {@code interval}th creation on this thread, counted down (no division per handle). */
+  private boolean sampleNow(PerThread thread) {
+    if (--thread.untilSample >= 0) {
+      return false;
+    }
+    thread.untilSample = options.interval() - 1;
+    return true;
   }
 
   /**
@@ -247,7 +258,24 @@ public final class HandleTracker {
     }
   }
 
+  /** Whether the native core keys sites by JVMTI stack (false once it says the JVM has none). */
+  private volatile boolean nativeStackKeys = true;
+
+  /**
+   * The site of the current stack. The native core recognises a stack it has seen for a fraction of
+   * a Java stack walk; only a new stack is walked here for its text.
+   */
   private int stackSite() {
+    if (nativeStackKeys) {
+      int site = NativeBridge.handlesSiteOfStack();
+      if (site >= 0) {
+        return site;
+      }
+      if (site == -1) {
+        return NativeBridge.handlesInternSiteOfStack(CreationSites.capture());
+      }
+      nativeStackKeys = false;
+    }
     long fingerprint = CreationSites.fingerprint();
     Integer cached = siteIds.get(fingerprint);
     if (cached != null) {
