@@ -1,8 +1,9 @@
-//! Finds this process's CPU cgroup and the lowest CPU quota from it up to the hierarchy's root.
+//! Finds this process's cgroup directory for a controller, and the lowest CPU quota from the CPU
+//! controller's directory up to the hierarchy's root.
 
 use crate::text::{for_each_line, parse_i64, read_small, trim, PathBuf};
 
-/// Which cgroup interface holds the CPU controller.
+/// Which cgroup interface holds a controller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CgroupVersion {
     V1,
@@ -37,8 +38,12 @@ impl CpuQuota {
 /// The CPU controller in use and the lowest quota up the hierarchy (`None`: unlimited).
 /// Returns `None` when no CPU controller is mounted for this process.
 pub(crate) fn lowest_quota(root: &[u8]) -> Option<(CgroupVersion, Option<CpuQuota>)> {
-    let mut dir = PathBuf::new();
-    let (version, top_len) = controller_dir(root, &mut dir)?;
+    let CgroupDir {
+        version,
+        mut dir,
+        mount_len,
+        ..
+    } = cgroup_dir(root, b"cpu")?;
     let mut lowest: Option<CpuQuota> = None;
     loop {
         if let Some(q) = quota_at(version, &mut dir) {
@@ -46,18 +51,53 @@ pub(crate) fn lowest_quota(root: &[u8]) -> Option<(CgroupVersion, Option<CpuQuot
                 lowest = Some(q);
             }
         }
-        if dir.as_bytes().len() <= top_len {
+        if dir.as_bytes().len() <= mount_len {
             break;
         }
         let parent = dir.as_bytes().iter().rposition(|&b| b == b'/').unwrap_or(0);
-        dir.truncate(parent.max(top_len));
+        dir.truncate(parent.max(mount_len));
     }
     Some((version, lowest))
 }
 
-/// Writes the CPU cgroup directory of this process into `dir`; returns the version and the
-/// length of the mount point prefix (the walk stops there).
-fn controller_dir(root: &[u8], dir: &mut PathBuf) -> Option<(CgroupVersion, usize)> {
+/// Where a controller's files for this process are, found by [`cgroup_dir`].
+pub struct CgroupDir {
+    version: CgroupVersion,
+    /// `root`, the controller's mount point, then this process's cgroup below the mount's root.
+    dir: PathBuf,
+    /// How much of `dir` is `root` and the mount point: walks up the hierarchy stop there.
+    mount_len: usize,
+    cgroup: PathBuf,
+}
+
+impl CgroupDir {
+    pub fn version(&self) -> CgroupVersion {
+        self.version
+    }
+
+    /// The directory holding this process's files for the controller.
+    pub fn dir(&self) -> &[u8] {
+        self.dir.as_bytes()
+    }
+
+    /// The controller's mount point under `root`: the top of the hierarchy visible here.
+    pub fn mount_point(&self) -> &[u8] {
+        &self.dir.as_bytes()[..self.mount_len]
+    }
+
+    /// This process's cgroup as `/proc/self/cgroup` names it.
+    pub fn cgroup(&self) -> &[u8] {
+        self.cgroup.as_bytes()
+    }
+}
+
+/// Finds this process's cgroup directory for `controller` (`b"cpu"`, `b"memory"`, …) under `root`
+/// (a fixture tree holding `proc/self/cgroup`, `proc/self/mountinfo` and the cgroup files; empty
+/// for the real system). v1: the hierarchy listing the controller and the `cgroup` mount whose
+/// super options name it; otherwise v2: the unified hierarchy and the `cgroup2` mount, whether or
+/// not that hierarchy enables the controller (callers that care check its files). `None` when
+/// neither is there. Allocation-free: the preload allocator calls this before its heap exists.
+pub fn cgroup_dir(root: &[u8], controller: &[u8]) -> Option<CgroupDir> {
     let mut v1_path = PathBuf::new();
     let mut v2_path = PathBuf::new();
     let (mut has_v1, mut has_v2) = (false, false);
@@ -72,9 +112,9 @@ fn controller_dir(root: &[u8], dir: &mut PathBuf) -> Option<(CgroupVersion, usiz
             return true;
         };
         if id == b"0" && controllers.is_empty() {
-            has_v2 = v2_path.push(path);
-        } else if controllers.split(|&b| b == b',').any(|c| c == b"cpu") {
-            has_v1 = v1_path.push(path);
+            has_v2 = v2_path.replace(path);
+        } else if controllers.split(|&b| b == b',').any(|c| c == controller) {
+            has_v1 = v1_path.replace(path);
         }
         true
     })?;
@@ -86,7 +126,11 @@ fn controller_dir(root: &[u8], dir: &mut PathBuf) -> Option<(CgroupVersion, usiz
     file.push(b"/proc/self/mountinfo").then_some(())?;
     for_each_line(&mut file, |line| {
         if let Some(m) = parse_mountinfo(line) {
-            if m.fstype == b"cgroup" && m.super_options.split(|&b| b == b',').any(|o| o == b"cpu") {
+            if m.fstype == b"cgroup"
+                && m.super_options
+                    .split(|&b| b == b',')
+                    .any(|o| o == controller)
+            {
                 v1_mount.set(m.root, m.mount_point);
             } else if m.fstype == b"cgroup2" {
                 v2_mount.set(m.root, m.mount_point);
@@ -95,31 +139,40 @@ fn controller_dir(root: &[u8], dir: &mut PathBuf) -> Option<(CgroupVersion, usiz
         true
     })?;
 
-    // The JVM prefers a v1 CPU controller when both exist (hybrid hierarchies).
-    let (version, mount, path) = if has_v1 && v1_mount.found {
-        (CgroupVersion::V1, &v1_mount, &v1_path)
+    // The JVM prefers a v1 controller when both exist (hybrid hierarchies).
+    let (version, mount, cgroup) = if has_v1 && v1_mount.found {
+        (CgroupVersion::V1, &v1_mount, v1_path)
     } else if has_v2 && v2_mount.found {
-        (CgroupVersion::V2, &v2_mount, &v2_path)
+        (CgroupVersion::V2, &v2_mount, v2_path)
     } else {
         return None;
     };
+    let mut dir = PathBuf::new();
     dir.push(root).then_some(())?;
     dir.push(mount.point.as_bytes()).then_some(())?;
-    let top_len = dir.as_bytes().len();
-    let cgroup = path.as_bytes();
-    let mount_root = mount.root.as_bytes();
-    // Inside a container the mount's root is the container's own cgroup: strip it.
-    let relative = if mount_root == b"/" {
-        cgroup
-    } else if let Some(rest) = cgroup.strip_prefix(mount_root) {
-        rest
-    } else {
-        b""
-    };
+    let mount_len = dir.as_bytes().len();
+    let relative = below_mount_root(cgroup.as_bytes(), mount.root.as_bytes());
     if relative != b"/" {
         dir.push(relative).then_some(())?;
     }
-    Some((version, top_len))
+    Some(CgroupDir {
+        version,
+        dir,
+        mount_len,
+        cgroup,
+    })
+}
+
+/// Inside a container the mount's root is the container's own cgroup: strip it. A cgroup outside
+/// the mount's root is not visible here; the mount point is the nearest directory that is.
+fn below_mount_root<'a>(cgroup: &'a [u8], mount_root: &[u8]) -> &'a [u8] {
+    if mount_root == b"/" {
+        return cgroup;
+    }
+    match cgroup.strip_prefix(mount_root) {
+        Some(rest) if rest.is_empty() || rest[0] == b'/' => rest,
+        _ => b"",
+    }
 }
 
 fn quota_at(version: CgroupVersion, dir: &mut PathBuf) -> Option<CpuQuota> {
@@ -171,9 +224,7 @@ impl Mount {
     }
 
     fn set(&mut self, root: &[u8], point: &[u8]) {
-        self.root.truncate(0);
-        self.point.truncate(0);
-        self.found = self.root.push(root) && self.point.push(point);
+        self.found = self.root.replace(root) && self.point.replace(point);
     }
 }
 
@@ -348,6 +399,100 @@ mod tests {
             ],
         );
         assert_eq!(cpus(&root, 64).effective, 1);
+    }
+
+    /// A fixture tree with only `proc/self/cgroup` and `proc/self/mountinfo`: enough to look up.
+    fn proc_tree(name: &str, cgroup: &str, mountinfo: &str) -> String {
+        tree(
+            name,
+            &[
+                ("proc/self/cgroup", cgroup),
+                ("proc/self/mountinfo", mountinfo),
+            ],
+        )
+    }
+
+    /// `cgroup_dir` of `controller` as text: (version, cgroup, mount point and dir below `root`).
+    fn lookup(root: &str, controller: &[u8]) -> Option<(CgroupVersion, String, String, String)> {
+        let found = cgroup_dir(root.as_bytes(), controller)?;
+        let text = |bytes: &[u8]| String::from(std::str::from_utf8(bytes).unwrap());
+        let below_root = |bytes: &[u8]| text(bytes.strip_prefix(root.as_bytes()).unwrap());
+        Some((
+            found.version(),
+            text(found.cgroup()),
+            below_root(found.mount_point()),
+            below_root(found.dir()),
+        ))
+    }
+
+    #[test]
+    fn v1_memory_controller_dir() {
+        let root = proc_tree(
+            "dir-v1",
+            "5:memory:/job/task\n4:cpu,cpuacct:/job\n0::/\n",
+            V1_MOUNTINFO,
+        );
+        assert_eq!(
+            lookup(&root, b"memory"),
+            Some((
+                CgroupVersion::V1,
+                "/job/task".into(),
+                "/sys/fs/cgroup/memory".into(),
+                "/sys/fs/cgroup/memory/job/task".into()
+            ))
+        );
+        let cpu = lookup(&root, b"cpuacct").unwrap();
+        assert_eq!(
+            cpu.3, "/sys/fs/cgroup/cpu,cpuacct/job",
+            "one of several controllers"
+        );
+    }
+
+    #[test]
+    fn v2_dir_for_any_controller() {
+        let root = proc_tree("dir-v2", "0::/kubepods/pod1/ctr\n", V2_MOUNTINFO);
+        for controller in [&b"memory"[..], b"cpu", b"pids"] {
+            assert_eq!(
+                lookup(&root, controller),
+                Some((
+                    CgroupVersion::V2,
+                    "/kubepods/pod1/ctr".into(),
+                    "/sys/fs/cgroup".into(),
+                    "/sys/fs/cgroup/kubepods/pod1/ctr".into()
+                ))
+            );
+        }
+        let at_root = proc_tree("dir-v2-root", "0::/\n", V2_MOUNTINFO);
+        assert_eq!(lookup(&at_root, b"memory").unwrap().3, "/sys/fs/cgroup");
+    }
+
+    #[test]
+    fn namespaced_mount_root_is_stripped_from_the_dir() {
+        let mountinfo = "30 22 0:26 /kubepods/pod1 /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+        let root = proc_tree("dir-ns", "0::/kubepods/pod1/ctr\n", mountinfo);
+        let (_, cgroup, mount, dir) = lookup(&root, b"memory").unwrap();
+        assert_eq!(cgroup, "/kubepods/pod1/ctr");
+        assert_eq!(
+            (mount.as_str(), dir.as_str()),
+            ("/sys/fs/cgroup", "/sys/fs/cgroup/ctr")
+        );
+
+        // A cgroup beside the mount's root, not below it, is not visible: the mount point is.
+        let beside = proc_tree("dir-ns-beside", "0::/kubepods/pod12/ctr\n", mountinfo);
+        assert_eq!(lookup(&beside, b"memory").unwrap().3, "/sys/fs/cgroup");
+    }
+
+    #[test]
+    fn missing_controller_has_no_dir() {
+        // v1 only, without a memory hierarchy: no unified tree to fall back to.
+        let cpu_only = "33 25 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n";
+        let root = proc_tree("dir-missing", "4:cpu:/job\n", cpu_only);
+        assert!(lookup(&root, b"memory").is_none());
+        assert!(lookup(&root, b"cpu").is_some());
+        // Listed in /proc/self/cgroup but not mounted here.
+        let unmounted = proc_tree("dir-unmounted", "5:memory:/job\n4:cpu:/job\n", cpu_only);
+        assert!(lookup(&unmounted, b"memory").is_none());
+        assert!(cgroup_dir(b"/nonexistent-root", b"memory").is_none());
     }
 
     #[test]

@@ -3,6 +3,9 @@
 //! cgroup up to the root of its hierarchy (cgroup v2 `cpu.max`, v1 `cpu.cfs_quota_us` and
 //! `cpu.cfs_period_us`).
 //!
+//! The cgroup lookup under it, [`cgroup_dir`], serves any controller: the core finds its memory
+//! cgroup with it too, so `/proc/self/cgroup` and `/proc/self/mountinfo` are parsed in one place.
+//!
 //! `no_std` and allocation-free on purpose: the preload allocator sizes its arenas with this before
 //! its own heap exists, so it reads files with `open`/`read` into stack buffers.
 #![no_std]
@@ -13,7 +16,7 @@ extern crate std;
 mod cgroup;
 mod text;
 
-pub use cgroup::{CgroupVersion, CpuQuota};
+pub use cgroup::{cgroup_dir, CgroupDir, CgroupVersion, CpuQuota};
 
 /// What bounds this process's parallelism.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -25,6 +25,12 @@ impl PathBuf {
         true
     }
 
+    /// Replaces the path with `part`; false as for [`PathBuf::push`].
+    pub fn replace(&mut self, part: &[u8]) -> bool {
+        self.len = 0;
+        self.push(part)
+    }
+
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes[..self.len.min(self.bytes.len())]
     }

@@ -1,7 +1,10 @@
 //! The memory cgroup of this process: limit (lowest up the hierarchy), usage, anon/file split
 //! and OOM counters, for cgroup v1 and v2.
 
+use container_cpus::CgroupVersion;
 use serde::Serialize;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -69,7 +72,7 @@ pub fn container_memory_under(root: &Path) -> Option<ContainerMemory> {
 
 /// Where this process's memory cgroup lives.
 struct Place {
-    version: Version,
+    version: CgroupVersion,
     /// The controller's mount point: the walk up the hierarchy stops here.
     top: PathBuf,
     dir: PathBuf,
@@ -78,59 +81,40 @@ struct Place {
 
 impl Place {
     fn find(root: &Path) -> Option<Place> {
-        let cgroups = std::fs::read_to_string(root.join("proc/self/cgroup")).ok()?;
-        let mountinfo = std::fs::read_to_string(root.join("proc/self/mountinfo")).ok()?;
-        let (v1_path, v2_path) = memory_cgroup_paths(&cgroups);
-        let (mut v1_mount, mut v2_mount) = (None, None);
-        for line in mountinfo.lines() {
-            if let Some((mount_root, point, fstype, options)) = parse_mountinfo(line) {
-                if fstype == "cgroup" && options.split(',').any(|o| o == "memory") {
-                    v1_mount = Some((mount_root, point));
-                } else if fstype == "cgroup2" {
-                    v2_mount = Some((mount_root, point));
-                }
-            }
-        }
-        // Like the JVM, prefer a v1 memory controller on hybrid hierarchies.
-        let (version, (mount_root, point), cgroup) = match (v1_path, v1_mount, v2_path, v2_mount) {
-            (Some(path), Some(mount), _, _) => (Version::V1, mount, path),
-            (_, _, Some(path), Some(mount))
-                if has_memory_controller(root, mount.1, mount.0, path) =>
-            {
-                (Version::V2, mount, path)
-            }
-            _ => return None,
+        // The lookup appends `/proc/…` to the root: the real system's `/` is the empty prefix.
+        let root = root.as_os_str().as_bytes();
+        let found = container_cpus::cgroup_dir(root.strip_suffix(b"/").unwrap_or(root), b"memory")?;
+        let path = |bytes: &[u8]| PathBuf::from(OsStr::from_bytes(bytes));
+        let place = Place {
+            version: found.version(),
+            top: path(found.mount_point()),
+            dir: path(found.dir()),
+            cgroup: String::from_utf8_lossy(found.cgroup()).into_owned(),
         };
-        let top = root.join(point.trim_start_matches('/'));
-        let dir = top.join(relative_to_mount(cgroup, mount_root).trim_start_matches('/'));
-        Some(Place {
-            version,
-            top,
-            dir,
-            cgroup: cgroup.into(),
-        })
+        // Hybrid systems mount an empty v2 tree next to the v1 controllers: a v2 hierarchy serves
+        // memory only if `memory` is among its controllers.
+        let serves_memory = place.version == CgroupVersion::V1
+            || place.dir.join("memory.max").exists()
+            || place.dir.join("memory.current").exists()
+            || std::fs::read_to_string(place.top.join("cgroup.controllers"))
+                .is_ok_and(|c| c.split_whitespace().any(|w| w == "memory"));
+        serves_memory.then_some(place)
     }
 
     fn read(&self, limit: LowestLimit) -> ContainerMemory {
-        self.version.read(&self.dir, &self.cgroup, limit)
-    }
-}
-
-#[derive(Clone, Copy)]
-enum Version {
-    V1,
-    V2,
-}
-
-impl Version {
-    fn read(self, dir: &Path, cgroup: &str, limit: LowestLimit) -> ContainerMemory {
+        let Place {
+            version,
+            dir,
+            cgroup,
+            ..
+        } = self;
         let (limit_bytes, limit_cgroup) = match limit {
             Some((limit, at)) => (Some(limit), Some(at)),
             None => (None, None),
         };
         let stat = std::fs::read_to_string(dir.join("memory.stat")).unwrap_or_default();
-        match self {
-            Version::V2 => {
+        match version {
+            CgroupVersion::V2 => {
                 let events = std::fs::read_to_string(dir.join("memory.events")).unwrap_or_default();
                 ContainerMemory {
                     cgroup_version: "v2",
@@ -145,7 +129,7 @@ impl Version {
                     failcnt: None,
                 }
             }
-            Version::V1 => {
+            CgroupVersion::V1 => {
                 let oom =
                     std::fs::read_to_string(dir.join("memory.oom_control")).unwrap_or_default();
                 ContainerMemory {
@@ -163,22 +147,21 @@ impl Version {
             }
         }
     }
+}
 
-    fn limit_file(self) -> &'static str {
-        match self {
-            Version::V1 => "memory.limit_in_bytes",
-            Version::V2 => "memory.max",
-        }
+fn limit_file(version: CgroupVersion) -> &'static str {
+    match version {
+        CgroupVersion::V1 => "memory.limit_in_bytes",
+        CgroupVersion::V2 => "memory.max",
     }
 }
 
 /// The lowest limit from `dir` up to `top`, and where it is set (relative to `top`).
-fn lowest_limit(version: Version, top: &Path, dir: &Path) -> LowestLimit {
+fn lowest_limit(version: CgroupVersion, top: &Path, dir: &Path) -> LowestLimit {
     let mut lowest: LowestLimit = None;
     let mut at = dir.to_path_buf();
     loop {
-        if let Some(limit) = read_number(&at.join(version.limit_file())).filter(|&l| l < UNLIMITED)
-        {
+        if let Some(limit) = read_number(&at.join(limit_file(version))).filter(|&l| l < UNLIMITED) {
             if lowest.as_ref().is_none_or(|(l, _)| limit < *l) {
                 let name = at.strip_prefix(top).unwrap_or(&at).to_string_lossy();
                 lowest = Some((limit, format!("/{name}")));
@@ -189,56 +172,6 @@ fn lowest_limit(version: Version, top: &Path, dir: &Path) -> LowestLimit {
         }
     }
     lowest
-}
-
-/// The v1 `memory` controller's path and the v2 unified path from `/proc/self/cgroup`.
-fn memory_cgroup_paths(cgroups: &str) -> (Option<&str>, Option<&str>) {
-    let (mut v1, mut v2) = (None, None);
-    for line in cgroups.lines() {
-        let mut parts = line.splitn(3, ':');
-        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
-        else {
-            continue;
-        };
-        if id == "0" && controllers.is_empty() {
-            v2 = Some(path);
-        } else if controllers.split(',').any(|c| c == "memory") {
-            v1 = Some(path);
-        }
-    }
-    (v1, v2)
-}
-
-/// A v2 hierarchy serves memory only if `memory` is among its controllers (hybrid systems
-/// mount an empty v2 tree next to v1 controllers).
-fn has_memory_controller(root: &Path, point: &str, mount_root: &str, cgroup: &str) -> bool {
-    let top = root.join(point.trim_start_matches('/'));
-    let dir = top.join(relative_to_mount(cgroup, mount_root).trim_start_matches('/'));
-    dir.join("memory.max").exists()
-        || dir.join("memory.current").exists()
-        || std::fs::read_to_string(top.join("cgroup.controllers"))
-            .is_ok_and(|c| c.split_whitespace().any(|w| w == "memory"))
-}
-
-/// Inside a container the mount's root is the container's own cgroup: strip it.
-fn relative_to_mount<'a>(cgroup: &'a str, mount_root: &str) -> &'a str {
-    if mount_root == "/" {
-        cgroup
-    } else {
-        cgroup.strip_prefix(mount_root).unwrap_or("")
-    }
-}
-
-/// `36 35 98:0 /root /mount/point rw - fstype source super,options` → (root, point, fstype, opts).
-fn parse_mountinfo(line: &str) -> Option<(&str, &str, &str, &str)> {
-    let mut fields = line.split(' ');
-    let mount_root = fields.nth(3)?;
-    let point = fields.next()?;
-    let mut rest = fields.skip_while(|f| *f != "-");
-    rest.next()?;
-    let fstype = rest.next()?;
-    let _source = rest.next()?;
-    Some((mount_root, point, fstype, rest.next()?))
 }
 
 /// A file holding one number; `max` (v2 unlimited) and unreadable files are `None`.
