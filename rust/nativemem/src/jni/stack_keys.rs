@@ -20,6 +20,8 @@ const MAX_OWN_FRAMES: usize = 8;
 /// Stacks remembered; past this, new stacks are walked in Java every time (and the registry's
 /// own cap on sites applies).
 const MAX_KEYS: usize = crate::handles::MAX_SITES;
+/// Methods remembered as nativemem's own or not (each key adds at most one that is not).
+const MAX_METHODS: usize = 4 * MAX_KEYS;
 
 /// Classes whose frames are not part of a creation site, as JVMTI signatures. The same as
 /// `CreationSites.isOurs` on the Java side, plus the class declaring this native method.
@@ -112,7 +114,9 @@ fn current_key(env: &mut JNIEnv) -> Option<Key> {
             Some(known) => *known,
             None => {
                 let known = is_own_method(jvmti, env, frame.method)?;
-                tables.own_methods.insert(method, known);
+                if tables.own_methods.len() < MAX_METHODS {
+                    tables.own_methods.insert(method, known);
+                }
                 known
             }
         };
