@@ -14,7 +14,7 @@ use std::sync::{Mutex, OnceLock};
 
 /// Frames of a key. More than the 24 frames the site text shows: the JVM also reports frames
 /// that `StackWalker` hides (lambda forms), and a key must cover every frame the text shows.
-const KEY_FRAMES: usize = 24;
+const KEY_FRAMES: usize = 32;
 /// Frames of nativemem itself above the creation (hooks, tracker, this native method).
 const MAX_OWN_FRAMES: usize = 8;
 /// Stacks remembered; past this, new stacks are walked in Java every time (and the registry's
