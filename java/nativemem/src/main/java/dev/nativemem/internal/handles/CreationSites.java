@@ -1,6 +1,5 @@
 package dev.nativemem.internal.handles;
 
-import java.util.Iterator;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -8,8 +7,6 @@ import java.util.stream.Collectors;
 public final class CreationSites {
   static final int MAX_FRAMES = 24;
   private static final StackWalker WALKER = StackWalker.getInstance();
-  private static final StackWalker KEY_WALKER =
-      StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
   private CreationSites() {}
 
@@ -22,31 +19,6 @@ public final class CreationSites {
       text.append("\tat ").append(frame.toStackTraceElement()).append('\n');
     }
     return text.toString();
-  }
-
-  /**
-   * A 64-bit fingerprint of the frames {@link #capture()} would print (class, method, bytecode
-   * index), without building their text: the cheap key under which a site id is cached.
-   */
-  static long fingerprint() {
-    return KEY_WALKER.walk(
-        s -> {
-          long hash = 0x9E3779B97F4A7C15L;
-          Iterator<StackWalker.StackFrame> frames =
-              s.dropWhile(CreationSites::isOurs).limit(MAX_FRAMES).iterator();
-          while (frames.hasNext()) {
-            StackWalker.StackFrame frame = frames.next();
-            hash = mix(hash, System.identityHashCode(frame.getDeclaringClass()));
-            hash = mix(hash, frame.getMethodName().hashCode());
-            hash = mix(hash, frame.getByteCodeIndex());
-          }
-          return hash;
-        });
-  }
-
-  private static long mix(long hash, int value) {
-    long h = (hash ^ value) * 0xBF58476D1CE4E5B9L;
-    return h ^ (h >>> 31);
   }
 
   private static boolean isOurs(StackWalker.StackFrame frame) {

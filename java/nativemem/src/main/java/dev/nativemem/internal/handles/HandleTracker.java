@@ -17,9 +17,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class HandleTracker {
   private static final HandleTracker INSTANCE = new HandleTracker();
 
-  /** Sites interned through the Java-side cache; past this, each stack goes to Rust directly. */
-  private static final int MAX_CACHED_SITES = 4096;
-
   /** References drained per creation, so leaks show without anyone asking for a report. */
   private static final int DRAIN_PER_CREATION = 8;
 
@@ -39,13 +36,13 @@ public final class HandleTracker {
   private final Map<String, Integer> kindIds = new ConcurrentHashMap<>();
   private final Map<String, Boolean> trackedKinds = new ConcurrentHashMap<>();
 
-  /** Site ids by stack fingerprint, so a known site costs a stack walk but no text. */
-  private final Map<Long, Integer> siteIds = new ConcurrentHashMap<>();
-
   private final InheritableThreadLocal<HandleScopeBooks> currentScope =
       new InheritableThreadLocal<>();
   private final ThreadLocal<PerThread> perThread = ThreadLocal.withInitial(PerThread::new);
   private volatile int noStackSite = -1;
+
+  /** Whether the native core keys sites by JVMTI stack (false once it says the JVM has none). */
+  private volatile boolean nativeStackKeys = true;
 
   private HandleTracker() {}
 
@@ -136,14 +133,24 @@ public final class HandleTracker {
       AtomicBoolean owningFlag,
       boolean withStack,
       PerThread thread) {
-    int site = withStack ? stackSite() : unrecordedSite();
+    int site = siteOf(withStack);
     long id = NativeBridge.handlesCreated(kindId(kind), address, site, threadId(thread));
+    TrackedHandle handle = new TrackedHandle(owner, queue, id, kind, site, owningFlag);
+    joinCurrentScope(handle);
+    return handle;
+  }
+
+  private int siteOf(boolean withStack) {
+    return withStack ? stackSite() : unrecordedSite();
+  }
+
+  /** The scope open on this thread, if any, owns {@code handle} from now on. */
+  private void joinCurrentScope(TrackedHandle handle) {
     HandleScopeBooks scope = currentScope.get();
-    TrackedHandle handle = new TrackedHandle(owner, queue, id, kind, site, owningFlag, scope);
+    handle.scope = scope;
     if (scope != null) {
       scope.onCreated(handle);
     }
-    return handle;
   }
 
   private static int threadId(PerThread thread) {
@@ -234,14 +241,10 @@ public final class HandleTracker {
         return;
       }
       PerThread thread = perThread.get();
-      int site = recordsStack(thread) ? stackSite() : unrecordedSite();
+      int site = siteOf(recordsStack(thread));
       NativeBridge.handlesReassign(handle.id, site, threadId(thread));
       handle.site = site;
-      HandleScopeBooks scope = currentScope.get();
-      handle.scope = scope;
-      if (scope != null) {
-        scope.onCreated(handle);
-      }
+      joinCurrentScope(handle);
     } finally {
       exit();
     }
@@ -258,9 +261,6 @@ public final class HandleTracker {
     }
   }
 
-  /** Whether the native core keys sites by JVMTI stack (false once it says the JVM has none). */
-  private volatile boolean nativeStackKeys = true;
-
   /**
    * The site of the current stack. The native core recognises a stack it has seen for a fraction of
    * a Java stack walk; only a new stack is walked here for its text.
@@ -276,16 +276,7 @@ public final class HandleTracker {
       }
       nativeStackKeys = false;
     }
-    long fingerprint = CreationSites.fingerprint();
-    Integer cached = siteIds.get(fingerprint);
-    if (cached != null) {
-      return cached;
-    }
-    int site = NativeBridge.handlesInternSite(CreationSites.capture());
-    if (siteIds.size() < MAX_CACHED_SITES) {
-      siteIds.put(fingerprint, site);
-    }
-    return site;
+    return NativeBridge.handlesInternSite(CreationSites.capture()); // interning dedups by text
   }
 
   /** The site of handles created without a stack: it says why and how to get stacks. */

@@ -36,15 +36,13 @@ final class TrackedHandle extends WeakReference<Object> {
       long id,
       String kind,
       int site,
-      AtomicBoolean owningFlag,
-      HandleScopeBooks scope) {
+      AtomicBoolean owningFlag) {
     super(owner, queue);
     this.id = id;
     this.kind = kind;
     this.site = site;
     this.hash = System.identityHashCode(owner);
     this.owningFlag = owningFlag;
-    this.scope = scope;
   }
 
   /** Whether the owner still owns its native memory, as far as its own state tells. */
