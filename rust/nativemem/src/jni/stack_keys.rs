@@ -10,7 +10,7 @@ use jvmti_bindings::sys::jni as jvmti_jni;
 use jvmti_bindings::sys::jvmti::{jvmtiEnv, jvmtiError, jvmtiFrameInfo, JVMTI_VERSION_1_2};
 use rustc_hash::FxHashMap;
 use std::ffi::{c_char, c_void, CStr};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 /// Frames of a key. More than the 24 frames the site text shows: the JVM also reports frames
 /// that `StackWalker` hides (lambda forms), and a key must cover every frame the text shows.
@@ -73,14 +73,9 @@ fn jvmti(env: &JNIEnv) -> usize {
     })
 }
 
-fn tables() -> &'static Mutex<Tables> {
-    static TABLES: OnceLock<Mutex<Tables>> = OnceLock::new();
-    TABLES.get_or_init(|| Mutex::new(Tables::default()))
-}
-
 /// The key of the calling Java thread's stack below nativemem's frames, or None if the JVM
 /// offers no JVMTI or the stack cannot be read.
-fn current_key(env: &mut JNIEnv) -> Option<Key> {
+fn current_key(env: &mut JNIEnv, tables: &mut Tables) -> Option<Key> {
     let jvmti = jvmti(env) as *mut jvmtiEnv;
     if jvmti.is_null() {
         return None;
@@ -106,7 +101,6 @@ fn current_key(env: &mut JNIEnv) -> Option<Key> {
         return None;
     }
     let frames = &frames[..count.max(0) as usize];
-    let mut tables = tables().lock().unwrap_or_else(|p| p.into_inner());
     let mut own = 0;
     for frame in frames.iter().take(MAX_OWN_FRAMES) {
         let method = frame.method as usize;
@@ -178,11 +172,18 @@ pub(crate) enum StackSite {
     Unavailable,
 }
 
+fn locked_tables() -> MutexGuard<'static, Tables> {
+    static TABLES: OnceLock<Mutex<Tables>> = OnceLock::new();
+    let tables = TABLES.get_or_init(|| Mutex::new(Tables::default()));
+    // The tables stay consistent across a panic (each insert is one step): keep using them.
+    tables.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 pub(crate) fn site_of_current_stack(env: &mut JNIEnv) -> StackSite {
-    let Some(key) = current_key(env) else {
+    let mut tables = locked_tables();
+    let Some(key) = current_key(env, &mut tables) else {
         return StackSite::Unavailable;
     };
-    let tables = tables().lock().unwrap_or_else(|p| p.into_inner());
     match tables.sites.get(key.frames()) {
         Some(site) => StackSite::Known(*site),
         None => StackSite::New,
@@ -191,8 +192,8 @@ pub(crate) fn site_of_current_stack(env: &mut JNIEnv) -> StackSite {
 
 /// Remembers `site` as the site of the current stack (its text was just interned).
 pub(crate) fn bind(env: &mut JNIEnv, site: u32) {
-    if let Some(key) = current_key(env) {
-        let mut tables = tables().lock().unwrap_or_else(|p| p.into_inner());
+    let mut tables = locked_tables();
+    if let Some(key) = current_key(env, &mut tables) {
         if tables.sites.len() < MAX_KEYS {
             tables.sites.insert(key.frames().into(), site);
         }
