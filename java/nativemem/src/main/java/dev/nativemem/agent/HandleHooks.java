@@ -28,6 +28,7 @@ public final class HandleHooks {
     End.values();
     KIND.get(HandleHooks.class);
     new AtomicBoolean().get();
+    guarded(() -> {}); // bootstraps the lambda machinery before any instrumented caller
     TRACKER.zipCreated(null, 0, -1);
     TRACKER.zipFreed(0, -1);
   }
@@ -113,6 +114,28 @@ public final class HandleHooks {
     };
   }
 
+  /** A hook's body; whatever it throws, the guard reports. */
+  private interface Body {
+    void run() throws Throwable;
+  }
+
+  /**
+   * Runs a hook's body unless re-entered from nativemem's own code; never throws into the
+   * instrumented caller.
+   */
+  private static void guarded(Body body) {
+    if (!TRACKER.enter()) {
+      return;
+    }
+    try {
+      body.run();
+    } catch (Throwable e) {
+      failed(e);
+    } finally {
+      TRACKER.exit();
+    }
+  }
+
   private static void failed(Throwable e) {
     if (!reported) {
       reported = true;
@@ -144,18 +167,12 @@ public final class HandleHooks {
 
   /** End of {@code RocksObject(long)}: every RocksObject subclass. */
   public static void rocksCreated(Object owner, long handle, AtomicBoolean owningFlag) {
-    if (!TRACKER.enter()) {
-      return;
-    }
-    try {
-      if (owningFlag != null && owningFlag.get()) {
-        create(owner, handle, owningFlag, TrackingOptions.ROCKSDB_GROUP);
-      }
-    } catch (Throwable e) {
-      failed(e);
-    } finally {
-      TRACKER.exit();
-    }
+    guarded(
+        () -> {
+          if (owningFlag != null && owningFlag.get()) {
+            create(owner, handle, owningFlag, TrackingOptions.ROCKSDB_GROUP);
+          }
+        });
   }
 
   /**
@@ -163,18 +180,12 @@ public final class HandleHooks {
    * RocksObjects.
    */
   public static void immutableCreated(Object owner, AtomicBoolean owningFlag) {
-    if (!TRACKER.enter()) {
-      return;
-    }
-    try {
-      if (owningFlag != null && owningFlag.get() && !IS_ROCKS_OBJECT.get(owner.getClass())) {
-        create(owner, 0, owningFlag, TrackingOptions.ROCKSDB_GROUP);
-      }
-    } catch (Throwable e) {
-      failed(e);
-    } finally {
-      TRACKER.exit();
-    }
+    guarded(
+        () -> {
+          if (owningFlag != null && owningFlag.get() && !IS_ROCKS_OBJECT.get(owner.getClass())) {
+            create(owner, 0, owningFlag, TrackingOptions.ROCKSDB_GROUP);
+          }
+        });
   }
 
   /** Start of {@code AbstractImmutableNativeReference.close()}. */
@@ -188,116 +199,74 @@ public final class HandleHooks {
   }
 
   private static void ending(Object owner, AtomicBoolean owningFlag, End how) {
-    if (!TRACKER.enter()) {
-      return;
-    }
-    try {
-      if (owningFlag != null && owningFlag.get()) {
-        TRACKER.ended(owner, owningFlag, how);
-      }
-    } catch (Throwable e) {
-      failed(e);
-    } finally {
-      TRACKER.exit();
-    }
+    guarded(
+        () -> {
+          if (owningFlag != null && owningFlag.get()) {
+            TRACKER.ended(owner, owningFlag, how);
+          }
+        });
   }
 
   // --- RocksDB: RocksMutableObject (slices)
 
   public static void mutableCreated(Object owner, long handle) {
-    if (!TRACKER.enter()) {
-      return;
-    }
-    try {
-      create(owner, handle, null, TrackingOptions.ROCKSDB_GROUP);
-    } catch (Throwable e) {
-      failed(e);
-    } finally {
-      TRACKER.exit();
-    }
+    guarded(
+        () -> {
+          create(owner, handle, null, TrackingOptions.ROCKSDB_GROUP);
+        });
   }
 
   /**
    * Start of {@code setNativeHandle(long, boolean)}: the old handle is given up, a new one taken.
    */
   public static void mutableHandleSet(Object owner, long handle, boolean owning) {
-    if (!TRACKER.enter()) {
-      return;
-    }
-    try {
-      TRACKER.ended(owner, null, End.TRANSFERRED);
-      if (owning) {
-        create(owner, handle, null, TrackingOptions.ROCKSDB_GROUP);
-      }
-    } catch (Throwable e) {
-      failed(e);
-    } finally {
-      TRACKER.exit();
-    }
+    guarded(
+        () -> {
+          TRACKER.ended(owner, null, End.TRANSFERRED);
+          if (owning) {
+            create(owner, handle, null, TrackingOptions.ROCKSDB_GROUP);
+          }
+        });
   }
 
   public static void mutableClosing(Object owner, boolean owning) {
-    if (!TRACKER.enter()) {
-      return;
-    }
-    try {
-      if (owning) {
-        TRACKER.ended(owner, null, End.CLOSED);
-      }
-    } catch (Throwable e) {
-      failed(e);
-    } finally {
-      TRACKER.exit();
-    }
+    guarded(
+        () -> {
+          if (owning) {
+            TRACKER.ended(owner, null, End.CLOSED);
+          }
+        });
   }
 
   // --- RocksDB: caches and what keeps them alive natively
 
   /** End of an {@code LRUCache}/{@code ClockCache}/{@code HyperClockCache} constructor. */
   public static void cacheCapacity(Object cache, long capacityBytes) {
-    if (!TRACKER.enter()) {
-      return;
-    }
-    try {
-      TRACKER.setCapacity(cache, flagOf(cache), capacityBytes);
-    } catch (Throwable e) {
-      failed(e);
-    } finally {
-      TRACKER.exit();
-    }
+    guarded(
+        () -> {
+          TRACKER.setCapacity(cache, flagOf(cache), capacityBytes);
+        });
   }
 
   /** Start of {@code setTableFormatConfig}: the options' table factory will share the cache. */
   public static void tableConfigSet(Object options, Object tableConfig) {
-    if (!TRACKER.enter()) {
-      return;
-    }
-    try {
-      Object cache = valueOf(BLOCK_CACHE, tableConfig);
-      if (cache != null) {
-        TRACKER.retain(idOf(options), idOf(cache));
-      }
-    } catch (Throwable e) {
-      failed(e);
-    } finally {
-      TRACKER.exit();
-    }
+    guarded(
+        () -> {
+          Object cache = valueOf(BLOCK_CACHE, tableConfig);
+          if (cache != null) {
+            TRACKER.retain(idOf(options), idOf(cache));
+          }
+        });
   }
 
   /** End of an options constructor taking another options object: a native copy. */
   public static void optionsDerived(Object target, Object source) {
-    if (!TRACKER.enter()) {
-      return;
-    }
-    try {
-      if (source != null && IS_ROCKS_OBJECT.get(source.getClass())) {
-        TRACKER.inherit(idOf(target), idOf(source));
-      }
-    } catch (Throwable e) {
-      failed(e);
-    } finally {
-      TRACKER.exit();
-    }
+    guarded(
+        () -> {
+          if (source != null && IS_ROCKS_OBJECT.get(source.getClass())) {
+            TRACKER.inherit(idOf(target), idOf(source));
+          }
+        });
   }
 
   /**
@@ -306,20 +275,14 @@ public final class HandleHooks {
    * family is then followed through its database.
    */
   public static void descriptorFetched(Object columnFamily, Object descriptor) {
-    if (!TRACKER.enter()) {
-      return;
-    }
-    try {
-      long source = idOf(columnFamily);
-      if (source < 0 && isDefaultFamily(descriptor)) {
-        source = idOf(valueOf(DATABASE, columnFamily));
-      }
-      TRACKER.inherit(idOf(optionsOf(descriptor)), source);
-    } catch (Throwable e) {
-      failed(e);
-    } finally {
-      TRACKER.exit();
-    }
+    guarded(
+        () -> {
+          long source = idOf(columnFamily);
+          if (source < 0 && isDefaultFamily(descriptor)) {
+            source = idOf(valueOf(DATABASE, columnFamily));
+          }
+          TRACKER.inherit(idOf(optionsOf(descriptor)), source);
+        });
   }
 
   /**
@@ -327,16 +290,10 @@ public final class HandleHooks {
    * default family uses that object's table configuration.
    */
   public static void databaseOpened(Object db, Object options) {
-    if (!TRACKER.enter()) {
-      return;
-    }
-    try {
-      TRACKER.inherit(idOf(db), idOf(options));
-    } catch (Throwable e) {
-      failed(e);
-    } finally {
-      TRACKER.exit();
-    }
+    guarded(
+        () -> {
+          TRACKER.inherit(idOf(db), idOf(options));
+        });
   }
 
   /**
@@ -344,40 +301,28 @@ public final class HandleHooks {
    * each handle takes its descriptor's options, and the database its default family's.
    */
   public static void columnFamiliesOpened(Object db, List<?> descriptors, List<?> handles) {
-    if (!TRACKER.enter()) {
-      return;
-    }
-    try {
-      if (descriptors != null && handles != null) {
-        for (int i = 0; i < descriptors.size(); i++) {
-          long options = idOf(optionsOf(descriptors.get(i)));
-          if (i < handles.size()) {
-            TRACKER.inherit(idOf(handles.get(i)), options);
+    guarded(
+        () -> {
+          if (descriptors != null && handles != null) {
+            for (int i = 0; i < descriptors.size(); i++) {
+              long options = idOf(optionsOf(descriptors.get(i)));
+              if (i < handles.size()) {
+                TRACKER.inherit(idOf(handles.get(i)), options);
+              }
+              if (isDefaultFamily(descriptors.get(i))) {
+                TRACKER.inherit(idOf(db), options);
+              }
+            }
           }
-          if (isDefaultFamily(descriptors.get(i))) {
-            TRACKER.inherit(idOf(db), options);
-          }
-        }
-      }
-    } catch (Throwable e) {
-      failed(e);
-    } finally {
-      TRACKER.exit();
-    }
+        });
   }
 
   /** End of {@code RocksDB.createColumnFamily(descriptor)}. */
   public static void columnFamilyCreated(Object descriptor, Object handle) {
-    if (!TRACKER.enter()) {
-      return;
-    }
-    try {
-      TRACKER.inherit(idOf(handle), idOf(optionsOf(descriptor)));
-    } catch (Throwable e) {
-      failed(e);
-    } finally {
-      TRACKER.exit();
-    }
+    guarded(
+        () -> {
+          TRACKER.inherit(idOf(handle), idOf(optionsOf(descriptor)));
+        });
   }
 
   /**
@@ -385,26 +330,20 @@ public final class HandleHooks {
    * copies its descriptor's options) or one options object that every new family copies.
    */
   public static void columnFamiliesCreated(Object source, List<?> handles) {
-    if (!TRACKER.enter()) {
-      return;
-    }
-    try {
-      if (handles != null && source instanceof List) {
-        List<?> descriptors = (List<?>) source;
-        for (int i = 0; i < Math.min(descriptors.size(), handles.size()); i++) {
-          TRACKER.inherit(idOf(handles.get(i)), idOf(optionsOf(descriptors.get(i))));
-        }
-      } else if (handles != null && source != null && IS_ROCKS_OBJECT.get(source.getClass())) {
-        long options = idOf(source);
-        for (Object handle : handles) {
-          TRACKER.inherit(idOf(handle), options);
-        }
-      }
-    } catch (Throwable e) {
-      failed(e);
-    } finally {
-      TRACKER.exit();
-    }
+    guarded(
+        () -> {
+          if (handles != null && source instanceof List) {
+            List<?> descriptors = (List<?>) source;
+            for (int i = 0; i < Math.min(descriptors.size(), handles.size()); i++) {
+              TRACKER.inherit(idOf(handles.get(i)), idOf(optionsOf(descriptors.get(i))));
+            }
+          } else if (handles != null && source != null && IS_ROCKS_OBJECT.get(source.getClass())) {
+            long options = idOf(source);
+            for (Object handle : handles) {
+              TRACKER.inherit(idOf(handle), options);
+            }
+          }
+        });
   }
 
   private static Object optionsOf(Object descriptor) throws ReflectiveOperationException {
