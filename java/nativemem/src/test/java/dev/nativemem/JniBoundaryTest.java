@@ -43,6 +43,24 @@ class JniBoundaryTest {
   }
 
   @Test
+  void handleRegistryRejectsNegativeIdsAndCountsAndNullStacks() {
+    IllegalArgumentException counted =
+        assertThrows(
+            IllegalArgumentException.class, () -> NativeBridge.handlesCounted(0, 0, -1, 0, 0));
+    assertTrue(counted.getMessage().contains("created must not be negative"), counted.getMessage());
+    IllegalArgumentException reassigned =
+        assertThrows(IllegalArgumentException.class, () -> NativeBridge.handlesReassign(-1, 0, 0));
+    assertTrue(
+        reassigned.getMessage().contains("handle must not be negative"), reassigned.getMessage());
+    IllegalArgumentException stack =
+        assertThrows(
+            IllegalArgumentException.class, () -> NativeBridge.handlesInternSiteOfStack(null));
+    assertTrue(stack.getMessage().contains("must not be null"), stack.getMessage());
+    // A stack never bound to a site is new (-1), and this JVM offers JVMTI (not -2).
+    assertEquals(-1, NativeBridge.handlesSiteOfStack());
+  }
+
+  @Test
   void versionsMatch() {
     Versions v = NativeMemory.version();
     assertEquals(v.java(), v.nativeLibrary());
