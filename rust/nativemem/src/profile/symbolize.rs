@@ -279,6 +279,17 @@ impl SymbolTable {
 /// Where distributions install debug info: by build id, else by `.gnu_debuglink` name.
 const DEBUG_ROOT: &str = "/usr/lib/debug";
 
+/// A directory laid out like [`DEBUG_ROOT`] searched first: where a user unpacked nativemem's own
+/// `debug` artifact (its libraries ship without DWARF), or any other `.build-id` tree.
+const DEBUG_DIR_VARIABLE: &str = "NATIVEMEM_DEBUG_DIR";
+
+fn debug_roots() -> impl Iterator<Item = PathBuf> {
+    let user = std::env::var_os(DEBUG_DIR_VARIABLE).filter(|dir| !dir.is_empty());
+    user.map(PathBuf::from)
+        .into_iter()
+        .chain(std::iter::once(PathBuf::from(DEBUG_ROOT)))
+}
+
 /// The separate debug file of a stripped object, as binutils and gdb find it.
 fn separate_debug_file<'d, R: object::ReadRef<'d>>(
     file: &object::File<'d, R>,
@@ -287,12 +298,14 @@ fn separate_debug_file<'d, R: object::ReadRef<'d>>(
     if let Ok(Some(id)) = file.build_id() {
         if id.len() > 1 {
             let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
-            let candidate = Path::new(DEBUG_ROOT)
-                .join(".build-id")
+            let by_id = Path::new(".build-id")
                 .join(&hex[..2])
                 .join(format!("{}.debug", &hex[2..]));
-            if candidate.is_file() {
-                return Some(candidate);
+            if let Some(found) = debug_roots()
+                .map(|root| root.join(&by_id))
+                .find(|candidate| candidate.is_file())
+            {
+                return Some(found);
             }
         }
     }

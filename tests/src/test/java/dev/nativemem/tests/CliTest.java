@@ -4,7 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.jr.ob.JSON;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /** {@code java -jar nativemem.jar ...} as a user runs it. */
@@ -26,9 +30,64 @@ class CliTest {
   void unknownCommandPrintsUsageToStderrAndExits2() throws Exception {
     ForkedJvm.Result r = new ForkedJvm().cli("frobnicate");
     assertEquals(2, r.exitCode, r.toString());
-    assertTrue(r.stderr.contains("Unmatched argument at index 0: 'frobnicate'"), r.toString());
+    assertTrue(r.stderr.contains("unknown command 'frobnicate'"), r.toString());
     assertTrue(r.stderr.contains("Usage: nativemem"), r.toString());
     assertEquals("", r.stdout);
+  }
+
+  /** {@code COMMAND --help} and {@code help COMMAND}: the command's usage on stdout, exit 0. */
+  @Test
+  void everyCommandHasHelpThatExitsZero() throws Exception {
+    for (String command :
+        new String[] {"version", "stats", "breakdown", "advice", "demo", "env", "report"}) {
+      for (String[] args : new String[][] {{command, "--help"}, {"help", command}}) {
+        ForkedJvm.Result r = new ForkedJvm().cli(args);
+        assertEquals(0, r.exitCode, r.toString());
+        assertTrue(r.stdout.startsWith("usage: nativemem " + command), r.toString());
+        assertTrue(r.stdout.contains("--help"), r.toString());
+      }
+    }
+  }
+
+  @Test
+  void badOptionsAreUsageErrorsThatSayWhatIsWrong() throws Exception {
+    assertUsageError("Unrecognized option: --frobnicate", "report", "--frobnicate", "x.heap");
+    assertUsageError("missing the <dump> to analyse", "report");
+    assertUsageError("--top takes a whole number, got 'ten'", "report", "--top", "ten", "x.heap");
+    assertUsageError("--format must be one of text, svg, pprof", "report", "--format", "gif", "x");
+    assertUsageError("--cpus must be from 1 to 1023, got 536870912", "env", "--cpus", "536870912");
+    assertUsageError("no command 'frobnicate'", "help", "frobnicate");
+  }
+
+  private static void assertUsageError(String message, String... args) throws Exception {
+    ForkedJvm.Result r = new ForkedJvm().cli(args);
+    assertEquals(2, r.exitCode, r.toString());
+    assertTrue(r.stderr.contains(message), message + " missing: " + r);
+    assertTrue(
+        r.stderr.toLowerCase(java.util.Locale.ROOT).contains("usage: nativemem"), r.toString());
+    assertEquals("", r.stdout);
+  }
+
+  /**
+   * JDK 24+ warns about {@code System.load} unless native access is enabled: the jar's manifest
+   * enables it for itself. Run from the class path instead (no manifest), the same command warns,
+   * which shows the check can fail.
+   */
+  @Test
+  void noRestrictedMethodWarningOnJdk25() throws Exception {
+    Path jdk25 =
+        Paths.get(
+            System.getProperty("nativemem.jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64"),
+            "bin",
+            "java");
+    Assumptions.assumeTrue(Files.isExecutable(jdk25), "no JDK 25 at " + jdk25);
+    ForkedJvm.Result jar = new ForkedJvm().java(jdk25).cli("version");
+    assertEquals(0, jar.exitCode, jar.toString());
+    assertEquals("", jar.stderr, "java -jar ... version on JDK 25 printed warnings");
+    ForkedJvm.Result classPath =
+        new ForkedJvm().java(jdk25).main("dev.nativemem.cli.NativeMemoryCli", "version");
+    assertEquals(0, classPath.exitCode, classPath.toString());
+    assertTrue(classPath.stderr.contains("restricted method"), classPath.toString());
   }
 
   @Test
@@ -43,7 +102,7 @@ class CliTest {
     assertEquals("glibc", allocator.get("kind"), r.stdout);
     assertTrue(((String) allocator.get("malloc_object")).contains("libc.so"), r.stdout);
     long rss = ((Number) process.get("rss_bytes")).longValue();
-    // A JVM that ran picocli and loaded a JNI library is resident for more than 16 MiB.
+    // A JVM that parsed its options and loaded a JNI library is resident for more than 16 MiB.
     assertTrue(rss > (16L << 20) && rss < (8L << 30), r.stdout);
   }
 

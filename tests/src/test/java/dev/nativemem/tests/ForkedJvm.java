@@ -31,10 +31,17 @@ final class ForkedJvm {
   private final Map<String, String> env = new HashMap<>();
   private final List<String> launcher = new ArrayList<>();
   private final List<String> classPath = new ArrayList<>();
+  private String launcherJava = JAVA;
 
   /** Adds this module's test classes to the child's class path (for probe main classes). */
   ForkedJvm withTestClasses() {
     classPath.add(TEST_CLASSES);
+    return this;
+  }
+
+  /** Runs this {@code java} launcher instead of the one running the tests. */
+  ForkedJvm java(Path launcher) {
+    launcherJava = launcher.toString();
     return this;
   }
 
@@ -92,7 +99,7 @@ final class ForkedJvm {
       throw new IllegalStateException(JAR + " is missing: run 'mvn verify' from the project root");
     }
     List<String> command = new ArrayList<>(launcher);
-    command.add(JAVA);
+    command.add(launcherJava);
     command.addAll(args);
     Path out = Files.createTempFile("nativemem-out", ".txt");
     Path err = Files.createTempFile("nativemem-err", ".txt");

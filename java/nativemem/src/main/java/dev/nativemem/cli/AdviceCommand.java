@@ -4,20 +4,24 @@ import dev.nativemem.Advice;
 import dev.nativemem.NativeMemory;
 import java.util.List;
 import java.util.stream.Collectors;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.Options;
 
-@Command(
-    name = "advice",
-    description = "Print what to change about this JVM's native memory, each with its reason.")
-final class AdviceCommand implements Runnable {
-  @Option(names = "--json", description = "Print a JSON array instead of text.")
-  boolean json;
+final class AdviceCommand extends CliCommand {
+  AdviceCommand() {
+    super(
+        "advice", "Print what to change about this JVM's native memory, each with its reason.", "");
+  }
 
   @Override
-  public void run() {
+  Options options() {
+    return new Options().addOption(null, "json", false, "Print a JSON array instead of text.");
+  }
+
+  @Override
+  int run(CommandLine line) {
     List<Advice> advice = NativeMemory.advice();
-    if (json) {
+    if (line.hasOption("json")) {
       System.out.println(
           advice.stream().map(Advice::toJson).collect(Collectors.joining(",", "[", "]")));
     } else if (advice.isEmpty()) {
@@ -25,5 +29,6 @@ final class AdviceCommand implements Runnable {
     } else {
       advice.forEach(System.out::println);
     }
+    return 0;
   }
 }

@@ -2,21 +2,28 @@ package dev.nativemem.cli;
 
 import dev.nativemem.MemoryBreakdown;
 import dev.nativemem.NativeMemory;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.Options;
 
-@Command(
-    name = "breakdown",
-    description =
+final class BreakdownCommand extends CliCommand {
+  BreakdownCommand() {
+    super(
+        "breakdown",
         "Line up the container's memory limit and usage, RSS, the JVM's memory, the allocator,"
-            + " and what is left unaccounted.")
-final class BreakdownCommand implements Runnable {
-  @Option(names = "--json", description = "Print one JSON object instead of a table.")
-  boolean json;
+            + " and what is left unaccounted.",
+        "");
+  }
 
   @Override
-  public void run() {
+  Options options() {
+    return new Options()
+        .addOption(null, "json", false, "Print one JSON object instead of a table.");
+  }
+
+  @Override
+  int run(CommandLine line) {
     MemoryBreakdown breakdown = NativeMemory.breakdown();
-    System.out.println(json ? breakdown.toJson() : breakdown.toString());
+    System.out.println(line.hasOption("json") ? breakdown.toJson() : breakdown.toString());
+    return 0;
   }
 }

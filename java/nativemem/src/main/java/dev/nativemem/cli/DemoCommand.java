@@ -4,12 +4,24 @@ import dev.nativemem.AllocatorInfo;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.ProcessMemory;
 import dev.nativemem.internal.ByteFormat;
-import picocli.CommandLine.Command;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.Options;
 
-@Command(name = "demo", description = "Show what nativemem sees in this JVM.")
-final class DemoCommand implements Runnable {
+final class DemoCommand extends CliCommand {
+  DemoCommand() {
+    super(
+        "demo",
+        "Show what nativemem sees in this JVM, then a heap profile of a RocksDB and zip workload.",
+        "");
+  }
+
   @Override
-  public void run() {
+  Options options() {
+    return new Options();
+  }
+
+  @Override
+  int run(CommandLine line) {
     System.out.println("nativemem demo: " + NativeMemory.version());
     System.out.println();
     AllocatorInfo allocator = NativeMemory.allocator();
@@ -38,6 +50,7 @@ final class DemoCommand implements Runnable {
     dev.nativemem.cli.demo.BreakdownDemo.run(System.out);
     dev.nativemem.cli.demo.HandlesDemo.run();
     dev.nativemem.cli.demo.ProfilingDemo.run();
+    return 0;
   }
 
   private static String row(String label, long bytes) {

@@ -4,36 +4,62 @@ import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.PreloadAllocator;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import java.nio.file.Paths;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.Option;
+import org.apache.commons.cli.Options;
 
-@Command(
-    name = "env",
-    description =
+final class EnvCommand extends CliCommand {
+  private static final int MAX_CPUS = 1023;
+
+  EnvCommand() {
+    super(
+        "env",
         "Extract the preload allocator (jemalloc, profiling-ready, container-aware) and print the"
-            + " settings that give a service heap profiles on demand.")
-final class EnvCommand implements Runnable {
-  @Option(
-      names = "--dir",
-      paramLabel = "DIR",
-      description =
-          "Stable directory to extract the allocator into (default: ${DEFAULT-VALUE}). Services"
-              + " must be able to read it; others must not be able to write it.",
-      defaultValue = "${sys:user.home}/.nativemem")
-  Path dir;
+            + " settings that give a service heap profiles on demand.",
+        "");
+  }
 
-  @Option(
-      names = "--cpus",
-      paramLabel = "N",
-      description =
-          "Size jemalloc's arenas for N CPUs instead of the count the allocator detects at start"
-              + " (prints a MALLOC_CONF line).")
-  Integer cpus;
+  private static Path defaultDir() {
+    return Paths.get(System.getProperty("user.home"), ".nativemem");
+  }
 
   @Override
-  public void run() {
-    if (cpus != null && cpus < 1) {
-      throw new IllegalArgumentException("--cpus must be at least 1, got " + cpus);
+  Options options() {
+    return new Options()
+        .addOption(
+            Option.builder()
+                .longOpt("dir")
+                .hasArg()
+                .argName("DIR")
+                .desc(
+                    "Stable directory to extract the allocator into (default: "
+                        + defaultDir()
+                        + "). Services must be able to read it; others must not be able to"
+                        + " write it.")
+                .get())
+        .addOption(
+            Option.builder()
+                .longOpt("cpus")
+                .hasArg()
+                .argName("N")
+                .desc(
+                    "Size jemalloc's arenas for N CPUs instead of the count the allocator detects"
+                        + " at start (prints a MALLOC_CONF line).")
+                .get());
+  }
+
+  @Override
+  int run(CommandLine line) {
+    Path dir = line.hasOption("dir") ? Paths.get(line.getOptionValue("dir")) : defaultDir();
+    Integer cpus = null;
+    if (line.hasOption("cpus")) {
+      long n = longValue(line, "cpus", 0);
+      // jemalloc refuses more than 4095 arenas (MALLOCX_ARENA_LIMIT); narenas is 4 x CPUs.
+      if (n < 1 || n > MAX_CPUS) {
+        throw new UsageException("--cpus must be from 1 to " + MAX_CPUS + ", got " + n);
+      }
+      cpus = (int) n;
     }
     Path library = PreloadAllocator.extractTo(dir);
     long size;
@@ -73,6 +99,7 @@ final class EnvCommand implements Runnable {
     if (conf != null) {
       System.out.println("ENV MALLOC_CONF=" + conf);
     }
+    return 0;
   }
 
   private static String shellQuote(String s) {

@@ -1,31 +1,42 @@
 package dev.nativemem.cli;
 
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
+import dev.nativemem.NativeMemory;
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.DefaultParser;
+import org.apache.commons.cli.HelpFormatter;
+import org.apache.commons.cli.Options;
+import org.apache.commons.cli.ParseException;
 
 /**
  * {@code java -jar nativemem.jar <command>}: the jar as a command-line tool.
  *
- * <p>Arguments are parsed by picocli (shaded into the jar): subcommands, {@code --help} on each,
- * usage on errors with exit code 2, for about 400 KiB of jar.
+ * <p>Options are parsed by Apache Commons CLI (shaded): a JVM that runs one command loads about 30
+ * of its classes, so the CLI starts in about twice a hello-world JVM's CPU time (README,
+ * "Performance"). Exit codes: 0 on success and for help, 2 on a usage error, 1 when the work fails.
  */
-@Command(
-    name = "nativemem",
-    mixinStandardHelpOptions = true,
-    versionProvider = VersionCommand.Provider.class,
-    description = "See, profile and test the native memory of a JVM.",
-    subcommands = {
-      VersionCommand.class,
-      StatsCommand.class,
-      BreakdownCommand.class,
-      AdviceCommand.class,
-      DemoCommand.class,
-      EnvCommand.class,
-      ReportCommand.class,
-      CommandLine.HelpCommand.class
-    })
-public final class NativeMemoryCli implements Runnable {
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+public final class NativeMemoryCli {
+  private static final int WIDTH = 100;
+
+  private final Map<String, CliCommand> commands = new LinkedHashMap<>();
+
+  private NativeMemoryCli() {
+    for (CliCommand command :
+        new CliCommand[] {
+          new VersionCommand(),
+          new StatsCommand(),
+          new BreakdownCommand(),
+          new AdviceCommand(),
+          new DemoCommand(),
+          new EnvCommand(),
+          new ReportCommand()
+        }) {
+      commands.put(command.name(), command);
+    }
+  }
 
   public static void main(String[] args) {
     System.exit(run(args));
@@ -33,31 +44,102 @@ public final class NativeMemoryCli implements Runnable {
 
   /** Runs the CLI and returns its exit code: 0 on success, 2 on a usage error, 1 on failure. */
   public static int run(String... args) {
-    CommandLine cli = new CommandLine(new NativeMemoryCli());
-    cli.setParameterExceptionHandler(NativeMemoryCli::usageError);
-    cli.setExecutionExceptionHandler(NativeMemoryCli::failure);
-    return cli.execute(args);
+    return new NativeMemoryCli().execute(args);
   }
 
-  /** Bad arguments: the message, suggestions and usage on stderr; exit code 2. */
-  private static int usageError(CommandLine.ParameterException e, String[] args) {
-    CommandLine failed = e.getCommandLine();
-    failed.getErr().println(e.getMessage());
-    CommandLine.UnmatchedArgumentException.printSuggestions(e, failed.getErr());
-    failed.usage(failed.getErr());
-    return CommandLine.ExitCode.USAGE;
+  private int execute(String[] args) {
+    PrintWriter out = new PrintWriter(System.out, true);
+    PrintWriter err = new PrintWriter(System.err, true);
+    if (args.length == 0 || isHelp(args[0])) {
+      usage(out);
+      return 0;
+    }
+    if (args[0].equals("-V") || args[0].equals("--version")) {
+      out.println(NativeMemory.version());
+      return 0;
+    }
+    if (args[0].equals("help")) {
+      return help(args, out, err);
+    }
+    CliCommand command = commands.get(args[0]);
+    if (command == null) {
+      err.println("nativemem: unknown command '" + args[0] + "'");
+      usage(err);
+      return 2;
+    }
+    Options options = command.options().addOption(CliCommand.HELP);
+    String[] rest = java.util.Arrays.copyOfRange(args, 1, args.length);
+    try {
+      CommandLine line = DefaultParser.builder().get().parse(options, rest);
+      if (line.hasOption(CliCommand.HELP)) {
+        usage(command, out);
+        return 0;
+      }
+      return command.run(line);
+    } catch (ParseException | CliCommand.UsageException e) {
+      err.println("nativemem " + command.name() + ": " + e.getMessage());
+      usage(command, err);
+      return 2;
+    } catch (Exception e) {
+      err.println("nativemem: " + e.getMessage());
+      return 1;
+    }
   }
 
-  /** A command failed: its message on stderr; exit code 1. */
-  private static int failure(
-      Exception e, CommandLine commandLine, CommandLine.ParseResult parseResult) {
-    commandLine.getErr().println("nativemem: " + e.getMessage());
-    return 1;
+  private int help(String[] args, PrintWriter out, PrintWriter err) {
+    if (args.length == 1) {
+      usage(out);
+      return 0;
+    }
+    CliCommand command = commands.get(args[1]);
+    if (command == null || args.length > 2) {
+      err.println(
+          "nativemem help: no command '"
+              + String.join(" ", List.of(args).subList(1, args.length))
+              + "'");
+      usage(err);
+      return 2;
+    }
+    usage(command, out);
+    return 0;
   }
 
-  /** No command: print usage. */
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
+  private static boolean isHelp(String arg) {
+    return arg.equals("-h") || arg.equals("--help");
+  }
+
+  /** The top-level usage: every command with its summary. */
+  private void usage(PrintWriter to) {
+    to.println("Usage: nativemem [-hV] [COMMAND]");
+    to.println("See, profile and test the native memory of a JVM.");
+    to.println("  -h, --help      Show this help message and exit.");
+    to.println("  -V, --version   Print version information and exit.");
+    to.println("Commands:");
+    HelpFormatter formatter = HelpFormatter.builder().setPrintWriter(to).get();
+    int width = commands.keySet().stream().mapToInt(String::length).max().orElse(0) + 4;
+    for (CliCommand command : commands.values()) {
+      String name = String.format("  %-" + (width - 2) + "s", command.name());
+      formatter.printWrapped(to, WIDTH, width, name + command.summary());
+    }
+    formatter.printWrapped(
+        to,
+        WIDTH,
+        width,
+        String.format("  %-" + (width - 2) + "s", "help") + "Show the usage of one command.");
+    to.println("'nativemem COMMAND --help' shows a command's options.");
+    to.flush();
+  }
+
+  /** One command's usage: its synopsis, what it does, its options. */
+  private static void usage(CliCommand command, PrintWriter to) {
+    Options options = command.options().addOption(CliCommand.HELP);
+    String synopsis =
+        "nativemem "
+            + command.name()
+            + " [options]"
+            + (command.parameters().isEmpty() ? "" : " " + command.parameters());
+    HelpFormatter formatter = HelpFormatter.builder().setPrintWriter(to).get();
+    formatter.printHelp(to, WIDTH, synopsis, command.summary(), options, 2, 2, "", false);
+    to.flush();
   }
 }

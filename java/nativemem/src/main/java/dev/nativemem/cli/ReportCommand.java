@@ -3,18 +3,14 @@ package dev.nativemem.cli;
 import dev.nativemem.HeapProfile;
 import dev.nativemem.internal.NativeBridge;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import java.nio.file.Paths;
+import java.util.Locale;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.Option;
+import org.apache.commons.cli.Options;
 
-@Command(
-    name = "report",
-    description = {
-      "Analyse a jemalloc heap profile (heap_v2 dump) without jeprof: top sites, flame graph,"
-          + " pprof, collapsed stacks; with --base, the growth since an earlier dump."
-    })
-final class ReportCommand implements Callable<Integer> {
+final class ReportCommand extends CliCommand {
+  /** What the report is written as. */
   enum Format {
     text,
     svg,
@@ -22,39 +18,76 @@ final class ReportCommand implements Callable<Integer> {
     collapsed
   }
 
-  @Parameters(index = "0", paramLabel = "<dump>", description = "The heap profile to analyse.")
-  Path dump;
-
-  @Option(
-      names = "--base",
-      paramLabel = "<dump>",
-      description = "An earlier dump: show the growth since it (like jeprof --base).")
-  Path base;
-
-  @Option(
-      names = "--format",
-      defaultValue = "text",
-      description = "One of: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
-  Format format;
-
-  @Option(
-      names = "--top",
-      defaultValue = "20",
-      paramLabel = "N",
-      description = "Sites to list (text; default: ${DEFAULT-VALUE}).")
-  int top;
-
-  @Option(
-      names = {"-o", "--output"},
-      paramLabel = "FILE",
-      description = "Write to a new FILE instead of standard output (required for svg, pprof).")
-  Path output;
+  ReportCommand() {
+    super(
+        "report",
+        "Analyse a jemalloc heap profile (heap_v2 dump) without jeprof: top sites, flame graph,"
+            + " pprof, collapsed stacks; with --base, the growth since an earlier dump.",
+        "<dump>");
+  }
 
   @Override
-  public Integer call() {
-    if (top <= 0) {
-      throw new IllegalArgumentException("--top must be positive, got " + top);
+  Options options() {
+    return new Options()
+        .addOption(
+            Option.builder()
+                .longOpt("base")
+                .hasArg()
+                .argName("dump")
+                .desc("An earlier dump: show the growth since it (like jeprof --base).")
+                .get())
+        .addOption(
+            Option.builder()
+                .longOpt("format")
+                .hasArg()
+                .argName("FORMAT")
+                .desc("One of: text, svg, pprof, collapsed (default: text).")
+                .get())
+        .addOption(
+            Option.builder()
+                .longOpt("top")
+                .hasArg()
+                .argName("N")
+                .desc("Sites to list (text; default: 20).")
+                .get())
+        .addOption(
+            Option.builder("o")
+                .longOpt("output")
+                .hasArg()
+                .argName("FILE")
+                .desc("Write to a new FILE instead of standard output (required for svg, pprof).")
+                .get());
+  }
+
+  @Override
+  int run(CommandLine line) {
+    if (line.getArgList().size() != 1) {
+      throw new UsageException(
+          line.getArgList().isEmpty()
+              ? "missing the <dump> to analyse"
+              : "one <dump> at a time, got " + line.getArgList());
     }
+    Path dump = Paths.get(line.getArgList().get(0));
+    Path base = line.hasOption("base") ? Paths.get(line.getOptionValue("base")) : null;
+    Path output = line.hasOption("output") ? Paths.get(line.getOptionValue("output")) : null;
+    Format format = format(line.getOptionValue("format", "text"));
+    long top = longValue(line, "top", 20);
+    if (top <= 0 || top > Integer.MAX_VALUE) {
+      throw new UsageException("--top must be from 1 to " + Integer.MAX_VALUE + ", got " + top);
+    }
+    return write(dump, base, format, (int) top, output);
+  }
+
+  private static Format format(String name) {
+    try {
+      return Format.valueOf(name.toLowerCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(
+          "--format must be one of text, svg, pprof, collapsed; got '" + name + "'");
+    }
+  }
+
+  private static int write(Path dump, Path base, Format format, int top, Path output) {
     HeapProfile profile = HeapProfile.open(dump);
     HeapProfile baseProfile = base == null ? null : HeapProfile.open(base);
     String basePath = baseProfile == null ? null : baseProfile.path().toString();
@@ -69,7 +102,7 @@ final class ReportCommand implements Callable<Integer> {
       return 0;
     }
     if (format == Format.svg || format == Format.pprof) {
-      throw new IllegalArgumentException(
+      throw new UsageException(
           "--format "
               + format
               + " writes a file: add -o FILE (for example -o profile."

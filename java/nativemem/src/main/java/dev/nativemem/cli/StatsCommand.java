@@ -4,35 +4,40 @@ import dev.nativemem.AllocatorInfo;
 import dev.nativemem.AllocatorStats;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.ProcessMemory;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.Options;
 
-@Command(
-    name = "stats",
-    description =
+final class StatsCommand extends CliCommand {
+  StatsCommand() {
+    super(
+        "stats",
         "Print the allocator serving this JVM's malloc, its configuration and statistics, and the"
-            + " process's resident memory.")
-final class StatsCommand implements Runnable {
-  @Option(names = "--json", description = "Print one JSON object instead of text.")
-  boolean json;
-
-  @Option(
-      names = "--report",
-      description =
-          "Print the allocator's own full report instead: jemalloc's malloc_stats_print JSON or"
-              + " glibc's malloc_info XML (for bug reports).")
-  boolean report;
+            + " process's resident memory.",
+        "");
+  }
 
   @Override
-  public void run() {
-    if (report) {
+  Options options() {
+    return new Options()
+        .addOption(null, "json", false, "Print one JSON object instead of text.")
+        .addOption(
+            null,
+            "report",
+            false,
+            "Print the allocator's own full report instead: jemalloc's malloc_stats_print JSON or"
+                + " glibc's malloc_info XML (for bug reports).");
+  }
+
+  @Override
+  int run(CommandLine line) {
+    if (line.hasOption("report")) {
       System.out.println(NativeMemory.allocatorReport());
-      return;
+      return 0;
     }
     AllocatorInfo allocator = NativeMemory.allocator();
     AllocatorStats stats = NativeMemory.stats();
     ProcessMemory process = NativeMemory.processMemory();
-    if (json) {
+    if (line.hasOption("json")) {
       System.out.println(
           "{\"allocator\":"
               + allocator.toJson()
@@ -46,5 +51,6 @@ final class StatsCommand implements Runnable {
       System.out.println("process    " + process);
       System.out.println(stats);
     }
+    return 0;
   }
 }

@@ -2,25 +2,23 @@ package dev.nativemem.cli;
 
 import dev.nativemem.NativeMemory;
 import dev.nativemem.Versions;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.IVersionProvider;
-import picocli.CommandLine.Option;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.Options;
 
-@Command(name = "version", description = "Print the Java and native library versions.")
-final class VersionCommand implements Runnable {
-  @Option(names = "--json", description = "Print JSON.")
-  boolean json;
-
-  @Override
-  public void run() {
-    Versions versions = NativeMemory.version();
-    System.out.println(json ? versions.toJson() : versions.toString());
+final class VersionCommand extends CliCommand {
+  VersionCommand() {
+    super("version", "Print the Java and native library versions.", "");
   }
 
-  static final class Provider implements IVersionProvider {
-    @Override
-    public String[] getVersion() {
-      return new String[] {NativeMemory.version().toString()};
-    }
+  @Override
+  Options options() {
+    return new Options().addOption(null, "json", false, "Print JSON.");
+  }
+
+  @Override
+  int run(CommandLine line) {
+    Versions versions = NativeMemory.version();
+    System.out.println(line.hasOption("json") ? versions.toJson() : versions.toString());
+    return 0;
   }
 }
