@@ -93,7 +93,7 @@ fn block_cache_bytes_agree_with_rocksdb() {
 /// In the child: fill the block cache by reading back a flushed table, report its usage, dump.
 fn fill_cache_and_dump(dir: &Path) {
     use rocksdb::{BlockBasedOptions, Cache, DBCompressionType, Options, DB};
-    let cache = Cache::new_lru_cache(512 << 20);
+    let cache = Cache::new_lru_cache(512 << 20).unwrap();
     let mut table = BlockBasedOptions::default();
     table.set_block_cache(&cache);
     table.set_block_size(16 << 10);
