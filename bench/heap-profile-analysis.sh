@@ -5,7 +5,10 @@
 # under Debian's jemalloc with lg_prof_sample:9), then times on the same file, same run:
 #   jeprof --text --show_bytes      (one run; Perl + addr2line + nm)
 #   nativemem text / svg / pprof     (mean of several runs; parse, symbolize, render)
-# and checks that both name the same top 10 sites. Prints a Markdown table.
+# and, as users run them, the CPU seconds (user + system) of `jeprof --text` and of
+# `java -jar nativemem.jar report` (JVM start and library extraction included; medians);
+# and checks that both name the same top 10 sites. Prints Markdown tables.
+# The CLI needs `mvn -B -q package -DskipTests` first.
 #
 # usage: bench/heap-profile-analysis.sh [depth=14] [repeat=5]
 set -euo pipefail
@@ -34,6 +37,19 @@ seconds() { # command... → wall seconds of one run
   echo "$end - $start" | bc -l
 }
 
+cpu() { # command... → CPU seconds (user + system, children included) of one run
+  local TIMEFORMAT='%U %S'
+  { time "$@" >/dev/null 2>&1; } 2>"$work/time"
+  awk '{printf "%.3f\n", $1 + $2}' "$work/time"
+}
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+jar="$PWD/java/nativemem/target/nativemem-0.1.0.jar"
+jeprof_cpu="" cli_cpu=""
+for ((i = 0; i < repeat; i++)); do
+  jeprof_cpu+="$(cpu jeprof --text --show_bytes "$work/heap_workload" "$work/big.heap") "
+  [[ -f $jar ]] && cli_cpu+="$(cpu java -jar "$jar" report "$work/big.heap" --top 20) "
+done
+
 jeprof_s="$(seconds jeprof --text --show_bytes "$work/heap_workload" "$work/big.heap")"
 text_s="$("$ours" "$work/big.heap" --format text --repeat "$repeat")"
 svg_s="$("$ours" "$work/big.heap" --format svg --repeat "$repeat")"
@@ -57,3 +73,16 @@ printf '| nativemem flame graph (svg) | %.3f | %s× faster |\n' "$svg_s" "$(rati
 printf '| nativemem pprof (gzipped) | %.3f | %s× faster |\n' "$pprof_s" "$(ratio "$jeprof_s" "$pprof_s")"
 echo
 echo "same top 10 flat sites as jeprof: $same"
+echo
+echo "As users run them, CPU seconds (user + system), median of $repeat runs:"
+echo
+echo "| command | CPU s | vs jeprof --text |"
+echo "|---|---:|---:|"
+jc="$(median "$jeprof_cpu")"
+printf '| jeprof --text --show_bytes | %.2f | 1× |\n' "$jc"
+if [[ -n $cli_cpu ]]; then
+  cc="$(median "$cli_cpu")"
+  printf '| java -jar nativemem.jar report (JVM start included) | %.2f | %s× less |\n' "$cc" "$(ratio "$jc" "$cc")"
+else
+  echo "| java -jar nativemem.jar report | (not built: mvn -B -q package -DskipTests) | |"
+fi
