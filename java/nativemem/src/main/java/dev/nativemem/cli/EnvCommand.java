@@ -32,10 +32,20 @@ final class EnvCommand implements Runnable {
 
   @Override
   public void run() {
-    if (cpus != null && cpus < 1) {
-      throw new IllegalArgumentException("--cpus must be at least 1, got " + cpus);
+    if (cpus != null && (cpus < 1 || cpus > PreloadAllocator.MAX_CPUS)) {
+      throw new IllegalArgumentException(
+          "--cpus must be between 1 and "
+              + PreloadAllocator.MAX_CPUS
+              + " (jemalloc allows at most "
+              + PreloadAllocator.narenas(PreloadAllocator.MAX_CPUS)
+              + " arenas, 4 per CPU), got "
+              + cpus);
     }
-    Path library = PreloadAllocator.extractTo(dir);
+    Path library =
+        PreloadAllocator.extractTo(
+            dir,
+            "choose another --dir: one of yours, on a file system that allows executables, that no"
+                + " other user can write");
     long size;
     try {
       size = Files.size(library);
