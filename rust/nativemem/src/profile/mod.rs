@@ -46,6 +46,11 @@ pub enum ProfileError {
         line: u64,
         reason: String,
     },
+    #[error(
+        "{path} claims {bytes:.0} bytes in use (more than 1 PiB, beyond any heap): the dump is \
+         damaged, write a new one"
+    )]
+    Implausible { path: PathBuf, bytes: f64 },
     #[error("cannot write {path}: {source}")]
     Write {
         path: PathBuf,
@@ -67,6 +72,7 @@ impl ProfileError {
             ProfileError::Empty { .. }
                 | ProfileError::NotHeapV2 { .. }
                 | ProfileError::Malformed { .. }
+                | ProfileError::Implausible { .. }
                 | ProfileError::UnknownFormat(_)
         )
     }
@@ -130,8 +136,19 @@ pub fn analyze(path: &Path) -> Result<(HeapDump, Stacks), ProfileError> {
     let sidecar = sidecar::Sidecar::beside(path);
     let mut symbolizer = symbolize::Symbolizer::new(&dump.mappings, sidecar);
     let stacks = Stacks::from_dump(&dump, &mut symbolizer);
+    // Every output sums these; refuse what no heap holds once, rather than per format.
+    let bytes: f64 = stacks.samples.iter().map(|s| s.bytes.abs()).sum();
+    if bytes.is_nan() || bytes >= IMPLAUSIBLE_BYTES {
+        return Err(ProfileError::Implausible {
+            path: path.to_owned(),
+            bytes,
+        });
+    }
     Ok((dump, stacks))
 }
+
+/// More bytes than any heap holds (1 PiB): only a damaged or forged dump claims that.
+pub const IMPLAUSIBLE_BYTES: f64 = (1u64 << 50) as f64;
 
 /// One dump analysed, or the growth from a base dump to it.
 pub struct Analysis {
