@@ -29,7 +29,7 @@ class ProfileDumpPruneTest {
     Files.createFile(dir.resolve("app.heap"));
     Files.createFile(dir.resolve("nativemem-1-latest.heap"));
 
-    ProfileDump.prune(dir, 2);
+    ProfileDump.prune(dir.resolve("nativemem-12-20261130T010003.000Z.heap"), 2);
 
     assertEquals(
         List.of(
@@ -46,7 +46,7 @@ class ProfileDumpPruneTest {
   void keepingZeroStillKeepsTheDumpJustWritten(@TempDir Path dir) throws Exception {
     Files.createFile(dir.resolve("nativemem-7-20261130T010000.000Z.heap"));
     Files.createFile(dir.resolve("nativemem-7-20261130T010001.000Z.heap"));
-    ProfileDump.prune(dir, 0);
+    ProfileDump.prune(dir.resolve("nativemem-7-20261130T010001.000Z.heap"), 0);
     assertEquals(List.of("nativemem-7-20261130T010001.000Z.heap"), names(dir));
   }
 
