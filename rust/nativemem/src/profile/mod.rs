@@ -56,6 +56,8 @@ pub enum ProfileError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("{0}")]
+    UnsafeDirectory(String),
     #[error("{path} already exists; choose another file name or delete it first")]
     Exists { path: PathBuf },
     #[error("unknown output format '{0}': use text, collapsed, svg or pprof")]
@@ -73,6 +75,7 @@ impl ProfileError {
                 | ProfileError::NotHeapV2 { .. }
                 | ProfileError::Malformed { .. }
                 | ProfileError::Implausible { .. }
+                | ProfileError::UnsafeDirectory(_)
                 | ProfileError::UnknownFormat(_)
         )
     }

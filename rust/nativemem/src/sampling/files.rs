@@ -8,6 +8,7 @@
 //! the descriptors with `RENAME_NOREPLACE`, never replacing anything.
 
 use super::SamplingError;
+use crate::checked_files::unsafe_to_write_in;
 use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -93,24 +94,8 @@ impl Dir {
     /// Refuses a directory in which another user could rename, replace or delete our files.
     fn check_shared_safely(&self, target: &Path) -> Result<(), SamplingError> {
         let st = self.stat()?;
-        // SAFETY: geteuid has no preconditions.
-        let me = unsafe { libc::geteuid() };
-        let dir = self.shown.display();
-        if st.st_uid != me && st.st_uid != 0 {
-            return Err(SamplingError::BadPath(format!(
-                "the directory {dir} belongs to uid {}, who could replace or delete the heap \
-                 profile written there; write it into a directory of yours (uid {me})",
-                st.st_uid
-            )));
-        }
-        let others_write = st.st_mode & 0o022 != 0;
-        if others_write && st.st_mode & libc::S_ISVTX == 0 {
-            return Err(SamplingError::BadPath(format!(
-                "the directory {dir} is writable by other users and not sticky (mode {:o}), so \
-                 anyone could replace the heap profile written there or redirect it; write it \
-                 into a directory only you can write, or a sticky one such as /tmp",
-                st.st_mode & 0o7777
-            )));
+        if let Some(reason) = unsafe_to_write_in(&self.shown, st.st_uid, st.st_mode) {
+            return Err(SamplingError::BadPath(reason));
         }
         // SAFETY: a descriptor we own and a NUL-terminated ".".
         if unsafe {
@@ -123,8 +108,11 @@ impl Dir {
         } != 0
         {
             return Err(SamplingError::BadPath(format!(
-                "the directory {dir} is not writable by this process (uid {me}); choose another \
+                "the directory {} is not writable by this process (uid {}); choose another \
                  directory for {}",
+                self.shown.display(),
+                // SAFETY: geteuid has no preconditions.
+                unsafe { libc::geteuid() },
                 target.display()
             )));
         }

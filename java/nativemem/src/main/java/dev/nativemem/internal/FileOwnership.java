@@ -111,9 +111,8 @@ public final class FileOwnership {
             p
                 + " is writable by other users and not sticky (mode "
                 + Integer.toOctalString(mode & 07777)
-                + "), so anyone could swap "
-                + real
-                + " for a directory of theirs",
+                + "), so anyone could replace what nativemem writes in "
+                + real,
             fix);
       }
     }
