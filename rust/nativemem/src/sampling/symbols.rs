@@ -135,14 +135,37 @@ fn entry(dir: &Path, index: usize, object: MappedObject, save_from: &[PathBuf]) 
 /// else a private copy of its bytes.
 fn save(source: &File, to: &Path) -> io::Result<()> {
     // SAFETY: geteuid has no preconditions.
-    if source.metadata()?.uid() == unsafe { libc::geteuid() }
-        && std::fs::hard_link(fd_path(source), to).is_ok()
+    if source.metadata()?.uid() == unsafe { libc::geteuid() } && link_open_file(source, to).is_ok()
     {
         return Ok(());
     }
     let mut out = create_private(to)?;
     io::copy(&mut &*source, &mut out)?;
     out.sync_all()
+}
+
+/// Hard-links the file open as `file` at `to`: the checked inode, whatever its name says now.
+fn link_open_file(file: &File, to: &Path) -> io::Result<()> {
+    let cstr = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_encoded_bytes())
+            .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
+    };
+    let (from, to) = (cstr(&fd_path(file))?, cstr(to)?);
+    // SAFETY: NUL-terminated paths; AT_SYMLINK_FOLLOW resolves the /proc/self/fd magic link.
+    let rc = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
 }
 
 /// The GNU build-id of an ELF file, as lowercase hex; `None` if it has none or is not ELF.
@@ -184,5 +207,25 @@ mod tests {
             text.contains(&format!("Build ID: {ours}")),
             "{ours} not in {text}"
         );
+    }
+
+    #[test]
+    fn saving_an_own_file_links_the_open_inode() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = std::env::temp_dir().join(format!("nativemem-save-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("lib.so"), b"ELF?").unwrap();
+        let source = File::open(dir.join("lib.so")).unwrap();
+        // The name now points elsewhere; the saved file must be the one opened.
+        std::fs::rename(dir.join("lib.so"), dir.join("old.so")).unwrap();
+        std::fs::write(dir.join("lib.so"), b"planted").unwrap();
+        save(&source, &dir.join("saved.so")).unwrap();
+        let (saved, old) = (
+            std::fs::metadata(dir.join("saved.so")).unwrap(),
+            std::fs::metadata(dir.join("old.so")).unwrap(),
+        );
+        assert_eq!(saved.ino(), old.ino(), "a hard link to the opened file");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
