@@ -8,10 +8,12 @@
 //! - [`handles`]: registry of native handles (RocksDB, zlib, application resources) and leaks;
 //! - [`sampling`]: heap profiles from the process's jemalloc, dumped with their symbols;
 //! - [`profile`]: heap profiles (jemalloc dumps) read, symbolized and rendered;
+//! - [`checked_files`]: opening files others may have planted (no FIFOs, devices, links; capped);
 //! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
 //!   `catch_unwind` and turns errors into Java exceptions.
 
 pub mod allocator;
+pub mod checked_files;
 pub mod handles;
 mod jni;
 pub mod native_view;

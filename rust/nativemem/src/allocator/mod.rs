@@ -44,6 +44,13 @@ pub enum AllocatorError {
     )]
     BadKey(String),
     #[error(
+        "mallctl key '{key}' cannot be read through NativeMemory.mallctl: {reason}; it reads \
+         config.*, opt.* and stats.* integers and booleans, epoch, prof.active and the other \
+         settings listed in its documentation (NativeMemory.allocator() has the version and \
+         options as text)"
+    )]
+    NotPlainRead { key: String, reason: String },
+    #[error(
         "this jemalloc does not export malloc_stats_print next to mallctl; read single keys with \
          mallctl instead"
     )]

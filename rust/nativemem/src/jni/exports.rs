@@ -70,6 +70,7 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_mallctlRead<'l>(
 ) -> jlong {
     guard(&mut env, 0, |env| {
         let key = from_java(env, &key, "mallctl key")?;
+        crate::allocator::mallctl::check_plain_read(&key)?;
         let ctl = ProcessAllocator::get()
             .jemalloc()
             .ok_or_else(|| AllocatorError::NotJemalloc { key: key.clone() })?;

@@ -45,7 +45,10 @@ impl BridgeError {
             BridgeError::Allocator(
                 AllocatorError::NotJemalloc { .. } | AllocatorError::NeedsJemalloc { .. },
             ) => "dev/nativemem/AllocatorUnavailableException",
-            BridgeError::InvalidArgument(_) => "java/lang/IllegalArgumentException",
+            BridgeError::InvalidArgument(_)
+            | BridgeError::Allocator(AllocatorError::NotPlainRead { .. }) => {
+                "java/lang/IllegalArgumentException"
+            }
             BridgeError::Sampling(SamplingError::Unavailable(_)) => {
                 "dev/nativemem/ProfilingUnavailableException"
             }

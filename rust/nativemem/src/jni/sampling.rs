@@ -1,6 +1,6 @@
 //! JNI exports for heap profiling (`NativeBridge.sampling*`, `NativeBridge.dumpProfileJson`).
 
-use super::exports::json_to_java;
+use super::exports::{from_java, json_to_java};
 use super::{guard, BridgeError};
 use crate::sampling::{self, DumpRequest};
 use jni::objects::{JClass, JString};
@@ -70,9 +70,8 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dumpProfileJson<
     perf_map: JString<'l>,
 ) -> jstring {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        let target = optional_path(env, &target)?.ok_or_else(|| {
-            BridgeError::InvalidArgument("the heap profile path must not be null".into())
-        })?;
+        // An empty path is not a missing one: the dump's own check says what to pass.
+        let target = PathBuf::from(from_java(env, &target, "the heap profile path")?);
         let request = DumpRequest {
             target,
             save_from: optional_path(env, &save_from)?

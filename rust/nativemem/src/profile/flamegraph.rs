@@ -2,11 +2,8 @@
 
 use super::collapsed;
 use super::stacks::Stacks;
-use super::ProfileError;
+use super::{ProfileError, IMPLAUSIBLE_BYTES};
 use inferno::flamegraph::{self, Options};
-
-/// More bytes than any heap holds.
-const IMPLAUSIBLE_BYTES: f64 = (1u64 << 50) as f64;
 
 /// Draws `stacks`; with `base`, a differential graph (red: grew since the base, blue: shrank).
 pub fn render(

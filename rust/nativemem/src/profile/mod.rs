@@ -46,11 +46,18 @@ pub enum ProfileError {
         line: u64,
         reason: String,
     },
+    #[error(
+        "{path} claims {bytes:.0} bytes in use (more than 1 PiB, beyond any heap): the dump is \
+         damaged, write a new one"
+    )]
+    Implausible { path: PathBuf, bytes: f64 },
     #[error("cannot write {path}: {source}")]
     Write {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("{0}")]
+    UnsafeDirectory(String),
     #[error("{path} already exists; choose another file name or delete it first")]
     Exists { path: PathBuf },
     #[error("unknown output format '{0}': use text, collapsed, svg or pprof")]
@@ -67,6 +74,8 @@ impl ProfileError {
             ProfileError::Empty { .. }
                 | ProfileError::NotHeapV2 { .. }
                 | ProfileError::Malformed { .. }
+                | ProfileError::Implausible { .. }
+                | ProfileError::UnsafeDirectory(_)
                 | ProfileError::UnknownFormat(_)
         )
     }
@@ -130,8 +139,19 @@ pub fn analyze(path: &Path) -> Result<(HeapDump, Stacks), ProfileError> {
     let sidecar = sidecar::Sidecar::beside(path);
     let mut symbolizer = symbolize::Symbolizer::new(&dump.mappings, sidecar);
     let stacks = Stacks::from_dump(&dump, &mut symbolizer);
+    // Every output sums these; refuse what no heap holds once, rather than per format.
+    let bytes: f64 = stacks.samples.iter().map(|s| s.bytes.abs()).sum();
+    if bytes.is_nan() || bytes >= IMPLAUSIBLE_BYTES {
+        return Err(ProfileError::Implausible {
+            path: path.to_owned(),
+            bytes,
+        });
+    }
     Ok((dump, stacks))
 }
+
+/// More bytes than any heap holds (1 PiB): only a damaged or forged dump claims that.
+pub const IMPLAUSIBLE_BYTES: f64 = (1u64 << 50) as f64;
 
 /// One dump analysed, or the growth from a base dump to it.
 pub struct Analysis {

@@ -1,9 +1,11 @@
-//! Files written for the user: complete or absent, private, never silently replaced.
+//! Files written for the user: complete or absent, private, never silently replaced, and never
+//! in a directory where another user could swap them (SECURITY.md).
 
 use super::ProfileError;
+use crate::checked_files::unsafe_to_write_in;
 use std::fs::OpenOptions;
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 /// Writes `contents` to `path` with mode 0600: first to a temporary name in the same directory,
@@ -17,6 +19,15 @@ pub fn write_new(path: &Path, contents: &[u8]) -> Result<(), ProfileError> {
         return Err(ProfileError::Exists {
             path: path.to_owned(),
         });
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if let Ok(meta) = dir.metadata() {
+        if let Some(reason) = unsafe_to_write_in(dir, meta.uid(), meta.mode()) {
+            return Err(ProfileError::UnsafeDirectory(reason));
+        }
     }
     let name = path.file_name().ok_or_else(|| {
         error(std::io::Error::new(
@@ -74,6 +85,9 @@ mod tests {
             "no temporary file left"
         );
         assert!(write_new(&dir.join("missing/x.svg"), b"x").is_err());
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let err = write_new(&dir.join("open.svg"), b"x").unwrap_err();
+        assert!(err.to_string().contains("not sticky"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

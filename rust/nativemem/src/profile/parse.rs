@@ -13,12 +13,15 @@
 
 use super::mappings::{Mapping, MemoryMap};
 use super::ProfileError;
-use std::fs::File;
+use crate::checked_files::{open_regular, Links};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// The longest line accepted: a 128-frame stack is about 2.5 KiB, a maps line at most ~4 KiB.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// jemalloc accepts `lg_prof_sample` up to 62.
+pub const MAX_SAMPLE_INTERVAL: u64 = 1 << 62;
 
 /// Sampled counts from a `t*` line.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -51,7 +54,8 @@ pub struct HeapDump {
 
 /// Reads and parses the dump at `path`.
 pub fn read(path: &Path) -> Result<HeapDump, ProfileError> {
-    let file = File::open(path).map_err(|source| ProfileError::Read {
+    // The user names the dump, so a link is followed; a FIFO or device is refused, not read.
+    let file = open_regular(path, Links::Follow).map_err(|source| ProfileError::Read {
         path: path.to_owned(),
         source,
     })?;
@@ -81,6 +85,12 @@ pub fn parse(path: &Path, input: impl BufRead) -> Result<HeapDump, ProfileError>
             path: path.to_owned(),
             first_line: first.chars().take(80).collect(),
         })?;
+    if sample_interval > MAX_SAMPLE_INTERVAL {
+        return Err(lines.malformed(format!(
+            "sample interval {sample_interval} is beyond jemalloc's largest (2^62, \
+             lg_prof_sample 62)"
+        )));
+    }
 
     let mut dump = HeapDump {
         path: path.to_owned(),

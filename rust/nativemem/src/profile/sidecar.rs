@@ -8,12 +8,16 @@
 //! ```
 //! A dump without a sidecar is analysed from the files named in its memory map.
 
+use crate::checked_files::{read_capped, Links, MAX_PERF_MAP_BYTES};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The only sidecar format this reader knows.
 pub const FORMAT: &str = "nativemem-symbols/1";
+
+/// `symbols.json` lists one short entry per mapped object: a few hundred KiB at most.
+pub const MAX_SYMBOLS_JSON_BYTES: u64 = 64 << 20;
 
 #[derive(Debug, Deserialize)]
 struct SymbolsFile {
@@ -58,12 +62,17 @@ impl Sidecar {
         name.push(".symbols");
         let dir = dump.with_file_name(name);
         let json = dir.join("symbols.json");
-        match std::fs::read(&json) {
-            Ok(bytes) => Sidecar::from_json(&dir, &bytes).unwrap_or_else(|reason| Sidecar {
-                warnings: vec![format!("ignored {}: {reason}", json.display())],
-                ..Sidecar::default()
-            }),
-            Err(_) => Sidecar::default(),
+        let ignored = |reason: String| Sidecar {
+            warnings: vec![format!(
+                "ignored {}: {reason}; symbols come from the files named in the dump",
+                json.display()
+            )],
+            ..Sidecar::default()
+        };
+        match read_capped(&json, Links::Refuse, MAX_SYMBOLS_JSON_BYTES) {
+            Ok(bytes) => Sidecar::from_json(&dir, &bytes).unwrap_or_else(ignored),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Sidecar::default(),
+            Err(e) => ignored(e.to_string()),
         }
     }
 
@@ -86,11 +95,12 @@ impl Sidecar {
         }
         if let Some(relative) = file.perf_map {
             let path = inside(dir, &relative)?;
-            match std::fs::read_to_string(&path) {
-                Ok(text) => sidecar.perf_map = PerfMap::parse(&text),
-                Err(e) => sidecar
-                    .warnings
-                    .push(format!("cannot read perf map {}: {e}", path.display())),
+            match read_capped(&path, Links::Refuse, MAX_PERF_MAP_BYTES) {
+                Ok(bytes) => sidecar.perf_map = PerfMap::parse(&String::from_utf8_lossy(&bytes)),
+                Err(e) => sidecar.warnings.push(format!(
+                    "skipped the perf map {}: it {e}; JIT-compiled Java frames stay unnamed",
+                    path.display()
+                )),
             }
         }
         Ok(sidecar)

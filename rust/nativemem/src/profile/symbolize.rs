@@ -8,6 +8,7 @@
 use super::demangle::demangle;
 use super::mappings::MemoryMap;
 use super::sidecar::Sidecar;
+use crate::checked_files::{fd_path, open_regular, Links};
 use object::{Object, ObjectSegment, ObjectSymbol, SymbolKind, SymbolSection};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -117,7 +118,8 @@ impl<'m> Symbolizer<'m> {
     fn open(&mut self, file: &str) -> Option<ObjectFile> {
         let record = self.sidecar.object(file).cloned().unwrap_or_default();
         let path: PathBuf = record.copy.unwrap_or_else(|| PathBuf::from(file));
-        match ObjectFile::open(&path, &record.build_id) {
+        // The maps and the sidecar name files by their real paths: a link there is planted.
+        match ObjectFile::open(&path, &record.build_id, Links::Refuse) {
             Ok(object) => Some(object),
             Err(reason) => {
                 self.warnings.push(format!(
@@ -131,9 +133,11 @@ impl<'m> Symbolizer<'m> {
 }
 
 impl ObjectFile {
-    fn open(path: &Path, expected_build_id: &str) -> Result<ObjectFile, String> {
-        let data = std::fs::File::open(path).map_err(|e| e.to_string())?;
-        let cache = object::ReadCache::new(data);
+    fn open(path: &Path, expected_build_id: &str, links: Links) -> Result<ObjectFile, String> {
+        let data = open_regular(path, links).map_err(|e| e.to_string())?;
+        // Readers below reopen by name: give them the file just checked.
+        let checked = fd_path(&data);
+        let cache = object::ReadCache::new(data.try_clone().map_err(|e| e.to_string())?);
         let file = object::File::parse(&cache).map_err(|e| format!("not an object file ({e})"))?;
         if !expected_build_id.is_empty() {
             let actual: String = match file.build_id() {
@@ -163,14 +167,16 @@ impl ObjectFile {
             exports(&["mallctl", "_rjem_mallctl", "je_mallctl"]) && !exports(&["main"]);
         // Stripped libraries name their static functions only in the separate debug file.
         let debug = separate_debug_file(&file, path).and_then(|debug_path| {
-            let loader = addr2line::Loader::new(&debug_path).ok()?;
-            let symbols = SymbolTable::read(&debug_path).ok()?;
+            // Debug files are reached through build-id links: follow them, but only to a file.
+            let debug = open_regular(&debug_path, Links::Follow).ok()?;
+            let loader = addr2line::Loader::new(fd_path(&debug)).ok()?;
+            let symbols = SymbolTable::read(debug).ok()?;
             Some((loader, symbols))
         });
         let (loader, symbols) = match debug {
             Some(found) => found,
             None => (
-                addr2line::Loader::new(path).map_err(|e| e.to_string())?,
+                addr2line::Loader::new(&checked).map_err(|e| e.to_string())?,
                 SymbolTable::from_object(&file),
             ),
         };
@@ -236,8 +242,7 @@ struct SymbolTable {
 }
 
 impl SymbolTable {
-    fn read(path: &Path) -> Result<SymbolTable, String> {
-        let data = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    fn read(data: std::fs::File) -> Result<SymbolTable, String> {
         let cache = object::ReadCache::new(data);
         let file = object::File::parse(&cache).map_err(|e| e.to_string())?;
         Ok(SymbolTable::from_object(&file))

@@ -1,7 +1,8 @@
-//! `prof.dump` written the way files for the user are: temp name, mode 0600, renamed into
-//! place, never overwriting, one dump at a time, nothing left behind on failure.
+//! `prof.dump` written the way files for the user are (files.rs): into a private directory
+//! reached by descriptor, mode 0600, renamed into place, never overwriting, one dump at a time,
+//! nothing left behind on failure.
 
-use super::files::{check_target, create_private, rename_no_replace, temp_beside};
+use super::files::{create_private, Dir};
 use super::symbols::{sidecar_path, write_sidecar, SidecarInput};
 use super::{profiler, SamplingError};
 use serde::Serialize;
@@ -36,75 +37,92 @@ pub fn dump(request: &DumpRequest) -> Result<DumpedProfile, SamplingError> {
     static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let ctl = profiler()?;
+    let (dir, name) = Dir::for_new_file(&request.target)?;
     let target = std::path::absolute(&request.target).map_err(|source| SamplingError::Write {
         path: request.target.clone(),
         source,
     })?;
-    check_target(&target)?;
-    let sidecar = sidecar_path(&target);
-    if sidecar.symlink_metadata().is_ok() {
+    let sidecar_name = {
+        let mut bytes = name.as_bytes().to_vec();
+        bytes.extend_from_slice(b".symbols");
+        CString::new(bytes).unwrap_or_default()
+    };
+    if dir.has(&sidecar_name) {
         return Err(SamplingError::BadPath(format!(
             "{} already exists; it would hold the symbols of {}: choose a new name or delete it",
-            sidecar.display(),
+            sidecar_path(&target).display(),
             target.display()
         )));
     }
     let time_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64);
-    let tmp = temp_beside(&target, "");
-    create_private(&tmp).map_err(|source| SamplingError::Write {
-        path: target.clone(),
-        source,
-    })?;
-    let result = dump_into(ctl, &tmp, &target, request, time_ms);
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    let (work, work_name) = dir.private_child(&name.to_string_lossy())?;
+    let result = dump_into(ctl, &work, request, time_ms).and_then(|header| {
+        // The sidecar first: a dump in place always has its symbols beside it.
+        let place = |from: &str, to: &CString, shown: PathBuf| {
+            work.rename_no_replace(&CString::new(from).unwrap_or_default(), &dir, to)
+                .map_err(|source| SamplingError::Write {
+                    path: shown,
+                    source,
+                })
+        };
+        place(SIDECAR, &sidecar_name, sidecar_path(&target))?;
+        if let Err(e) = place(DUMP, &name, target.clone()) {
+            dir.remove_tree(&sidecar_name);
+            return Err(e);
+        }
+        Ok(header)
+    });
+    dir.remove_tree(&work_name);
+    let header = result?;
+    Ok(DumpedProfile {
+        path: target.display().to_string(),
+        symbols_dir: sidecar_path(&target).display().to_string(),
+        time_ms,
+        sample_interval_bytes: header.sample_interval_bytes,
+        sampled_bytes: header.sampled_bytes,
+    })
 }
 
+/// Names inside the private work directory.
+const DUMP: &str = "heap";
+const SIDECAR: &str = "symbols";
+
+/// Writes the dump and its sidecar into `work`, a private directory reached by descriptor.
 fn dump_into(
     ctl: &crate::allocator::Mallctl,
-    tmp: &Path,
-    target: &Path,
+    work: &Dir,
     request: &DumpRequest,
     time_ms: u64,
-) -> Result<DumpedProfile, SamplingError> {
-    let c_tmp = CString::new(tmp.as_os_str().as_bytes())
-        .map_err(|_| SamplingError::BadPath(format!("{} contains a NUL byte", target.display())))?;
+) -> Result<DumpHeader, SamplingError> {
+    let dump = work.anchored(DUMP);
+    let failed = |source| SamplingError::Write {
+        path: work.shown.join(DUMP),
+        source,
+    };
     // jemalloc opens the file with O_TRUNC: the mode 0600 we created it with stays.
-    ctl.write::<*const c_char>("prof.dump", c_tmp.as_ptr())
+    create_private(&dump).map_err(failed)?;
+    let c_dump = CString::new(dump.as_os_str().as_bytes())
+        .map_err(|_| SamplingError::BadPath(format!("{} contains a NUL byte", dump.display())))?;
+    ctl.write::<*const c_char>("prof.dump", c_dump.as_ptr())
         .map_err(|source| SamplingError::Dump {
-            path: target.to_path_buf(),
+            path: request.target.clone(),
             source,
         })?;
-    let header = read_header(tmp).map_err(|reason| SamplingError::NotAProfile {
-        path: target.to_path_buf(),
+    let header = read_header(&dump).map_err(|reason| SamplingError::NotAProfile {
+        path: request.target.clone(),
         reason,
     })?;
-    let sidecar = write_sidecar(
-        target,
+    write_sidecar(
+        &work.anchored(SIDECAR),
         &SidecarInput {
             save_from: &request.save_from,
             perf_map: request.perf_map.as_deref(),
             time_ms,
         },
     )?;
-    if let Err(source) = rename_no_replace(tmp, target) {
-        let _ = std::fs::remove_dir_all(&sidecar);
-        return Err(SamplingError::Write {
-            path: target.to_path_buf(),
-            source,
-        });
-    }
-    Ok(DumpedProfile {
-        path: target.display().to_string(),
-        symbols_dir: sidecar.display().to_string(),
-        time_ms,
-        sample_interval_bytes: header.sample_interval_bytes,
-        sampled_bytes: header.sampled_bytes,
-    })
+    Ok(header)
 }
 
 /// The first two lines of a heap_v2 dump.

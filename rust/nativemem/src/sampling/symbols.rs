@@ -8,13 +8,14 @@
 //! allows, which costs nothing; else copied. The JVM's perf map, which names JIT frames, is
 //! copied in too.
 
-use super::files::{create_private, rename_no_replace, temp_beside};
+use super::files::create_private;
 use super::maps::{executable_objects, MappedObject};
 use super::SamplingError;
+use crate::checked_files::{fd_path, open_regular, read_capped, Links, MAX_PERF_MAP_BYTES};
 use serde::Serialize;
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 pub(super) const FORMAT: &str = "nativemem-symbols/1";
@@ -52,24 +53,16 @@ pub(super) fn sidecar_path(dump: &Path) -> PathBuf {
     dump.with_file_name(name)
 }
 
-/// Writes the sidecar for `dump` atomically: built under a temp name, then renamed.
-pub(super) fn write_sidecar(dump: &Path, input: &SidecarInput) -> Result<PathBuf, SamplingError> {
-    let target = sidecar_path(dump);
-    let tmp = temp_beside(&target, "");
-    let fail = |source: io::Error| SamplingError::Write {
-        path: target.clone(),
-        source,
-    };
+/// Writes the sidecar into `dir`, a new directory inside the dump's private work directory.
+pub(super) fn write_sidecar(dir: &Path, input: &SidecarInput) -> Result<(), SamplingError> {
     std::fs::DirBuilder::new()
         .mode(0o700)
-        .create(&tmp)
-        .map_err(fail)?;
-    let written = fill(&tmp, input).and_then(|()| rename_no_replace(&tmp, &target));
-    if let Err(e) = written {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(fail(e));
-    }
-    Ok(target)
+        .create(dir)
+        .and_then(|()| fill(dir, input))
+        .map_err(|source| SamplingError::Write {
+            path: dir.to_owned(),
+            source,
+        })
 }
 
 fn fill(dir: &Path, input: &SidecarInput) -> io::Result<()> {
@@ -101,19 +94,22 @@ fn fill(dir: &Path, input: &SidecarInput) -> io::Result<()> {
 /// Describes one object; copies it when it will not be found on disk later. An object that
 /// cannot be read is listed without build-id or copy rather than failing the dump.
 fn entry(dir: &Path, index: usize, object: MappedObject, save_from: &[PathBuf]) -> ObjectEntry {
-    // The mapping itself: the right bytes even if the path was deleted or replaced.
+    // The mapping itself: the right bytes even if the path was deleted or replaced. Its path
+    // under /proc is a link by design; the object's own path must not be one.
     let mapped = PathBuf::from(format!("/proc/self/map_files/{}", object.range));
-    let source = if mapped.exists() {
-        mapped
-    } else {
-        PathBuf::from(&object.path)
-    };
-    let build_id = build_id(&source).unwrap_or_default();
+    let source = open_regular(&mapped, Links::Follow)
+        .or_else(|_| open_regular(Path::new(&object.path), Links::Refuse))
+        .ok();
+    let build_id = source
+        .as_ref()
+        .and_then(|f| build_id(f.try_clone().ok()?))
+        .unwrap_or_default();
     let transient = save_from
         .iter()
         .any(|d| Path::new(&object.path).starts_with(d));
-    let copy = (object.deleted || transient)
-        .then(|| {
+    let copy = source
+        .filter(|_| object.deleted || transient)
+        .and_then(|source| {
             let name = Path::new(&object.path)
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -123,19 +119,10 @@ fn entry(dir: &Path, index: usize, object: MappedObject, save_from: &[PathBuf]) 
                 .mode(0o700)
                 .recursive(true)
                 .create(dir.join("objects"))
-                .and_then(|()| {
-                    let to = dir.join(&relative);
-                    if object.deleted {
-                        copy_private(&source, &to)
-                    } else {
-                        std::fs::hard_link(&object.path, &to)
-                            .or_else(|_| copy_private(&source, &to))
-                    }
-                })
+                .and_then(|()| save(&source, &dir.join(&relative)))
                 .ok()
                 .map(|()| relative)
-        })
-        .flatten();
+        });
     ObjectEntry {
         path: object.path,
         build_id,
@@ -144,19 +131,57 @@ fn entry(dir: &Path, index: usize, object: MappedObject, save_from: &[PathBuf]) 
     }
 }
 
+/// Saves the open object at `to`: a hard link to the very file when it is ours (costs nothing),
+/// else a private copy of its bytes.
+fn save(source: &File, to: &Path) -> io::Result<()> {
+    // SAFETY: geteuid has no preconditions.
+    if source.metadata()?.uid() == unsafe { libc::geteuid() } && link_open_file(source, to).is_ok()
+    {
+        return Ok(());
+    }
+    let mut out = create_private(to)?;
+    io::copy(&mut &*source, &mut out)?;
+    out.sync_all()
+}
+
+/// Hard-links the file open as `file` at `to`: the checked inode, whatever its name says now.
+fn link_open_file(file: &File, to: &Path) -> io::Result<()> {
+    let cstr = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_encoded_bytes())
+            .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
+    };
+    let (from, to) = (cstr(&fd_path(file))?, cstr(to)?);
+    // SAFETY: NUL-terminated paths; AT_SYMLINK_FOLLOW resolves the /proc/self/fd magic link.
+    let rc = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
 /// The GNU build-id of an ELF file, as lowercase hex; `None` if it has none or is not ELF.
-pub(super) fn build_id(path: &Path) -> Option<String> {
-    let file = File::open(path).ok()?;
+pub(super) fn build_id(file: File) -> Option<String> {
     let cache = object::ReadCache::new(file);
     let elf = object::File::parse(&cache).ok()?;
     let id = object::Object::build_id(&elf).ok()??;
     Some(id.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// Copies a file we were handed (the JVM's perf map) into the sidecar: a regular file only,
+/// never through a link, at most `MAX_PERF_MAP_BYTES`.
 fn copy_private(from: &Path, to: &Path) -> io::Result<()> {
-    let mut source = File::open(from)?;
+    let bytes = read_capped(from, Links::Refuse, MAX_PERF_MAP_BYTES)?;
     let mut out = create_private(to)?;
-    io::copy(&mut source, &mut out)?;
+    out.write_all(&bytes)?;
     out.sync_all()
 }
 
@@ -171,7 +196,8 @@ mod tests {
             .into_iter()
             .find(|o| o.path.contains("libc.so"))
             .expect("libc mapped");
-        let ours = build_id(Path::new(&libc.path)).expect("libc has a build-id");
+        let file = File::open(&libc.path).unwrap();
+        let ours = build_id(file).expect("libc has a build-id");
         let readelf = std::process::Command::new("readelf")
             .args(["-n", &libc.path])
             .output()
@@ -181,5 +207,25 @@ mod tests {
             text.contains(&format!("Build ID: {ours}")),
             "{ours} not in {text}"
         );
+    }
+
+    #[test]
+    fn saving_an_own_file_links_the_open_inode() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = std::env::temp_dir().join(format!("nativemem-save-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("lib.so"), b"ELF?").unwrap();
+        let source = File::open(dir.join("lib.so")).unwrap();
+        // The name now points elsewhere; the saved file must be the one opened.
+        std::fs::rename(dir.join("lib.so"), dir.join("old.so")).unwrap();
+        std::fs::write(dir.join("lib.so"), b"planted").unwrap();
+        save(&source, &dir.join("saved.so")).unwrap();
+        let (saved, old) = (
+            std::fs::metadata(dir.join("saved.so")).unwrap(),
+            std::fs::metadata(dir.join("old.so")).unwrap(),
+        );
+        assert_eq!(saved.ino(), old.ino(), "a hard link to the opened file");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -168,7 +168,7 @@ class HeapProfileTest {
     assertTrue(growth.out.startsWith("Growth since base"), growth.out);
 
     Cli needsFile = Cli.run("report", now.toString(), "--format", "svg");
-    assertEquals(1, needsFile.exit);
+    assertEquals(2, needsFile.exit, "a missing -o is a usage error");
     assertTrue(needsFile.err.contains("-o FILE"), needsFile.err);
 
     Path svg = dir.resolve("cli.svg");

@@ -55,7 +55,7 @@ class CliTest {
     assertUsageError("missing the <dump> to analyse", "report");
     assertUsageError("--top takes a whole number, got 'ten'", "report", "--top", "ten", "x.heap");
     assertUsageError("--format must be one of text, svg, pprof", "report", "--format", "gif", "x");
-    assertUsageError("--cpus must be from 1 to 1023, got 536870912", "env", "--cpus", "536870912");
+    assertUsageError("--cpus must be from 1 to 1023", "env", "--cpus", "536870912");
     assertUsageError("no command 'frobnicate'", "help", "frobnicate");
   }
 

@@ -120,6 +120,15 @@ public final class HeapProfilingChild {
           return NativeMemory.dumpProfile(dir.resolve("taken.heap"));
         });
     attempt("not-writable", () -> NativeMemory.dumpProfile(Paths.get("/proc/self/x.heap")));
+    attempt("empty", () -> NativeMemory.dumpProfile(Paths.get("")));
+    attempt(
+        "open-dir",
+        () -> {
+          Path open = Files.createDirectory(dir.resolve("open"));
+          Files.setPosixFilePermissions(
+              open, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+          return NativeMemory.dumpProfile(open.resolve("x.heap"));
+        });
     attempt("interval", () -> NativeMemory.profiling().sampleInterval(0));
     attempt(
         "start",

@@ -267,6 +267,21 @@ class HeapProfilingTest {
         r.toString());
     assertTrue(
         line(r, "ERR not-writable").endsWith("choose another directory for /proc/self/x.heap"));
+    assertEquals(
+        "java.lang.IllegalArgumentException the heap profile path is empty; pass a file name such"
+            + " as /tmp/app.heap",
+        line(r, "ERR empty"));
+    // Case 4 of issue 11: there anyone could swap the dump for a link or replace it later.
+    assertTrue(
+        line(r, "ERR open-dir")
+            .startsWith(
+                "java.lang.IllegalArgumentException the directory "
+                    + dir.resolve("open")
+                    + " is writable by other users and not sticky (mode 777)"),
+        r.toString());
+    try (java.util.stream.Stream<Path> open = Files.list(dir.resolve("open"))) {
+      assertEquals(0, open.count(), "nothing written into the refused directory");
+    }
     assertTrue(
         line(r, "ERR interval")
             .startsWith(
@@ -276,7 +291,8 @@ class HeapProfilingTest {
     assertTrue(line(r, "OK dump").startsWith("heap profile " + dir.resolve("ok.heap")), r.stdout);
     List<String> names =
         Files.list(dir).map(p -> p.getFileName().toString()).sorted().collect(Collectors.toList());
-    assertEquals(List.of("ok.heap", "ok.heap.symbols", "taken.heap"), names, "no partial files");
+    assertEquals(
+        List.of("ok.heap", "ok.heap.symbols", "open", "taken.heap"), names, "no partial files");
   }
 
   @Test
@@ -297,8 +313,8 @@ class HeapProfilingTest {
         r.toString());
     assertEquals("false", line(r, "AVAILABLE"));
     assertEquals(
-        List.of("taken.heap"),
-        Files.list(dir).map(p -> p.getFileName().toString()).collect(Collectors.toList()));
+        List.of("open", "taken.heap"),
+        Files.list(dir).map(p -> p.getFileName().toString()).sorted().collect(Collectors.toList()));
   }
 
   @Test

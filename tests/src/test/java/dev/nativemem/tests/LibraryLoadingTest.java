@@ -45,6 +45,21 @@ class LibraryLoadingTest {
     assertTrue(r.stdout.contains("\"library_path\":\"" + library + "\""), r.toString());
   }
 
+  /** Case 9 of issue 11: the JVM says "another classloader", one word, since JDK 17. */
+  @Test
+  void explicitLibraryPathServesTwoClassLoaders(@TempDir Path dir) throws Exception {
+    Path library = extractLibrary(dir);
+    ForkedJvm.Result r =
+        new ForkedJvm()
+            .withTestClasses()
+            .jvmArg("-Dnativemem.library.path=" + library)
+            .main("dev.nativemem.tests.HostileProbe", "two-loaders", ForkedJvm.JAR.toString());
+    assertEquals(0, r.exitCode, r.toString());
+    assertTrue(r.stdout.contains("LOADER 0 {\"java\""), r.toString());
+    assertTrue(r.stdout.contains("LOADER 1 {\"java\""), r.toString());
+    assertTrue(r.stdout.contains("\"library_path\":\"" + library + "\""), r.toString());
+  }
+
   @Test
   void wrongExplicitLibraryPathIsAnErrorThatNamesIt() throws Exception {
     String wrong = "/nonexistent/dir/libnativemem.so";

@@ -2,6 +2,7 @@ package dev.nativemem.agent;
 
 import dev.nativemem.HandleReport;
 import dev.nativemem.NativeHandles;
+import dev.nativemem.internal.FileOwnership;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
@@ -10,7 +11,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 
-/** The handle report the agent writes at exit: temp name then rename, 0600, never overwritten. */
+/**
+ * The handle report the agent writes at exit: temp name then link, 0600, never overwritten, only in
+ * a directory no other user can swap files in (SECURITY.md).
+ */
 final class ReportFile {
   private ReportFile() {}
 
@@ -33,6 +37,9 @@ final class ReportFile {
     Path absolute = target.toAbsolutePath();
     Path dir = absolute.getParent();
     Files.createDirectories(dir);
+    // Elsewhere another user could swap the temp file below for a link between write and link.
+    FileOwnership.requireNoOtherWriterAbove(
+        dir, "write the report into a directory only you can write, or a sticky one such as /tmp");
     Path temp =
         Files.createTempFile(
             dir,

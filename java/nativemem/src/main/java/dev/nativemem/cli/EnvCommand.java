@@ -10,8 +10,6 @@ import org.apache.commons.cli.Option;
 import org.apache.commons.cli.Options;
 
 final class EnvCommand extends CliCommand {
-  private static final int MAX_CPUS = 1023;
-
   EnvCommand() {
     super(
         "env",
@@ -55,13 +53,22 @@ final class EnvCommand extends CliCommand {
     Integer cpus = null;
     if (line.hasOption("cpus")) {
       long n = longValue(line, "cpus", 0);
-      // jemalloc refuses more than 4095 arenas (MALLOCX_ARENA_LIMIT); narenas is 4 x CPUs.
-      if (n < 1 || n > MAX_CPUS) {
-        throw new UsageException("--cpus must be from 1 to " + MAX_CPUS + ", got " + n);
+      if (n < 1 || n > PreloadAllocator.MAX_CPUS) {
+        throw new UsageException(
+            "--cpus must be from 1 to "
+                + PreloadAllocator.MAX_CPUS
+                + " (jemalloc allows at most "
+                + PreloadAllocator.narenas(PreloadAllocator.MAX_CPUS)
+                + " arenas, 4 per CPU), got "
+                + n);
       }
       cpus = (int) n;
     }
-    Path library = PreloadAllocator.extractTo(dir);
+    Path library =
+        PreloadAllocator.extractTo(
+            dir,
+            "choose another --dir: one of yours, on a file system that allows executables, that no"
+                + " other user can write");
     long size;
     try {
       size = Files.size(library);

@@ -3,15 +3,21 @@ package dev.nativemem.internal;
 import dev.nativemem.NativeMemoryException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
@@ -22,10 +28,11 @@ import java.util.Set;
  *
  * <p>From {@code -Dnativemem.library.path} when set (no fallback), else extracted from the jar into
  * a private per-process directory ({@code -Dnativemem.tmpdir}, default {@code
- * java.io.tmpdir/nativemem-<user>}, mode 0700). Extracted files stay while the process lives, so
- * profiles can still symbolize them; directories of dead processes are removed on the next load.
- * Each class loader gets its own copy: the JVM refuses one library file in two class loaders, as
- * happens on every Flink job restart.
+ * java.io.tmpdir/nativemem-<user>}, mode 0700, owned by this process's user, with no other user
+ * able to write it or any directory above it unless sticky). Extracted files stay while the process
+ * lives, so profiles can still symbolize them; directories whose JVM is gone (their lock is free)
+ * are removed on the next load. Each class loader gets its own copy: the JVM refuses one library
+ * file in two class loaders, as happens on every Flink job restart.
  */
 public final class NativeLibraryLoader {
   public static final String LIBRARY_PATH_PROPERTY = "nativemem.library.path";
@@ -36,7 +43,13 @@ public final class NativeLibraryLoader {
   private static final Set<PosixFilePermission> OWNER_ONLY =
       PosixFilePermissions.fromString("rwx------");
 
+  private static final String LOCK_FILE = "lock";
+
   private static volatile Path loaded;
+
+  /** Held (never read) while this class loader lives: tells other JVMs the directory is in use. */
+  @SuppressWarnings("unused")
+  private static FileChannel lock;
 
   private NativeLibraryLoader() {}
 
@@ -122,7 +135,8 @@ public final class NativeLibraryLoader {
       System.load(path.toString());
       return path;
     } catch (UnsatisfiedLinkError e) {
-      if (String.valueOf(e.getMessage()).contains("another class loader")) {
+      // "already loaded in another classloader" (JDK 17 and later; older JDKs wrote "class loader")
+      if (String.valueOf(e.getMessage()).matches("(?s).*another class ?loader.*")) {
         // Another class loader holds this file: load a private copy instead.
         try (InputStream in = Files.newInputStream(path)) {
           return loadCopy(in);
@@ -163,7 +177,12 @@ public final class NativeLibraryLoader {
     }
   }
 
-  /** Writes the library into a fresh per-process directory and loads it from there. */
+  /**
+   * Writes the library into a fresh per-process directory and loads it from there. The directory
+   * holds a {@code lock} file this JVM keeps locked while it lives: other JVMs sharing the base
+   * directory tell a live one from a dead one by the lock, which works across PID namespaces
+   * (containers sharing a volume), where a process id means nothing.
+   */
   private static Path loadCopy(InputStream library) throws IOException {
     Path base = privateBaseDirectory();
     removeDirectoriesOfDeadProcesses(base);
@@ -172,6 +191,7 @@ public final class NativeLibraryLoader {
             base,
             PROCESS_DIR_PREFIX + ProcessHandle.current().pid() + "-",
             PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+    holdLock(dir);
     Path partial = Files.createTempFile(dir, LIBRARY_FILE, ".partial");
     Files.copy(library, partial, StandardCopyOption.REPLACE_EXISTING);
     Files.setPosixFilePermissions(partial, PosixFilePermissions.fromString("r-x------"));
@@ -197,6 +217,23 @@ public final class NativeLibraryLoader {
     return target;
   }
 
+  /**
+   * Creates {@code dir/lock} and locks it for the life of this class loader. The file is locked
+   * under a temporary name and then renamed, so no other JVM ever sees it unlocked.
+   */
+  private static void holdLock(Path dir) throws IOException {
+    Path fresh = dir.resolve(LOCK_FILE + ".new");
+    FileChannel channel =
+        FileChannel.open(
+            fresh,
+            Set.<OpenOption>of(
+                StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    channel.lock();
+    Files.move(fresh, dir.resolve(LOCK_FILE), StandardCopyOption.ATOMIC_MOVE);
+    lock = channel;
+  }
+
   private static Path privateBaseDirectory() throws IOException {
     String configured = System.getProperty(TMPDIR_PROPERTY);
     Path base =
@@ -205,6 +242,7 @@ public final class NativeLibraryLoader {
             : Paths.get(
                 System.getProperty("java.io.tmpdir"),
                 "nativemem-" + System.getProperty("user.name"));
+    base = base.toAbsolutePath();
     if (!Files.exists(base, LinkOption.NOFOLLOW_LINKS)) {
       try {
         Files.createDirectories(base, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
@@ -212,41 +250,58 @@ public final class NativeLibraryLoader {
         // Another JVM created it first; checked below like any existing directory.
       }
     }
-    if (!Files.isDirectory(base, LinkOption.NOFOLLOW_LINKS)) {
-      throw new IOException(base + " exists and is not a directory");
-    }
-    Set<PosixFilePermission> permissions =
-        Files.getPosixFilePermissions(base, LinkOption.NOFOLLOW_LINKS);
-    if (permissions.contains(PosixFilePermission.GROUP_WRITE)
-        || permissions.contains(PosixFilePermission.OTHERS_WRITE)) {
-      throw new IOException(
-          base
-              + " is writable by other users ("
-              + PosixFilePermissions.toString(permissions)
-              + "); a library loaded from there could be replaced");
-    }
-    return base;
+    String fix = "remove it, or set -D" + TMPDIR_PROPERTY + " to a directory only you can write";
+    FileOwnership.requireOwnDirectory(base, fix);
+    FileOwnership.requireNoOtherWriterAbove(base, fix);
+    // Resolved, so entries compare equal to the targets of /proc/self/fd.
+    return base.toRealPath();
   }
 
-  /** Each extraction directory is named {@code pid<N>-<random>}; drop those whose JVM is gone. */
+  /**
+   * Each extraction directory is named {@code pid<N>-<random>} and holds a {@code lock} its JVM
+   * keeps locked; drop those whose lock is free (their JVM is gone). A directory without a lock is
+   * left alone: it is being created, or an older nativemem made it and its owner cannot be told.
+   */
   private static void removeDirectoriesOfDeadProcesses(Path base) {
+    Set<Path> heldHere = filesOpenInThisProcess();
     try (DirectoryStream<Path> entries =
         Files.newDirectoryStream(base, PROCESS_DIR_PREFIX + "*-*")) {
       for (Path entry : entries) {
-        String name = entry.getFileName().toString();
-        String digits = name.substring(PROCESS_DIR_PREFIX.length(), name.indexOf('-'));
-        long pid;
-        try {
-          pid = Long.parseLong(digits);
-        } catch (NumberFormatException notOurs) {
+        Path lockFile = entry.resolve(LOCK_FILE);
+        // Closing any channel on a file drops every lock this process holds on it (POSIX), so a
+        // lock held by another class loader of this JVM is recognised by its open descriptor.
+        if (heldHere.contains(lockFile) || !FileOwnership.isOwnRegularFile(lockFile)) {
           continue;
         }
-        if (!ProcessHandle.of(pid).isPresent()) {
-          FileTrees.deleteQuietly(entry);
+        try (FileChannel channel =
+                FileChannel.open(lockFile, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+            FileLock free = channel.tryLock()) {
+          if (free != null) {
+            FileTrees.deleteQuietly(entry);
+          }
+        } catch (IOException | OverlappingFileLockException e) {
+          // Held, or gone meanwhile: either way not ours to remove.
         }
       }
     } catch (IOException | RuntimeException e) {
       // Cleanup is best effort; a failure must never stop the library from loading.
     }
+  }
+
+  /** The files this process has open, by the targets of {@code /proc/self/fd}. */
+  private static Set<Path> filesOpenInThisProcess() {
+    Set<Path> open = new HashSet<>();
+    try (DirectoryStream<Path> fds = Files.newDirectoryStream(Paths.get("/proc/self/fd"))) {
+      for (Path fd : fds) {
+        try {
+          open.add(Files.readSymbolicLink(fd));
+        } catch (IOException closedMeanwhile) {
+          // The descriptor of the listing itself, or one closed since.
+        }
+      }
+    } catch (IOException e) {
+      // Without /proc nothing is known to be held here; tryLock still protects other JVMs.
+    }
+    return open;
   }
 }

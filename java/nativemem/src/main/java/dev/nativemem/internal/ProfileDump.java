@@ -4,6 +4,7 @@ import dev.nativemem.HeapProfile;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.ZoneOffset;
@@ -49,20 +50,29 @@ public final class ProfileDump {
   /**
    * Dumps to the default target, then removes the oldest default-named dumps (and their {@code
    * .symbols/} sidecars) beyond {@code -Dnativemem.profile.keep}, so periodic dumps stay bounded.
-   * Files with any other name are never touched.
+   * Only dumps this user owns are counted or removed; files with any other name, or of any other
+   * owner, are never touched.
    */
   public static HeapProfile writeDefault() {
     HeapProfile profile = write(defaultTarget());
-    prune(profile.path().getParent(), Integer.getInteger(KEEP_PROPERTY, DEFAULT_KEEP));
+    prune(profile.path(), Integer.getInteger(KEEP_PROPERTY, DEFAULT_KEEP));
     return profile;
   }
 
-  /** Keeps the {@code keep} newest default-named dumps in {@code dir}; best effort. */
-  static void prune(Path dir, int keep) {
+  /**
+   * Keeps the {@code keep} newest default-named dumps of this user beside {@code justWritten},
+   * which always stays; best effort. In a shared directory (the default, {@code java.io.tmpdir})
+   * another user can plant files with any name and time stamp: they are not ours, so they neither
+   * count nor get deleted.
+   */
+  static void prune(Path justWritten, int keep) {
+    Path dir = justWritten.toAbsolutePath().getParent();
     List<Path> dumps = new ArrayList<>();
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, "nativemem-*.heap")) {
       for (Path entry : entries) {
-        if (DEFAULT_NAME.matcher(entry.getFileName().toString()).matches()) {
+        if (DEFAULT_NAME.matcher(entry.getFileName().toString()).matches()
+            && FileOwnership.isOwnRegularFile(entry)
+            && !entry.getFileName().equals(justWritten.getFileName())) {
           dumps.add(entry);
         }
       }
@@ -73,9 +83,12 @@ public final class ProfileDump {
     dumps.sort(
         Comparator.comparing(
             (Path p) -> p.getFileName().toString().replaceFirst("^nativemem-\\d+-", "")));
-    for (int i = 0; i < dumps.size() - Math.max(1, keep); i++) {
+    for (int i = 0; i < dumps.size() - Math.max(0, keep - 1); i++) {
       Path dump = dumps.get(i);
-      FileTrees.deleteQuietly(dump.resolveSibling(dump.getFileName() + ".symbols"));
+      Path sidecar = dump.resolveSibling(dump.getFileName() + ".symbols");
+      if (Files.isDirectory(sidecar, LinkOption.NOFOLLOW_LINKS) && FileOwnership.isOwn(sidecar)) {
+        FileTrees.deleteQuietly(sidecar);
+      }
       FileTrees.deleteQuietly(dump);
     }
   }
@@ -105,7 +118,7 @@ public final class ProfileDump {
         return HeapProfile.open(Paths.get(Json.string(dumped, "path")));
       } finally {
         if (perfMap != null) {
-          FileTrees.deleteQuietly(perfMap);
+          FileTrees.deleteQuietly(perfMap.getParent());
         }
       }
     }

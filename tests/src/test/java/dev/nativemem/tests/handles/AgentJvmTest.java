@@ -142,6 +142,25 @@ class AgentJvmTest {
     }
   }
 
+  /** Where any user may replace files, the report could be swapped for a link: refused. */
+  @Test
+  void reportFileIsRefusedInADirectoryOthersCanSwapFilesIn() throws Exception {
+    Path open = Files.createDirectory(dir.resolve("open"));
+    Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Result result =
+        new ScenarioJvm().agent("level=full,report=" + open.resolve("r.json")).run("workload");
+    assertEquals(0, result.exitCode(), result.toString());
+    assertTrue(
+        result.stderr().contains(open + " is writable by other users and not sticky"),
+        result.stderr());
+    assertTrue(
+        result.stderr().contains("write the report into a directory only you can write"),
+        result.stderr());
+    try (Stream<Path> files = Files.list(open)) {
+      assertEquals(0, files.count());
+    }
+  }
+
   /** The CLI demo, started without the agent: it runs the incidents in a child JVM that has it. */
   @Test
   void demoShowsTheThreeIncidentsThenNoLeak() throws Exception {

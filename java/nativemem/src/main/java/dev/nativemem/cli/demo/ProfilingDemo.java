@@ -54,7 +54,11 @@ public final class ProfilingDemo {
     Path library;
     try {
       // The default of 'env': a stable path, so jeprof can still read it after the demo.
-      library = PreloadAllocator.extractTo(PreloadAllocator.defaultDirectory());
+      library =
+          PreloadAllocator.extractTo(
+              PreloadAllocator.defaultDirectory(),
+              "the demo extracts it to ~/.nativemem; make that a directory of yours, or start the"
+                  + " demo with -Duser.home=<a directory of yours>");
     } catch (RuntimeException e) {
       System.out.println("  cannot extract the preload allocator: " + e.getMessage());
       return;

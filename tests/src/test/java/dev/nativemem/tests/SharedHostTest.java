@@ -1,0 +1,313 @@
+package dev.nativemem.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A second local user ({@code nobody}) plants directories, links and FIFOs where nativemem writes,
+ * as on a multi-tenant host or in containers sharing a volume (SECURITY.md). The victim is a forked
+ * JVM of this user; every case checks what the victim did and what it left alone.
+ */
+class SharedHostTest {
+  private static final String NOBODY_UID = "65534";
+
+  @TempDir Path tmp;
+
+  /** Root, to act as a second user; {@code runuser} to become it. */
+  private static void assumeSecondUser() {
+    assumeTrue(
+        "root".equals(System.getProperty("user.name"))
+            && Files.isExecutable(Paths.get("/usr/sbin/runuser")),
+        "needs root and runuser to act as a second local user (nobody)");
+  }
+
+  /** A directory in the test's temp dir that every user may write, sticky like /tmp. */
+  private Path sharedDir() throws Exception {
+    Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path shared = Files.createDirectory(tmp.resolve("shared"));
+    Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+    run("chmod", "+t", shared.toString());
+    return shared;
+  }
+
+  private static void asNobody(String... command) throws Exception {
+    List<String> full = new ArrayList<>(Arrays.asList("runuser", "-u", "nobody", "--"));
+    full.addAll(Arrays.asList(command));
+    run(full.toArray(new String[0]));
+  }
+
+  private static void run(String... command) throws Exception {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, command[0] + ": " + out);
+  }
+
+  private static long entries(Path dir) throws IOException {
+    try (Stream<Path> list = Files.list(dir)) {
+      return list.count();
+    }
+  }
+
+  /** Case 1: another user creates the extraction directory first and would own the library. */
+  @Test
+  void extractionDirectoryOfAnotherUserIsRefused() throws Exception {
+    assumeSecondUser();
+    Path planted = sharedDir().resolve("nativemem-victim");
+    asNobody("mkdir", "-m", "755", planted.toString());
+    ForkedJvm.Result r = new ForkedJvm().jvmArg("-Dnativemem.tmpdir=" + planted).cli("version");
+    assertEquals(1, r.exitCode, r.toString());
+    assertTrue(r.stderr.contains(planted + " belongs to uid " + NOBODY_UID), r.toString());
+    assertTrue(r.stderr.contains("set -Dnativemem.tmpdir"), r.toString());
+    assertEquals(0, entries(planted), "nothing extracted into a directory another user owns");
+  }
+
+  /** Case 2: the same for the allocator that every JVM started with LD_PRELOAD would run. */
+  @Test
+  void envDirectoryOfAnotherUserIsRefused() throws Exception {
+    assumeSecondUser();
+    Path planted = sharedDir().resolve("preload");
+    asNobody("mkdir", "-m", "755", planted.toString());
+    ForkedJvm.Result r = new ForkedJvm().cli("env", "--dir", planted.toString());
+    assertEquals(1, r.exitCode, r.toString());
+    assertTrue(r.stderr.contains(planted + " belongs to uid " + NOBODY_UID), r.toString());
+    assertTrue(r.stderr.contains("choose another --dir"), r.toString());
+    assertFalse(r.stdout.contains("LD_PRELOAD"), r.toString());
+    assertEquals(0, entries(planted));
+  }
+
+  /** Case 12: ld.so ignores LD_PRELOAD from a noexec mount; env must not print it as working. */
+  @Test
+  void envDirectoryOnANoexecMountIsRefused() throws Exception {
+    assumeSecondUser();
+    Path mount = Files.createDirectory(tmp.resolve("noexec"));
+    Process p =
+        new ProcessBuilder(
+                "mount", "-t", "tmpfs", "-o", "noexec,size=32m", "tmpfs", mount.toString())
+            .redirectErrorStream(true)
+            .start();
+    assumeTrue(p.waitFor() == 0, "cannot mount a noexec tmpfs here");
+    try {
+      ForkedJvm.Result r = new ForkedJvm().cli("env", "--dir", mount.resolve("x").toString());
+      assertEquals(1, r.exitCode, r.toString());
+      assertTrue(r.stderr.contains("mounted noexec"), r.toString());
+      assertTrue(r.stderr.contains("choose another --dir"), r.toString());
+    } finally {
+      run("umount", mount.toString());
+    }
+  }
+
+  /** Case 11: 4 x 536870912 arenas overflowed an int into narenas:-2147483648. */
+  @Test
+  void envCpusIsRangeChecked() throws Exception {
+    ForkedJvm.Result r =
+        new ForkedJvm().cli("env", "--dir", tmp.resolve("a").toString(), "--cpus", "536870912");
+    assertEquals(2, r.exitCode, r.toString());
+    assertTrue(r.stderr.contains("--cpus must be from 1 to 1023"), r.toString());
+    ForkedJvm.Result most =
+        new ForkedJvm().cli("env", "--dir", tmp.resolve("b").toString(), "--cpus", "1023");
+    assertEquals(0, most.exitCode, most.toString());
+    assertTrue(most.stdout.contains("export MALLOC_CONF=narenas:4092\n"), most.toString());
+  }
+
+  /**
+   * Case 8: two JVMs share a temp dir but not a PID namespace (two containers, one volume). The
+   * second must not take the first one's live directory for a dead process's, and must still remove
+   * it once the first is gone.
+   */
+  @Test
+  void liveExtractionDirectoryInAnotherPidNamespaceIsKept() throws Exception {
+    assumeSecondUser();
+    Process probe =
+        new ProcessBuilder("unshare", "--pid", "--fork", "--mount-proc", "true").start();
+    assumeTrue(probe.waitFor() == 0, "unshare cannot make PID namespaces here");
+    Path base = tmp.resolve("volume");
+    // java runs as pid 2 of its namespace (the shell is pid 1): a pid the other one lacks.
+    Process first =
+        new ProcessBuilder(
+                "unshare",
+                "--pid",
+                "--fork",
+                "--mount-proc",
+                "sh",
+                "-c",
+                ForkedJvm.JAVA
+                    + " -Dnativemem.tmpdir="
+                    + base
+                    + " -cp "
+                    + ForkedJvm.JAR
+                    + ":"
+                    + ForkedJvm.TEST_CLASSES
+                    + " dev.nativemem.tests.HostileProbe hold; true")
+            .redirectErrorStream(true)
+            .start();
+    try {
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(first.getInputStream(), StandardCharsets.UTF_8));
+      String loaded = out.readLine();
+      assertTrue(loaded != null && loaded.startsWith("LOADED "), String.valueOf(loaded));
+      Path library = Paths.get(loaded.substring("LOADED ".length()));
+      assertTrue(library.getParent().getFileName().toString().startsWith("pid2-"), loaded);
+
+      ForkedJvm.Result second =
+          new ForkedJvm()
+              .launcher("unshare", "--pid", "--fork", "--mount-proc")
+              .jvmArg("-Dnativemem.tmpdir=" + base)
+              .cli("version");
+      assertEquals(0, second.exitCode, second.toString());
+      assertTrue(Files.isRegularFile(library), "the live JVM's library was deleted");
+
+      first.getOutputStream().close();
+      assertTrue(first.waitFor(60, TimeUnit.SECONDS), "the first JVM did not exit");
+      ForkedJvm.Result third = new ForkedJvm().jvmArg("-Dnativemem.tmpdir=" + base).cli("version");
+      assertEquals(0, third.exitCode, third.toString());
+      assertFalse(Files.exists(library.getParent()), "a dead JVM's directory stays");
+    } finally {
+      first.destroyForcibly();
+    }
+  }
+
+  /**
+   * Case 5: JDK 17 writes the perf map to /tmp/perf-<pid>.map. A link planted there by another user
+   * must not be followed; without one, no perf map may be left behind.
+   */
+  @Test
+  void perfMapNeverFollowsAPlantedLinkAndIsNotLeftBehind() throws Exception {
+    assumeSecondUser();
+    HeapProfilingTest.extractPreloadAllocator();
+    Path victim =
+        Files.write(tmp.resolve("victim.txt"), "precious".getBytes(StandardCharsets.UTF_8));
+
+    Path planted = tmp.resolve("planted.heap");
+    DumpingJvm attacked = new DumpingJvm(planted);
+    Path link = Paths.get("/tmp/perf-" + attacked.pid + ".map");
+    Files.deleteIfExists(link);
+    asNobody("ln", "-s", victim.toString(), link.toString());
+    try {
+      String result = attacked.dump();
+      assertTrue(result.contains("DUMPED " + planted), result);
+      assertEquals("precious", new String(Files.readAllBytes(victim), StandardCharsets.UTF_8));
+      assertTrue(Files.isSymbolicLink(link), "another user's link was deleted");
+    } finally {
+      Files.deleteIfExists(link);
+    }
+
+    Path clean = tmp.resolve("clean.heap");
+    DumpingJvm plain = new DumpingJvm(clean);
+    String result = plain.dump();
+    assertTrue(result.contains("DUMPED " + clean), result);
+    assertFalse(
+        Files.exists(Paths.get("/tmp/perf-" + plain.pid + ".map"), LinkOption.NOFOLLOW_LINKS),
+        "perf map left in /tmp");
+    Path copy = clean.resolveSibling("clean.heap.symbols/perf.map");
+    assertTrue(Files.size(copy) > 0, "the sidecar lacks the perf map");
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(copy)));
+  }
+
+  /** A JVM under the preload allocator that dumps to {@code target} when told to. */
+  private static final class DumpingJvm {
+    final Process process;
+    final long pid;
+
+    DumpingJvm(Path target) throws Exception {
+      ProcessBuilder builder =
+          new ProcessBuilder(
+                  ForkedJvm.JAVA,
+                  "-cp",
+                  ForkedJvm.JAR + ":" + ForkedJvm.TEST_CLASSES,
+                  "dev.nativemem.tests.HostileProbe",
+                  "dump-on-cue",
+                  target.toString())
+              .redirectErrorStream(true);
+      builder.environment().put("LD_PRELOAD", HeapProfilingTest.preload.toString());
+      process = builder.start();
+      String line =
+          new BufferedReader(
+                  new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))
+              .readLine();
+      assertTrue(line != null && line.startsWith("PID "), String.valueOf(line));
+      pid = Long.parseLong(line.substring(4));
+    }
+
+    String dump() throws Exception {
+      try (OutputStream in = process.getOutputStream()) {
+        in.write('\n');
+      }
+      String rest = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertTrue(process.waitFor(120, TimeUnit.SECONDS), "the dumping JVM hung");
+      assertEquals(0, process.exitValue(), rest);
+      return rest;
+    }
+  }
+
+  /** Case 10: mallctl by name must neither act (create arenas, caches) nor return pointers. */
+  @Test
+  void mallctlReadsHaveNoSideEffects() throws Exception {
+    HeapProfilingTest.extractPreloadAllocator();
+    ForkedJvm.Result r =
+        new ForkedJvm()
+            .withTestClasses()
+            .env("LD_PRELOAD", HeapProfilingTest.preload.toString())
+            .main("dev.nativemem.tests.HostileProbe", "mallctl");
+    assertEquals(0, r.exitCode, r.toString());
+    assertTrue(r.stdout.contains("REFUSED 1000\n"), r.toString());
+    String[] narenas = line(r, "NARENAS").split(" ");
+    assertEquals(narenas[0], narenas[1], "reading keys created arenas: " + r);
+    assertTrue(
+        line(r, "VERSION").startsWith("IllegalArgumentException: mallctl key 'version'")
+            && line(r, "VERSION").contains("a string"),
+        r.toString());
+    assertTrue(line(r, "CREATE").contains("arenas.create makes an arena"), r.toString());
+  }
+
+  /** Cases 6 and 7 through the CLI: a dump whose maps name a FIFO ends, with a warning. */
+  @Test
+  void reportSkipsAFifoNamedByADump() throws Exception {
+    Path fifo = tmp.resolve("libplanted.so");
+    run("mkfifo", fifo.toString());
+    Path dump = tmp.resolve("app.heap");
+    Files.write(
+        dump,
+        ("heap_v2/524288\n  t*: 1: 4096 [0: 0]\n@ 0x1010\n  t*: 1: 4096 [0: 0]\n\n"
+                + "MAPPED_LIBRARIES:\n00001000-00002000 r-xp 00000000 fe:00 1  "
+                + fifo
+                + "\n")
+            .getBytes(StandardCharsets.UTF_8));
+    Path side = Files.createDirectory(tmp.resolve("app.heap.symbols"));
+    run("mkfifo", side.resolve("symbols.json").toString());
+    ForkedJvm.Result r = new ForkedJvm().cli("report", dump.toString());
+    assertEquals(0, r.exitCode, r.toString());
+    String all = r.stdout + r.stderr;
+    assertTrue(all.contains(fifo + ": is a FIFO, not a regular file"), r.toString());
+    assertTrue(
+        all.contains("ignored " + side.resolve("symbols.json") + ": is a FIFO"), r.toString());
+  }
+
+  private static String line(ForkedJvm.Result r, String prefix) {
+    for (String line : r.stdout.split("\n")) {
+      if (line.startsWith(prefix + " ")) {
+        return line.substring(prefix.length() + 1);
+      }
+    }
+    throw new AssertionError("no line " + prefix + " in " + r);
+  }
+}
