@@ -186,14 +186,11 @@ public final class NativeLibraryLoader {
   private static Path loadCopy(InputStream library) throws IOException {
     Path base = privateBaseDirectory();
     removeDirectoriesOfDeadProcesses(base);
-    Path dir =
-        Files.createTempDirectory(
-            base,
-            PROCESS_DIR_PREFIX + ProcessHandle.current().pid() + "-",
-            PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+    Path dir = createProcessDirectory(base);
     holdLock(dir);
-    Path partial = Files.createTempFile(dir, LIBRARY_FILE, ".partial");
-    Files.copy(library, partial, StandardCopyOption.REPLACE_EXISTING);
+    // A fresh 0700 directory of ours: fixed names inside it cannot clash or be planted.
+    Path partial = dir.resolve(LIBRARY_FILE + ".partial");
+    Files.copy(library, partial);
     Files.setPosixFilePermissions(partial, PosixFilePermissions.fromString("r-x------"));
     Path target = dir.resolve(LIBRARY_FILE);
     try {
@@ -215,6 +212,26 @@ public final class NativeLibraryLoader {
           e);
     }
     return target;
+  }
+
+  /**
+   * Creates {@code base/pid<N>-<unique>}, mode 0700. Not {@code Files.createTempDirectory}: its
+   * {@code SecureRandom} costs a JVM start about 40 ms of CPU, and the base directory is private,
+   * so the name needs to be unique, not unguessable; an existing name is skipped.
+   */
+  private static Path createProcessDirectory(Path base) throws IOException {
+    String prefix = PROCESS_DIR_PREFIX + ProcessHandle.current().pid() + "-";
+    long unique = System.nanoTime();
+    for (int attempt = 0; ; attempt++) {
+      Path dir = base.resolve(prefix + Long.toHexString(unique + attempt));
+      try {
+        return Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+      } catch (java.nio.file.FileAlreadyExistsException taken) {
+        if (attempt == 100) {
+          throw taken;
+        }
+      }
+    }
   }
 
   /**
