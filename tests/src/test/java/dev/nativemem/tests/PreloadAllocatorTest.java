@@ -176,7 +176,10 @@ class PreloadAllocatorTest {
 
     ForkedJvm.Result bad = new ForkedJvm().cli("env", "--dir", dir.toString(), "--cpus", "0");
     assertEquals(1, bad.exitCode, bad.toString());
-    assertEquals("nativemem: --cpus must be at least 1, got 0\n", bad.stderr);
+    assertEquals(
+        "nativemem: --cpus must be between 1 and 1023 (4 arenas per CPU, and jemalloc allows at"
+            + " most 4094), got 0\n",
+        bad.stderr);
   }
 
   @Test

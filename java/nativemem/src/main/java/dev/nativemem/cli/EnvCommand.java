@@ -36,9 +36,7 @@ final class EnvCommand implements Runnable {
       throw new IllegalArgumentException(
           "--cpus must be between 1 and "
               + PreloadAllocator.MAX_CPUS
-              + " (jemalloc allows at most "
-              + PreloadAllocator.narenas(PreloadAllocator.MAX_CPUS)
-              + " arenas, 4 per CPU), got "
+              + " (4 arenas per CPU, and jemalloc allows at most 4094), got "
               + cpus);
     }
     Path library =
