@@ -117,6 +117,8 @@ pub struct Summary {
     pub sampled_objects: u64,
     pub stack_count: usize,
     pub mapping_count: usize,
+    /// When the dump was taken, as its sidecar says; absent without a readable sidecar.
+    pub dump_time_ms: Option<u64>,
     pub warnings: Vec<String>,
 }
 
@@ -129,6 +131,7 @@ pub fn summary(path: &Path) -> Result<Summary, ProfileError> {
         sampled_objects: dump.totals.objects,
         stack_count: dump.stacks.len(),
         mapping_count: dump.mappings.all().len(),
+        dump_time_ms: sidecar::time_ms_beside(path),
         warnings: dump.warnings,
     })
 }

@@ -23,6 +23,8 @@ pub const MAX_SYMBOLS_JSON_BYTES: u64 = 64 << 20;
 struct SymbolsFile {
     format: String,
     #[serde(default)]
+    time_ms: Option<u64>,
+    #[serde(default)]
     objects: Vec<SavedObject>,
     #[serde(default)]
     perf_map: Option<String>,
@@ -55,12 +57,25 @@ pub struct Sidecar {
     pub warnings: Vec<String>,
 }
 
+/// `<dump>.symbols`.
+fn dir_beside(dump: &Path) -> PathBuf {
+    let mut name = dump.file_name().unwrap_or_default().to_owned();
+    name.push(".symbols");
+    dump.with_file_name(name)
+}
+
+/// When the dump was taken, from its sidecar's `symbols.json` (read as `beside` reads it).
+pub fn time_ms_beside(dump: &Path) -> Option<u64> {
+    let json = dir_beside(dump).join("symbols.json");
+    let bytes = read_capped(&json, Links::Refuse, MAX_SYMBOLS_JSON_BYTES).ok()?;
+    let file: SymbolsFile = serde_json::from_slice(&bytes).ok()?;
+    (file.format == FORMAT).then_some(file.time_ms).flatten()
+}
+
 impl Sidecar {
     /// Reads `<dump>.symbols/symbols.json`, or returns an empty sidecar if there is none.
     pub fn beside(dump: &Path) -> Sidecar {
-        let mut name = dump.file_name().unwrap_or_default().to_owned();
-        name.push(".symbols");
-        let dir = dump.with_file_name(name);
+        let dir = dir_beside(dump);
         let json = dir.join("symbols.json");
         let ignored = |reason: String| Sidecar {
             warnings: vec![format!(

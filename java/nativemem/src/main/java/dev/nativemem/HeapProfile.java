@@ -63,11 +63,10 @@ public final class HeapProfile {
               + " does not exist or is not a file; write one with NativeMemory.dumpProfile() or"
               + " the 'prof.dump' mallctl");
     }
-    Instant time = timeOf(absolute);
     NativeLibraryLoader.load();
     Map<String, Object> summary =
         Json.parseObject(NativeBridge.profileSummaryJson(absolute.toString()));
-    return new HeapProfile(absolute, time, summary);
+    return new HeapProfile(absolute, timeOf(absolute, summary), summary);
   }
 
   /** The dump file. */
@@ -195,18 +194,14 @@ public final class HeapProfile {
         + ByteFormat.human(sampleIntervalBytes);
   }
 
-  /** When the dump was taken: from its {@code .symbols/symbols.json} sidecar, else the mtime. */
-  private static Instant timeOf(Path dump) {
-    Path symbols = dump.resolveSibling(dump.getFileName() + ".symbols").resolve("symbols.json");
-    try {
-      if (Files.isRegularFile(symbols)) {
-        Map<String, Object> json =
-            Json.parseObject(
-                new String(Files.readAllBytes(symbols), java.nio.charset.StandardCharsets.UTF_8));
-        return Instant.ofEpochMilli(Json.number(json, "time_ms"));
-      }
-    } catch (IOException | NativeMemoryException unreadableSidecar) {
-      // The dump's own mtime below is the next best answer.
+  /**
+   * When the dump was taken: from its {@code .symbols/symbols.json} sidecar (read by the native
+   * side, bounded and never from a FIFO or link), else the dump's mtime.
+   */
+  private static Instant timeOf(Path dump, Map<String, Object> summary) {
+    Object fromSidecar = summary.get("dump_time_ms");
+    if (fromSidecar instanceof Number) {
+      return Instant.ofEpochMilli(((Number) fromSidecar).longValue());
     }
     try {
       return Files.getLastModifiedTime(dump).toInstant();

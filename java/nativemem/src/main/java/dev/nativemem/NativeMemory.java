@@ -63,8 +63,13 @@ public final class NativeMemory {
    * "opt.narenas"} or {@code "config.prof"} (booleans read as 0 or 1). Statistics under {@code
    * stats.} are as of the last {@code epoch} advance.
    *
+   * <p>Only pure reads of integers and booleans are accepted ({@code config.*}, {@code opt.*},
+   * {@code stats.*}, {@code epoch}, {@code prof.*} settings, {@code arenas.*} sizes...): jemalloc
+   * acts on a read of some keys ({@code arenas.create}) and answers others with a pointer.
+   *
+   * @throws IllegalArgumentException for any other key, saying why
    * @throws AllocatorUnavailableException if glibc serves {@code malloc}
-   * @throws NativeMemoryException if jemalloc does not know the key, or it is not an integer
+   * @throws NativeMemoryException if jemalloc does not know the key
    */
   public static long mallctl(String key) {
     Objects.requireNonNull(key, "key");
@@ -159,8 +164,9 @@ public final class NativeMemory {
    * dump leaves no file.
    *
    * @throws NullPointerException if {@code path} is null
-   * @throws IllegalArgumentException if {@code path} exists, is a directory, or its directory is
-   *     missing or not writable
+   * @throws IllegalArgumentException if {@code path} is empty, exists, is a directory, or its
+   *     directory is missing, not writable, or one where another user could replace the dump
+   *     (theirs, or writable by others without the sticky bit; see SECURITY.md)
    * @throws ProfilingUnavailableException if profiling cannot run in this process
    * @throws NativeMemoryException if writing fails
    */

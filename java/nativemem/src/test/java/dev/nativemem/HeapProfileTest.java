@@ -34,6 +34,31 @@ class HeapProfileTest {
     }
   }
 
+  /**
+   * Case 6 of issue 11: a 3 GB {@code symbols.json} ended in an OutOfMemoryError, a FIFO blocked.
+   * Either is ignored: the time comes from the dump's mtime.
+   */
+  @Test
+  void aHugeOrFifoSidecarIsNotRead(@TempDir Path tmp) throws Exception {
+    for (String kind : new String[] {"huge", "fifo"}) {
+      Path dump =
+          Files.write(
+              tmp.resolve(kind + ".heap"),
+              "heap_v2/524288\n  t*: 1: 4096 [0: 0]\n".getBytes(StandardCharsets.UTF_8));
+      Path json =
+          Files.createDirectory(tmp.resolve(kind + ".heap.symbols")).resolve("symbols.json");
+      if (kind.equals("huge")) {
+        try (java.io.RandomAccessFile sparse = new java.io.RandomAccessFile(json.toFile(), "rw")) {
+          sparse.setLength(3_000_000_000L);
+        }
+      } else {
+        assertEquals(0, new ProcessBuilder("mkfifo", json.toString()).start().waitFor());
+      }
+      HeapProfile profile = HeapProfile.open(dump);
+      assertEquals(Files.getLastModifiedTime(dump).toInstant(), profile.time(), kind);
+    }
+  }
+
   private static Path dump(String name) {
     assumeTrue(missing == null, missing);
     return dir.resolve(name);

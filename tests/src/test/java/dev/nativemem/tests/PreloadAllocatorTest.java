@@ -178,8 +178,8 @@ class PreloadAllocatorTest {
     assertEquals(2, bad.exitCode, bad.toString());
     assertTrue(
         bad.stderr.startsWith(
-            "nativemem env: --cpus must be from 1 to 1023 (jemalloc allows at most 4092 arenas, 4"
-                + " per CPU), got 0\n"),
+            "nativemem env: --cpus must be from 1 to 1023 (4 arenas per CPU, and jemalloc allows"
+                + " at most 4094), got 0\n"),
         bad.stderr);
   }
 

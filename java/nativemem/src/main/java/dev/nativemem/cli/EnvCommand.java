@@ -57,9 +57,7 @@ final class EnvCommand extends CliCommand {
         throw new UsageException(
             "--cpus must be from 1 to "
                 + PreloadAllocator.MAX_CPUS
-                + " (jemalloc allows at most "
-                + PreloadAllocator.narenas(PreloadAllocator.MAX_CPUS)
-                + " arenas, 4 per CPU), got "
+                + " (4 arenas per CPU, and jemalloc allows at most 4094), got "
                 + n);
       }
       cpus = (int) n;
