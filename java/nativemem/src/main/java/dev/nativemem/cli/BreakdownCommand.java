@@ -14,9 +14,18 @@ final class BreakdownCommand implements Runnable {
   @Option(names = "--json", description = "Print one JSON object instead of a table.")
   boolean json;
 
+  @Option(
+      names = "--committed",
+      description =
+          "Count JVM memory at its committed size (NMT, pools) instead of the heap's and code"
+              + " cache's resident pages; unaccounted then goes negative in a young JVM.")
+  boolean committed;
+
   @Override
   public void run() {
-    MemoryBreakdown breakdown = NativeMemory.breakdown();
+    MemoryBreakdown breakdown =
+        NativeMemory.breakdown(
+            committed ? MemoryBreakdown.View.COMMITTED : MemoryBreakdown.View.RESIDENT);
     System.out.println(json ? breakdown.toJson() : breakdown.toString());
   }
 }
