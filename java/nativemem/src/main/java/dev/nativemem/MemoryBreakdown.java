@@ -25,9 +25,10 @@ import java.util.Optional;
  *
  * <p>In the {@link View#RESIDENT} view (the default) the Java heap and the code cache count their
  * resident pages, so a young JVM's committed but untouched heap is not mistaken for memory: the
- * remainder stays at or above zero up to what the committed parts have not touched yet (metaspace,
- * GC structures; a few MiB). The {@link View#COMMITTED} view counts JVM memory at its committed
- * size, as NMT and the memory pools do: cheaper, and its remainder is negative in a young JVM.
+ * remainder stays at or above zero up to what is counted but not touched yet (committed metaspace,
+ * large malloc'd blocks: a few MiB). The {@link View#COMMITTED} view counts JVM memory at its
+ * committed size, as NMT and the memory pools do: cheaper, and its remainder is negative in a young
+ * JVM.
  */
 public final class MemoryBreakdown {
   /** How JVM memory is counted. */
@@ -471,7 +472,7 @@ public final class MemoryBreakdown {
           "",
           view == View.COMMITTED
               ? "(negative: committed memory not yet resident; see the resident view)"
-              : "(negative: committed JVM structures not yet touched)");
+              : "(negative: metaspace committed or memory malloc'd but not yet touched)");
     }
     t.section("Headroom");
     t.row("limit − usage", headroomBytes());

@@ -23,8 +23,9 @@ public interface NativeMemoryMXBean {
   /**
    * RSS minus everything attributed, in the resident view ({@link MemoryBreakdown.View#RESIDENT}):
    * the heap and code cache counted by their resident pages, so a young JVM's untouched heap does
-   * not drive it negative. It stays at or above zero up to the committed JVM structures not yet
-   * touched (a few MiB); a rising value is native memory no view accounts for.
+   * not drive it negative. It stays at or above zero up to what is counted but not yet touched
+   * (committed metaspace, large malloc'd blocks: a few MiB); a rising value is native memory no
+   * view accounts for.
    */
   long getUnaccountedBytes();
 
