@@ -55,11 +55,7 @@ final class HandleAdvice {
     }
     // Leaks counted without a site (level=counts, or not sampled): the kind at least.
     for (HandleReport.KindCount kind : report.kinds()) {
-      long atSites =
-          report.sites().stream()
-              .filter(s -> s.kind().equals(kind.kind()))
-              .mapToLong(HandleReport.Site::leaked)
-              .sum();
+      long atSites = atSites(report, kind.kind(), HandleReport.Site::leaked);
       if (kind.leaked() > atSites) {
         messages.add(
             (kind.leaked() - atSites)
@@ -114,24 +110,34 @@ final class HandleAdvice {
   }
 
   private static void growth(HandleReport report, List<Advice> advice) {
+    // Open handles per kind and site now; handles counted without a site, per kind.
     Map<String, Long> now = new HashMap<>();
+    Map<String, String> labels = new HashMap<>();
+    for (HandleReport.Site site : bySize(report.sites(), HandleReport.Site::open)) {
+      String key = site.kind() + '\n' + site.stack();
+      now.put(key, site.open());
+      labels.put(key, site.kind() + " open at " + where(site.stack()));
+    }
+    for (HandleReport.KindCount kind : report.kinds()) {
+      long withoutSite = kind.open() - atSites(report, kind.kind(), HandleReport.Site::open);
+      if (withoutSite > 0) {
+        now.put(kind.kind() + '\n', withoutSite);
+        labels.put(kind.kind() + '\n', kind.kind() + " open " + NO_SITE);
+      }
+    }
     List<String> messages = new ArrayList<>();
     synchronized (previousOpen) {
       boolean first = !calledBefore;
       calledBefore = true;
-      for (HandleReport.Site site : bySize(report.sites(), HandleReport.Site::open)) {
-        String key = site.kind() + '\n' + site.stack();
-        now.put(key, site.open());
-        long before = previousOpen.getOrDefault(key, 0L);
-        if (!first && site.open() - before >= GROWTH) {
+      for (Map.Entry<String, Long> entry : now.entrySet()) {
+        long before = previousOpen.getOrDefault(entry.getKey(), 0L);
+        if (!first && entry.getValue() - before >= GROWTH) {
           messages.add(
-              site.kind()
-                  + " open at "
-                  + where(site.stack())
+              labels.get(entry.getKey())
                   + " grew from "
                   + before
                   + " to "
-                  + site.open()
+                  + entry.getValue()
                   + " since the previous advice: a leak if it keeps growing; close them");
         }
       }
@@ -139,6 +145,14 @@ final class HandleAdvice {
       previousOpen.putAll(now);
     }
     add(advice, messages, "HANDLES_GROWING", Advice.Severity.WARNING, "close() them");
+  }
+
+  /** The handles of one kind that sites account for, counted by {@code count}. */
+  private static long atSites(
+      HandleReport report,
+      String kind,
+      java.util.function.ToLongFunction<HandleReport.Site> count) {
+    return report.sites().stream().filter(s -> s.kind().equals(kind)).mapToLong(count).sum();
   }
 
   /** One entry per message, at most {@link #SITES_SHOWN}, then one for the rest. */
