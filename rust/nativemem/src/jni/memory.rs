@@ -4,7 +4,8 @@ use super::exports::{json_to_java, to_java};
 use super::{guard, BridgeError};
 use crate::allocator::{self, remedies, AllocatorError, RemedyOutcome};
 use crate::native_view::{self, NativeViewError};
-use jni::objects::JClass;
+use crate::process;
+use jni::objects::{JClass, JLongArray};
 use jni::sys::{jlong, jstring};
 use jni::JNIEnv;
 use serde::Serialize;
@@ -64,6 +65,33 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_nativeViewJson<'
     _class: JClass<'l>,
 ) -> jstring {
     json(&mut env, || Ok(native_view::read()?))
+}
+
+/// Resident bytes in `[start, end)` pairs of addresses (a flat array), by `mincore`.
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_residentRangesJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    ranges: JLongArray<'l>,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        if ranges.is_null() {
+            return Err(BridgeError::InvalidArgument("ranges is null".into()));
+        }
+        let length = env.get_array_length(&ranges)?;
+        if length % 2 != 0 || length > 2 * 1024 {
+            return Err(BridgeError::InvalidArgument(format!(
+                "ranges must be at most 1024 start/end pairs, got {length} values"
+            )));
+        }
+        let mut flat = vec![0; length as usize];
+        env.get_long_array_region(&ranges, 0, &mut flat)?;
+        let pairs: Vec<(u64, u64)> = flat
+            .chunks_exact(2)
+            .map(|pair| (pair[0] as u64, pair[1] as u64))
+            .collect();
+        json_to_java(env, &process::resident_in(&pairs))
+    })
 }
 
 #[no_mangle]

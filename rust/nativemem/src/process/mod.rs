@@ -1,9 +1,11 @@
 //! What the kernel reports about this process.
 
 mod container_memory;
+mod resident;
 mod status;
 
 pub use container_memory::{container_memory, container_memory_under, ContainerMemory};
+pub use resident::{resident_in, ResidentRanges};
 pub use status::{parse_status, ProcessMemory};
 
 use std::path::PathBuf;

@@ -112,9 +112,13 @@ impl std::str::FromStr for Format {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Summary {
     pub sample_interval_bytes: u64,
-    /// The dump's own in-use totals (header `t*` line).
+    /// The dump's own in-use totals (header `t*` line): sampled counts, biased.
     pub sampled_bytes: u64,
     pub sampled_objects: u64,
+    /// In-use totals unbiased per stack as jeprof does: the totals `analyze` reports (it also
+    /// leaves out stacks made only of allocator frames, which jemalloc does not write in practice).
+    pub unbiased_bytes: i64,
+    pub unbiased_objects: i64,
     pub stack_count: usize,
     pub mapping_count: usize,
     /// When the dump was taken, as its sidecar says; absent without a readable sidecar.
@@ -125,10 +129,18 @@ pub struct Summary {
 /// Reads a dump far enough to check it and tell its header.
 pub fn summary(path: &Path) -> Result<Summary, ProfileError> {
     let dump = parse::read(path)?;
+    let (objects, bytes) = dump
+        .stacks
+        .iter()
+        .filter(|s| !s.addresses.is_empty())
+        .map(|s| unbias::unbias(s.counts.objects, s.counts.bytes, dump.sample_interval))
+        .fold((0.0, 0.0), |(n, b), (sn, sb)| (n + sn, b + sb));
     Ok(Summary {
         sample_interval_bytes: dump.sample_interval,
         sampled_bytes: dump.totals.bytes,
         sampled_objects: dump.totals.objects,
+        unbiased_bytes: bytes as i64,
+        unbiased_objects: objects as i64,
         stack_count: dump.stacks.len(),
         mapping_count: dump.mappings.all().len(),
         dump_time_ms: sidecar::time_ms_beside(path),

@@ -4,7 +4,7 @@ use super::demangle::short_name;
 use super::mappings::Mapping;
 use super::parse::HeapDump;
 use super::strip::is_allocator_frame;
-use super::symbolize::Symbolizer;
+use super::symbolize::{without_guess, Symbolizer};
 use super::unbias::unbias;
 use std::collections::HashMap;
 
@@ -191,10 +191,11 @@ impl Builder {
                 (index, line.line)
             })
             .collect();
-        // jeprof judges a location by its outermost function (the one that holds the code).
+        // jeprof judges a location by its outermost function (the one that holds the code); a
+        // guessed name counts by the symbol it was guessed from.
         let outer = lines
             .last()
-            .map(|(f, _)| stacks.functions[*f].name.as_str());
+            .map(|(f, _)| without_guess(&stacks.functions[*f].name));
         self.allocator
             .push(resolved.in_allocator || outer.is_some_and(is_allocator_frame));
         stacks.locations.push(Location {

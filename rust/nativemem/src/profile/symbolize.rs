@@ -1,9 +1,12 @@
 //! Addresses → functions, files and lines, through the dump's memory map.
 //!
 //! Each mapped object is opened once (from the sidecar's saved copy when there is one) and
-//! queried with DWARF (inlined frames included) or, lacking it, the nearest symbol of its symbol
-//! table. Addresses in no file are looked up in the JVM perf map (JIT-compiled Java methods).
-//! Whatever cannot be named stays as `module+0xoffset`, never dropped.
+//! queried with DWARF (inlined frames included) or, lacking it, the symbol table. A symbol names
+//! an address exactly only when its `[address, address + size)` covers it; otherwise (a stripped
+//! object's nearest exported symbol, an unsized label) the name is a guess and says so:
+//! `inflateBackEnd+0x13a6?`. Addresses in no file are looked up in the JVM perf map
+//! (JIT-compiled Java methods). Whatever cannot be named stays as `module+0xoffset`, never
+//! dropped.
 
 use super::demangle::demangle;
 use super::mappings::MemoryMap;
@@ -214,7 +217,8 @@ impl ObjectFile {
         }
         // Line-tables-only debug info names functions without their path (`push` for
         // `alloc::vec::Vec<T>::push`): the symbol of the containing function says it in full.
-        if let (Some(outer), Some(symbol)) = (lines.last_mut(), self.symbols.find(probe)) {
+        let symbol = self.symbols.find(probe);
+        if let (Some(outer), Some(Symbol::Exact(symbol))) = (lines.last_mut(), &symbol) {
             let full = demangle(symbol);
             if full.len() > outer.function.len() && full.ends_with(&format!("::{}", outer.function))
             {
@@ -222,10 +226,10 @@ impl ObjectFile {
             }
         }
         if lines.is_empty() {
-            if let Some(symbol) = self.symbols.find(probe) {
+            if let Some(symbol) = symbol {
                 let location = self.loader.find_location(probe).ok().flatten();
                 lines.push(Line {
-                    function: demangle(symbol),
+                    function: symbol.name(),
                     file: location.as_ref().and_then(|l| l.file).map(str::to_owned),
                     line: location.as_ref().and_then(|l| l.line).unwrap_or(0),
                 });
@@ -238,7 +242,41 @@ impl ObjectFile {
 /// Code symbols by address: functions and the untyped labels of assembly code (`_start`,
 /// `_dl_start_user`), as `nm` lists them; an address takes the nearest symbol at or below it.
 struct SymbolTable {
-    entries: Vec<(u64, String)>,
+    /// (address, size, name), by address.
+    entries: Vec<(u64, u64, String)>,
+}
+
+/// The symbol an address falls under.
+#[derive(Debug, PartialEq, Eq)]
+enum Symbol<'t> {
+    /// The symbol's `[address, address + size)` covers the address.
+    Exact(&'t str),
+    /// Only the nearest symbol below, `offset` bytes before: the code may be another function
+    /// (a static one of a stripped object, whose name is gone).
+    Nearest { name: &'t str, offset: u64 },
+}
+
+impl Symbol<'_> {
+    /// The demangled name; a guess is marked `name+0xoffset?`.
+    fn name(&self) -> String {
+        match self {
+            Symbol::Exact(name) => demangle(name),
+            Symbol::Nearest { name, offset } => guessed(&demangle(name), *offset),
+        }
+    }
+}
+
+/// How a name taken from the nearest symbol is shown: `inflateBackEnd+0x13a6?`.
+pub fn guessed(name: &str, offset: u64) -> String {
+    format!("{name}+0x{offset:x}?")
+}
+
+/// The name a guess was made from (`inflateBackEnd` for `inflateBackEnd+0x13a6?`), or `name`.
+pub fn without_guess(name: &str) -> &str {
+    name.strip_suffix('?')
+        .and_then(|n| n.rsplit_once("+0x"))
+        .filter(|(_, hex)| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+        .map_or(name, |(base, _)| base)
 }
 
 impl SymbolTable {
@@ -260,7 +298,7 @@ impl SymbolTable {
                     let label = name.is_empty() || name.starts_with('$') || name.starts_with(".L");
                     // Prefer a function to a label at the same address.
                     let rank = u8::from(s.kind() != SymbolKind::Text);
-                    (!label).then(|| (s.address(), rank, name.to_owned()))
+                    (!label).then(|| (s.address(), rank, s.size(), name.to_owned()))
                 })
                 .collect::<Vec<_>>()
         };
@@ -271,13 +309,19 @@ impl SymbolTable {
         entries.sort();
         entries.dedup_by_key(|e| e.0);
         SymbolTable {
-            entries: entries.into_iter().map(|(a, _, n)| (a, n)).collect(),
+            entries: entries.into_iter().map(|(a, _, z, n)| (a, z, n)).collect(),
         }
     }
 
-    fn find(&self, address: u64) -> Option<&str> {
+    fn find(&self, address: u64) -> Option<Symbol<'_>> {
         let after = self.entries.partition_point(|e| e.0 <= address);
-        Some(self.entries.get(after.checked_sub(1)?)?.1.as_str())
+        let (start, size, name) = self.entries.get(after.checked_sub(1)?)?;
+        let offset = address - start;
+        Some(if offset < *size {
+            Symbol::Exact(name)
+        } else {
+            Symbol::Nearest { name, offset }
+        })
     }
 }
 
@@ -371,6 +415,20 @@ mod tests {
         assert_eq!(resolved.mapping, Some(0));
         assert_eq!(symbolizer.resolve(0x5).lines[0].function, "0x5");
         assert_eq!(symbolizer.warnings.len(), 1, "{:?}", symbolizer.warnings);
+    }
+
+    #[test]
+    fn a_name_is_exact_only_where_its_symbol_covers_the_address() {
+        let table = SymbolTable {
+            entries: vec![(0x100, 0x20, "inflate".into()), (0x200, 0, "_start".into())],
+        };
+        assert_eq!(table.find(0x11f), Some(Symbol::Exact("inflate")));
+        assert_eq!(table.find(0x120).unwrap().name(), "inflate+0x20?");
+        assert_eq!(table.find(0x210).unwrap().name(), "_start+0x10?");
+        assert_eq!(table.find(0xff), None);
+        assert_eq!(without_guess("inflateBackEnd+0x13a6?"), "inflateBackEnd");
+        assert_eq!(without_guess("malloc"), "malloc");
+        assert_eq!(without_guess("what?"), "what?");
     }
 
     #[test]

@@ -38,9 +38,16 @@ public abstract class MemoryViewsBenchmark {
     return NativeMemory.stats();
   }
 
+  /** The resident view: the heap and code cache by their resident pages. */
   @Benchmark
   public MemoryBreakdown breakdown() {
     return NativeMemory.breakdown();
+  }
+
+  /** The committed view: no residency pass. */
+  @Benchmark
+  public MemoryBreakdown breakdownCommitted() {
+    return NativeMemory.breakdown(MemoryBreakdown.View.COMMITTED);
   }
 
   /** NMT off: the breakdown attributes pools, with no diagnostic command. */

@@ -9,6 +9,9 @@ final class AdviceRules {
   /** Dirty pages worth a warning when decay never purges them. */
   static final long HIGH_DIRTY_BYTES = 64L << 20;
 
+  /** malloc'd memory beyond the JVM's own (NMT's malloc) worth naming. */
+  static final long MALLOC_OUTSIDE_JVM_BYTES = 32L << 20;
+
   private AdviceRules() {}
 
   static List<Advice> evaluate(
@@ -58,8 +61,9 @@ final class AdviceRules {
             new Advice(
                 "PROFILING_NOT_COMPILED_IN",
                 Advice.Severity.INFO,
-                "this jemalloc was built without profiling, so heap profiles cannot be taken",
-                "LD_PRELOAD a jemalloc built with --enable-prof"));
+                "this jemalloc was built without profiling, so heap profiles cannot be taken; the"
+                    + " allocator in the nativemem jar has it (the command prints the lines)",
+                envCommand()));
       } else if (!jemalloc.profilingEnabled().orElse(false)) {
         advice.add(
             new Advice(
@@ -85,8 +89,10 @@ final class AdviceRules {
           new Advice(
               "GLIBC_NO_PROFILING",
               Advice.Severity.INFO,
-              "glibc malloc has no statistics per arena and no heap profiles; jemalloc has both",
-              "LD_PRELOAD=/path/to/libjemalloc.so.2"));
+              "glibc malloc has no statistics per arena and no heap profiles; the jemalloc in the"
+                  + " nativemem jar has both (the command prints its LD_PRELOAD and MALLOC_CONF"
+                  + " lines)",
+              envCommand()));
     }
     if (!breakdown.nmtCommittedBytes().isPresent()) {
       advice.add(
@@ -97,6 +103,8 @@ final class AdviceRules {
                   + " metaspace) is attributed from pool sizes only",
               "-XX:NativeMemoryTracking=summary"));
     }
+    mallocOutsideJvm(breakdown, advice);
+    advice.addAll(HandleAdvice.evaluate(breakdown.handles()));
     long oomKills = breakdown.oomKills().orElse(0L);
     if (oomKills > 0) {
       advice.add(
@@ -121,5 +129,60 @@ final class AdviceRules {
               ""));
     }
     return advice;
+  }
+
+  /**
+   * What the allocator has handed out beyond what NMT counts as the JVM's own malloc: memory of
+   * native libraries (zlib, RocksDB, JNI code), which no JVM view names.
+   */
+  private static void mallocOutsideJvm(MemoryBreakdown breakdown, List<Advice> advice) {
+    Long jvmMalloc = breakdown.nmtMallocBytes().orElse(null);
+    if (jvmMalloc == null) {
+      return;
+    }
+    long outside = breakdown.allocatorAllocatedBytes() - jvmMalloc;
+    if (outside < MALLOC_OUTSIDE_JVM_BYTES) {
+      return;
+    }
+    StringBuilder holders = new StringBuilder();
+    for (HandleReport.KindCount kind : breakdown.handles().kinds()) {
+      if (kind.open() > 0) {
+        holders.append(holders.length() == 0 ? "" : ", ").append(kind.open()).append(' ');
+        holders.append(kind.kind());
+      }
+    }
+    boolean profiling = breakdown.allocatorKind().equals("jemalloc");
+    advice.add(
+        new Advice(
+            "MALLOC_OUTSIDE_JVM",
+            Advice.Severity.WARNING,
+            breakdown.allocatorKind()
+                + " has "
+                + Advice.mib(breakdown.allocatorAllocatedBytes())
+                + " allocated but NMT counts "
+                + Advice.mib(jvmMalloc)
+                + " of malloc by the JVM itself: "
+                + Advice.mib(outside)
+                + " belongs to native libraries (zlib, RocksDB, JNI code)"
+                + (holders.length() == 0 ? "" : "; open native handles: " + holders)
+                + "; a heap profile names the sites"
+                + (profiling
+                    ? " (NativeMemory.profiling().start(), then NativeMemory.dumpProfile())"
+                    : ", which needs the profiling allocator the command sets up"),
+            profiling ? "NativeMemory.dumpProfile()" : envCommand()));
+  }
+
+  /** The command that prints the LD_PRELOAD and MALLOC_CONF lines for the bundled allocator. */
+  static String envCommand() {
+    String jar = "nativemem.jar";
+    try {
+      java.security.CodeSource source = AdviceRules.class.getProtectionDomain().getCodeSource();
+      if (source != null && source.getLocation().getPath().endsWith(".jar")) {
+        jar = java.nio.file.Paths.get(source.getLocation().toURI()).toString();
+      }
+    } catch (SecurityException | java.net.URISyntaxException | IllegalArgumentException e) {
+      // Not a jar on the file system: the generic name says what to run.
+    }
+    return "java -jar " + jar + " env";
   }
 }

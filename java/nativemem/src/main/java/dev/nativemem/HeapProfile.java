@@ -35,6 +35,8 @@ public final class HeapProfile {
   private final long sampleIntervalBytes;
   private final long sampledBytes;
   private final long sampledObjects;
+  private final long inUseBytes;
+  private final long inUseObjects;
   private final long stackCount;
 
   private HeapProfile(Path path, Instant time, Map<String, Object> summary) {
@@ -43,6 +45,8 @@ public final class HeapProfile {
     this.sampleIntervalBytes = Json.number(summary, "sample_interval_bytes");
     this.sampledBytes = Json.number(summary, "sampled_bytes");
     this.sampledObjects = Json.number(summary, "sampled_objects");
+    this.inUseBytes = Json.number(summary, "unbiased_bytes");
+    this.inUseObjects = Json.number(summary, "unbiased_objects");
     this.stackCount = Json.number(summary, "stack_count");
   }
 
@@ -84,14 +88,30 @@ public final class HeapProfile {
     return sampleIntervalBytes;
   }
 
-  /** In-use bytes as the dump's header totals them (jemalloc's own estimate). */
+  /**
+   * The sampled in-use bytes the dump's header totals: biased towards large allocations, far below
+   * the real figure; {@link #inUseBytes()} is the estimate to show.
+   */
   public long sampledBytes() {
     return sampledBytes;
   }
 
-  /** In-use objects as the dump's header totals them. */
+  /** The sampled in-use objects the dump's header totals (biased, see {@link #sampledBytes()}). */
   public long sampledObjects() {
     return sampledObjects;
+  }
+
+  /**
+   * In-use bytes estimated from the samples, unbiased per stack as jeprof does: the total {@link
+   * #analyze()} reports.
+   */
+  public long inUseBytes() {
+    return inUseBytes;
+  }
+
+  /** In-use objects estimated from the samples, as {@link #analyze()} totals them. */
+  public long inUseObjects() {
+    return inUseObjects;
   }
 
   /** Distinct allocation stacks in the dump. */
@@ -176,6 +196,8 @@ public final class HeapProfile {
     json.put("sample_interval_bytes", sampleIntervalBytes);
     json.put("sampled_bytes", sampledBytes);
     json.put("sampled_objects", sampledObjects);
+    json.put("in_use_bytes", inUseBytes);
+    json.put("in_use_objects", inUseObjects);
     json.put("stack_count", stackCount);
     return Json.write(json);
   }
@@ -187,8 +209,10 @@ public final class HeapProfile {
         + " at "
         + time
         + ": "
-        + ByteFormat.human(sampledBytes)
-        + " in use in "
+        + ByteFormat.human(inUseBytes)
+        + " in use ("
+        + inUseObjects
+        + " objects, estimated from samples) in "
         + stackCount
         + " stacks, sampled every "
         + ByteFormat.human(sampleIntervalBytes);

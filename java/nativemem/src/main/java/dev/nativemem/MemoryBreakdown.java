@@ -2,6 +2,7 @@ package dev.nativemem;
 
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
+import dev.nativemem.internal.JvmRegions;
 import dev.nativemem.internal.NmtSummary;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
@@ -20,10 +21,24 @@ import java.util.Optional;
  * The views that disagree in an incident, side by side: the container's memory cgroup, the kernel's
  * RSS, the JVM's heap, pools, buffers and NMT, and the allocator. RSS is split into parts
  * attributed to a known owner and the unaccounted remainder: {@code rss = attributed +
- * unaccounted}. JVM memory is attributed at its committed size, which can exceed what is resident
- * until it is touched, so the remainder can be negative.
+ * unaccounted}.
+ *
+ * <p>In the {@link View#RESIDENT} view (the default) the Java heap and the code cache count their
+ * resident pages, so a young JVM's committed but untouched heap is not mistaken for memory: the
+ * remainder stays at or above zero up to what is counted but not touched yet (committed metaspace,
+ * large malloc'd blocks: a few MiB). The {@link View#COMMITTED} view counts JVM memory at its
+ * committed size, as NMT and the memory pools do: cheaper, and its remainder is negative in a young
+ * JVM.
  */
 public final class MemoryBreakdown {
+  /** How JVM memory is counted. */
+  public enum View {
+    /** The heap and code cache by their resident pages ({@code mincore} over their ranges). */
+    RESIDENT,
+    /** JVM memory at its committed size. */
+    COMMITTED
+  }
+
   private final Map<String, Object> process;
   private final Map<String, Object> container;
   private final Map<String, Object> cpus;
@@ -34,8 +49,10 @@ public final class MemoryBreakdown {
   private final NmtSummary nmt;
   private final HandleReport handles;
   private final List<Part> attributed = new ArrayList<>();
+  private final View view;
 
-  MemoryBreakdown(Map<String, Object> nativeView, NmtSummary nmt, HandleReport handles) {
+  MemoryBreakdown(Map<String, Object> nativeView, NmtSummary nmt, HandleReport handles, View view) {
+    this.view = view;
     this.process = Json.object(nativeView, "process");
     this.container = Json.optionalObject(nativeView, "container_memory");
     this.cpus = Json.object(nativeView, "container_cpus");
@@ -57,14 +74,16 @@ public final class MemoryBreakdown {
   }
 
   /** Reads every view now. */
-  static MemoryBreakdown read(String nativeViewJson) {
+  static MemoryBreakdown read(String nativeViewJson, View view) {
     return new MemoryBreakdown(
-        Json.parseObject(nativeViewJson), NmtSummary.read(), NativeHandles.report());
+        Json.parseObject(nativeViewJson), NmtSummary.read(), NativeHandles.report(), view);
   }
 
   private void attribute() {
     Long jvmMapped = nmt == null ? null : nmtMappedOutsideFiles(nmt);
-    if (jvmMapped != null) {
+    if (view == View.RESIDENT) {
+      attributeJvmResident(jvmMapped);
+    } else if (jvmMapped != null) {
       attributed.add(
           new Part("jvm_mmap_committed_nmt", "JVM mappings (NMT mmap committed)", jvmMapped));
     } else {
@@ -88,6 +107,53 @@ public final class MemoryBreakdown {
             "file-backed and shared pages",
             Json.number(process, "rss_file_bytes") + Json.number(process, "rss_shmem_bytes")));
     // Tracked handles own memory inside "malloc'd" above: they explain it, they are no extra part.
+  }
+
+  /**
+   * The heap and code cache by resident pages; the rest of the JVM's mappings (metaspace, thread
+   * stacks) at their committed size, which they mostly touch. GC structures (card tables, mark
+   * bitmaps: about a tenth of a G1 heap) are committed with the heap and touched only as it fills,
+   * and nothing says which of their pages are resident: they are left out, so whatever of them is
+   * resident stays in "unaccounted".
+   */
+  private void attributeJvmResident(Long jvmMapped) {
+    Long heapResident = JvmRegions.heapResidentBytes();
+    if (heapResident != null) {
+      attributed.add(new Part("java_heap_resident", "Java heap (resident)", heapResident));
+    } else {
+      attributed.add(
+          new Part(
+              "java_heap_used",
+              "Java heap (used; its pages are not found for this collector)",
+              heap.getUsed()));
+    }
+    Long codeResident = JvmRegions.codeCacheResidentBytes();
+    long codePools =
+        nonHeapPools.stream()
+            .filter(p -> p.name.startsWith("CodeHeap") || p.name.equals("Code Cache"))
+            .mapToLong(Pool::capacityOrCommittedBytes)
+            .sum();
+    if (codeResident != null) {
+      attributed.add(new Part("code_cache_resident", "code cache (resident)", codeResident));
+    }
+    if (jvmMapped != null) {
+      Map<String, Long> mapped = nmt.mmapCommittedByCategory();
+      long measuredOrLeftOut =
+          mapped.getOrDefault("Java Heap", heap.getCommitted())
+              + (codeResident == null ? 0 : mapped.getOrDefault("Code", codePools))
+              + mapped.getOrDefault("GC", 0L);
+      attributed.add(
+          new Part(
+              "jvm_other_mmap_committed_nmt",
+              "other JVM mappings (NMT committed: metaspace, threads; not GC)",
+              jvmMapped - measuredOrLeftOut));
+    } else {
+      long nonHeap =
+          nonHeapPools.stream().mapToLong(Pool::capacityOrCommittedBytes).sum()
+              - (codeResident == null ? 0 : codePools);
+      attributed.add(
+          new Part("non_heap_committed", "other non-heap pools (committed: metaspace)", nonHeap));
+    }
   }
 
   /** NMT's mapped commitment minus the CDS archive, which RSS counts as file-backed pages. */
@@ -167,6 +233,11 @@ public final class MemoryBreakdown {
     return nmt == null ? Optional.empty() : Optional.of(nmt.committedBytes());
   }
 
+  /** What NMT counts as the JVM's own {@code malloc}; empty when NMT is off or does not say. */
+  public Optional<Long> nmtMallocBytes() {
+    return nmt == null ? Optional.empty() : Optional.ofNullable(nmt.mallocBytes());
+  }
+
   // ---- the allocator
 
   /** {@code jemalloc} or {@code glibc}. */
@@ -215,13 +286,22 @@ public final class MemoryBreakdown {
     return attributed.stream().mapToLong(Part::bytes).sum();
   }
 
-  /** {@code RSS − attributed}: native memory no view accounts for (negative: not yet touched). */
+  /**
+   * {@code RSS − attributed}: native memory no view accounts for. In the committed view, negative
+   * while committed JVM memory is not yet touched.
+   */
   public long unaccountedBytes() {
     return rssBytes() - attributedBytes();
   }
 
+  /** How JVM memory was counted. */
+  public View view() {
+    return view;
+  }
+
   public String toJson() {
     Map<String, Object> json = new LinkedHashMap<>();
+    json.put("view", view.name().toLowerCase(Locale.ROOT));
     json.put("container", container);
     json.put("cpus", cpus);
     json.put("process", process);
@@ -229,6 +309,10 @@ public final class MemoryBreakdown {
     jvm.put("heap_used_bytes", heap.getUsed());
     jvm.put("heap_committed_bytes", heap.getCommitted());
     jvm.put("heap_max_bytes", heap.getMax());
+    if (view == View.RESIDENT) {
+      jvm.put("heap_ranges", rangesJson(JvmRegions.heapRanges()));
+      jvm.put("code_cache_ranges", rangesJson(JvmRegions.codeCacheRanges()));
+    }
     jvm.put("non_heap_pools", pools(nonHeapPools));
     jvm.put("buffer_pools", pools(bufferPools));
     Map<String, Object> nmtJson = null;
@@ -274,6 +358,15 @@ public final class MemoryBreakdown {
     json.put("open_cache_capacity_bytes", handles.openCacheCapacityBytes());
     json.put("zombie_cache_capacity_bytes", handles.zombieCacheCapacityBytes());
     return json;
+  }
+
+  /** {@code [[start, end], ...]} as unsigned hex text ({@code 0x…}). */
+  private static List<Object> rangesJson(List<long[]> ranges) {
+    List<Object> out = new ArrayList<>();
+    for (long[] range : ranges) {
+      out.add(List.of("0x" + Long.toHexString(range[0]), "0x" + Long.toHexString(range[1])));
+    }
+    return out;
   }
 
   private static List<Object> pools(List<Pool> pools) {
@@ -369,13 +462,17 @@ public final class MemoryBreakdown {
           "zombie caches (closed in Java, held natively)",
           Optional.of(handles.zombieCacheCapacityBytes()));
     }
-    t.section("RSS attributed");
+    t.section("RSS attributed (" + view.name().toLowerCase(Locale.ROOT) + " view)");
     for (Part part : attributed) {
       t.row(part.label, Optional.of(part.bytes));
     }
     t.row("unaccounted", Optional.of(unaccountedBytes()));
     if (unaccountedBytes() < 0) {
-      t.text("", "(negative: committed memory not yet resident)");
+      t.text(
+          "",
+          view == View.COMMITTED
+              ? "(negative: committed memory not yet resident; see the resident view)"
+              : "(negative: metaspace committed or memory malloc'd but not yet touched)");
     }
     t.section("Headroom");
     t.row("limit − usage", headroomBytes());

@@ -97,11 +97,18 @@ public final class NativeMemory {
 
   /**
    * The container's memory limit and usage, the process's RSS, the JVM's heap, pools, buffers and
-   * NMT, and the allocator, with RSS split into attributed parts and the unaccounted remainder.
+   * NMT, and the allocator, with RSS split into attributed parts and the unaccounted remainder; the
+   * heap and code cache counted by their resident pages ({@link MemoryBreakdown.View#RESIDENT}).
    */
   public static MemoryBreakdown breakdown() {
+    return breakdown(MemoryBreakdown.View.RESIDENT);
+  }
+
+  /** The breakdown with JVM memory counted as {@code view} says. */
+  public static MemoryBreakdown breakdown(MemoryBreakdown.View view) {
+    Objects.requireNonNull(view, "view");
     NativeLibraryLoader.load();
-    return MemoryBreakdown.read(NativeBridge.nativeViewJson());
+    return MemoryBreakdown.read(NativeBridge.nativeViewJson(), view);
   }
 
   /** What to change, with reasons: arenas sized for the host, decay, NMT, profiling, headroom. */

@@ -62,7 +62,7 @@ final class NativeMemoryMBean implements NativeMemoryMXBean {
 
   @Override
   public long getUnaccountedBytes() {
-    return NativeMemory.breakdown().unaccountedBytes();
+    return NativeMemory.breakdown(MemoryBreakdown.View.RESIDENT).unaccountedBytes();
   }
 
   @Override

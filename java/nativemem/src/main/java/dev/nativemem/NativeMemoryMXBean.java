@@ -20,7 +20,13 @@ public interface NativeMemoryMXBean {
 
   long getRssBytes();
 
-  /** RSS minus everything attributed (negative while committed memory is not yet touched). */
+  /**
+   * RSS minus everything attributed, in the resident view ({@link MemoryBreakdown.View#RESIDENT}):
+   * the heap and code cache counted by their resident pages, so a young JVM's untouched heap does
+   * not drive it negative. It stays at or above zero up to what is counted but not yet touched
+   * (committed metaspace, large malloc'd blocks: a few MiB); a rising value is native memory no
+   * view accounts for.
+   */
   long getUnaccountedBytes();
 
   /** The container's memory limit; -1 when unlimited. */

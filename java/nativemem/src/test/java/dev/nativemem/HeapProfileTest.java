@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.nativemem.cli.NativeMemoryCli;
+import dev.nativemem.internal.ByteFormat;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -77,6 +78,19 @@ class HeapProfileTest {
     assertEquals(Long.parseLong(totals.group(1)), profile.sampledObjects());
     assertEquals(Files.getLastModifiedTime(profile.path()).toInstant(), profile.time());
     assertTrue(profile.toString().contains("stacks"), profile.toString());
+  }
+
+  @Test
+  void toStringShowsTheTotalsAnalyzeReports() {
+    HeapProfile profile = HeapProfile.open(dump("now.heap"));
+    ProfileReport report = profile.analyze(5);
+    // The same sums of the same floating-point terms, added in another order: at most 1 apart.
+    assertTrue(Math.abs(report.totalBytes() - profile.inUseBytes()) <= 1, profile.toString());
+    assertTrue(Math.abs(report.totalObjects() - profile.inUseObjects()) <= 1, profile.toString());
+    // Sampling at 512 bytes makes the unbiased total larger than the header's sampled one.
+    assertTrue(profile.inUseBytes() > profile.sampledBytes(), profile.toString());
+    String shown = profile.toString();
+    assertTrue(shown.contains(ByteFormat.human(report.totalBytes()) + " in use ("), shown);
   }
 
   @Test

@@ -43,6 +43,18 @@ class JniBoundaryTest {
   }
 
   @Test
+  void residentRangesRejectBadPairsAndCountNothingUnmapped() {
+    NativeMemory.version();
+    assertThrows(IllegalArgumentException.class, () -> NativeBridge.residentRangesJson(null));
+    assertThrows(
+        IllegalArgumentException.class, () -> NativeBridge.residentRangesJson(new long[] {1}));
+    // Page 0 is never mapped: no count, no crash; an empty range counts zero.
+    assertEquals(
+        "{\"resident_bytes\":[null,0]}",
+        NativeBridge.residentRangesJson(new long[] {0, 4096, 8192, 8192}));
+  }
+
+  @Test
   void handleRegistryRejectsNegativeIdsAndCountsAndNullStacks() {
     IllegalArgumentException counted =
         assertThrows(

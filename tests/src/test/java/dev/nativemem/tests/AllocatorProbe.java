@@ -3,6 +3,7 @@ package dev.nativemem.tests;
 import dev.nativemem.AllocatorUnavailableException;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.NativeMemoryException;
+import dev.nativemem.internal.Json;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Field;
@@ -41,6 +42,9 @@ public final class AllocatorProbe {
         break;
       case "jmx":
         jmx(out);
+        break;
+      case "resident":
+        resident(out);
         break;
       case "bad-input":
         badInput(out);
@@ -135,6 +139,95 @@ public final class AllocatorProbe {
       return a;
     }
     return recurse(depth - 1, deep, release) + a + b + c + d;
+  }
+
+  /**
+   * The resident breakdown between two reads of {@code /proc/self/smaps} by this probe: the Java
+   * heap's resident and committed bytes as the kernel lists them inside the heap's ranges.
+   */
+  static void resident(Map<String, Object> out) throws Exception {
+    NativeMemory.breakdown(); // load the library, read the ranges once
+    String committedView =
+        NativeMemory.breakdown(dev.nativemem.MemoryBreakdown.View.COMMITTED).toJson();
+    List<long[]> before = smaps();
+    long started = System.nanoTime();
+    dev.nativemem.MemoryBreakdown resident = NativeMemory.breakdown();
+    out.put("breakdown_micros", (System.nanoTime() - started) / 1000);
+    List<long[]> after = smaps();
+    out.put("breakdown", resident.toJson());
+    out.put("committed_breakdown", committedView);
+    out.put("heap_committed_bytes", resident.heapCommittedBytes());
+    List<long[]> ranges = new ArrayList<>();
+    Map<String, Object> jvm = cast(Json.parseObject(resident.toJson()).get("jvm"));
+    for (Object range : (List<?>) jvm.get("heap_ranges")) {
+      List<?> pair = (List<?>) range;
+      ranges.add(
+          new long[] {
+            Long.parseUnsignedLong(((String) pair.get(0)).substring(2), 16),
+            Long.parseUnsignedLong(((String) pair.get(1)).substring(2), 16)
+          });
+    }
+    out.put("smaps_heap_rss_before", inRanges(before, ranges, RSS));
+    out.put("smaps_heap_rss_after", inRanges(after, ranges, RSS));
+    out.put("smaps_heap_writable_size", inRanges(after, ranges, WRITABLE_SIZE));
+    javax.management.ObjectName name = NativeMemory.registerMBean();
+    out.put(
+        "jmx_unaccounted_bytes",
+        ManagementFactory.getPlatformMBeanServer().getAttribute(name, "UnaccountedBytes"));
+  }
+
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> cast(Object o) {
+    return (Map<String, Object>) o;
+  }
+
+  static final int WRITABLE_SIZE = 2;
+  static final int RSS = 3;
+
+  /** Each mapping of /proc/self/smaps as {start, end, Size if writable else 0, Rss}, bytes. */
+  static List<long[]> smaps() throws java.io.IOException {
+    List<long[]> mappings = new ArrayList<>();
+    long[] current = null;
+    boolean writable = false;
+    for (String line :
+        java.nio.file.Files.readAllLines(java.nio.file.Paths.get("/proc/self/smaps"))) {
+      java.util.regex.Matcher header =
+          java.util.regex.Pattern.compile("^([0-9a-f]+)-([0-9a-f]+) (\\S+) ").matcher(line);
+      if (header.find()) {
+        current =
+            new long[] {
+              Long.parseUnsignedLong(header.group(1), 16),
+              Long.parseUnsignedLong(header.group(2), 16),
+              0,
+              0
+            };
+        writable = header.group(3).charAt(1) == 'w';
+        mappings.add(current);
+      } else if (current != null && line.startsWith("Size:") && writable) {
+        current[2] = kib(line);
+      } else if (current != null && line.startsWith("Rss:")) {
+        current[3] = kib(line);
+      }
+    }
+    return mappings;
+  }
+
+  private static long kib(String line) {
+    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+  }
+
+  /** The sum of one column over the mappings wholly inside any of the ranges. */
+  static long inRanges(List<long[]> mappings, List<long[]> ranges, int column) {
+    long sum = 0;
+    for (long[] m : mappings) {
+      for (long[] r : ranges) {
+        if (Long.compareUnsigned(m[0], r[0]) >= 0 && Long.compareUnsigned(m[1], r[1]) <= 0) {
+          sum += m[column];
+          break;
+        }
+      }
+    }
+    return sum;
   }
 
   /** Reads the MXBean registered by -Dnativemem.jmx=true next to the facade's own figures. */

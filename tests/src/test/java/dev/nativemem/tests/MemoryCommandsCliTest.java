@@ -41,8 +41,13 @@ class MemoryCommandsCliTest {
       assertTrue(
           table.stdout.matches("(?s).*\\n  " + row + " +-?\\d+\\.\\d [MG]iB.*"), row + table);
     }
-    AllocatorTruthTest.assertPartsAddUp(
-        JSON.std.mapFrom(setup.jvm().cli("breakdown", "--json").stdout));
+    Map<String, Object> resident = JSON.std.mapFrom(setup.jvm().cli("breakdown", "--json").stdout);
+    assertEquals("resident", resident.get("view"), resident.toString());
+    AllocatorTruthTest.assertPartsAddUp(resident);
+    Map<String, Object> committed =
+        JSON.std.mapFrom(setup.jvm().cli("breakdown", "--json", "--committed").stdout);
+    assertEquals("committed", committed.get("view"), committed.toString());
+    AllocatorTruthTest.assertPartsAddUp(committed);
 
     ForkedJvm.Result advice = setup.jvm().cli("advice", "--json");
     assertEquals(0, advice.exitCode, advice.toString());

@@ -17,12 +17,22 @@ final class BreakdownCommand extends CliCommand {
   @Override
   Options options() {
     return new Options()
-        .addOption(null, "json", false, "Print one JSON object instead of a table.");
+        .addOption(null, "json", false, "Print one JSON object instead of a table.")
+        .addOption(
+            null,
+            "committed",
+            false,
+            "Count JVM memory at its committed size (NMT, pools) instead of the heap's and code"
+                + " cache's resident pages; unaccounted then goes negative in a young JVM.");
   }
 
   @Override
   int run(CommandLine line) {
-    MemoryBreakdown breakdown = NativeMemory.breakdown();
+    MemoryBreakdown breakdown =
+        NativeMemory.breakdown(
+            line.hasOption("committed")
+                ? MemoryBreakdown.View.COMMITTED
+                : MemoryBreakdown.View.RESIDENT);
     System.out.println(line.hasOption("json") ? breakdown.toJson() : breakdown.toString());
     return 0;
   }

@@ -31,6 +31,12 @@ public final class NativeBridge {
 
   public static native String nativeViewJson();
 
+  /**
+   * Resident bytes of this process inside {@code [start, end)} address pairs (a flat array), by
+   * {@code mincore}: {@code {"resident_bytes":[n, null, ...]}}, null where a range is not mapped.
+   */
+  public static native String residentRangesJson(long[] ranges);
+
   public static native String purgeJson();
 
   public static native String setDecayJson(long dirtyMs, long muzzyMs);

@@ -1,14 +1,11 @@
 package dev.nativemem.internal;
 
 import dev.nativemem.NativeMemoryException;
-import java.lang.management.ManagementFactory;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.management.JMException;
-import javax.management.ObjectName;
 
 /**
  * Native Memory Tracking's summary, read in-process through the DiagnosticCommand MBean ({@code
@@ -23,22 +20,30 @@ public final class NmtSummary {
   private static final Pattern CATEGORY =
       Pattern.compile("^-\\s+(.+?) \\(reserved=(\\d+), committed=(\\d+)\\)", Pattern.MULTILINE);
 
-  private static final ObjectName DIAGNOSTIC_COMMAND =
-      objectName("com.sun.management:type=DiagnosticCommand");
+  /** A category's own {@code (mmap: reserved=…, committed=…)} line, within its block. */
+  private static final Pattern CATEGORY_MMAP =
+      Pattern.compile("^\\s+\\(mmap: reserved=\\d+, committed=(\\d+)[,)]", Pattern.MULTILINE);
 
   private final long reservedBytes;
   private final long committedBytes;
   private final Long mallocBytes;
   private final Long mmapCommittedBytes;
   private final Map<String, Long> committedByCategory;
+  private final Map<String, Long> mmapCommittedByCategory;
 
   private NmtSummary(
-      long reserved, long committed, Long malloc, Long mmap, Map<String, Long> categories) {
+      long reserved,
+      long committed,
+      Long malloc,
+      Long mmap,
+      Map<String, Long> categories,
+      Map<String, Long> mmapCategories) {
     this.reservedBytes = reserved;
     this.committedBytes = committed;
     this.mallocBytes = malloc;
     this.mmapCommittedBytes = mmap;
     this.committedByCategory = Collections.unmodifiableMap(categories);
+    this.mmapCommittedByCategory = Collections.unmodifiableMap(mmapCategories);
   }
 
   /**
@@ -46,7 +51,7 @@ public final class NmtSummary {
    * MBean (not HotSpot).
    */
   public static NmtSummary read() {
-    if (!ManagementFactory.getPlatformMBeanServer().isRegistered(DIAGNOSTIC_COMMAND)) {
+    if (!DiagnosticCommands.available()) {
       return null;
     }
     return parse(run());
@@ -54,27 +59,7 @@ public final class NmtSummary {
 
   /** The DiagnosticCommand's raw text, as {@code jcmd} would print it. */
   public static String run() {
-    try {
-      Object text =
-          ManagementFactory.getPlatformMBeanServer()
-              .invoke(
-                  DIAGNOSTIC_COMMAND,
-                  "vmNativeMemory",
-                  new Object[] {new String[] {"summary", "scale=b"}},
-                  new String[] {String[].class.getName()});
-      return String.valueOf(text);
-    } catch (JMException e) {
-      throw new NativeMemoryException(
-          "cannot run the vmNativeMemory diagnostic command in this JVM: " + e.getMessage(), e);
-    }
-  }
-
-  private static ObjectName objectName(String name) {
-    try {
-      return new ObjectName(name);
-    } catch (JMException e) {
-      throw new IllegalStateException(e);
-    }
+    return DiagnosticCommands.run("vmNativeMemory", new String[] {"summary", "scale=b"});
   }
 
   /** Parses the summary text; {@code null} when it says NMT is not enabled. */
@@ -90,16 +75,36 @@ public final class NmtSummary {
     Matcher malloc = MALLOC.matcher(text);
     Matcher mmap = MMAP.matcher(text);
     Map<String, Long> categories = new LinkedHashMap<>();
+    Map<String, Long> mmapCategories = new LinkedHashMap<>();
     Matcher category = CATEGORY.matcher(text);
-    while (category.find()) {
-      categories.put(category.group(1).trim(), Long.parseLong(category.group(3)));
+    String name = null;
+    int blockStart = 0;
+    while (true) {
+      boolean found = category.find();
+      if (name != null) {
+        // The previous category's block runs to this header (or the end).
+        Matcher mmapLine =
+            CATEGORY_MMAP
+                .matcher(text)
+                .region(blockStart, found ? category.start() : text.length());
+        if (mmapLine.find()) {
+          mmapCategories.put(name, Long.parseLong(mmapLine.group(1)));
+        }
+      }
+      if (!found) {
+        break;
+      }
+      name = category.group(1).trim();
+      blockStart = category.end();
+      categories.put(name, Long.parseLong(category.group(3)));
     }
     return new NmtSummary(
         Long.parseLong(total.group(1)),
         Long.parseLong(total.group(2)),
         malloc.find() ? Long.parseLong(malloc.group(1)) : null,
         mmap.find() ? Long.parseLong(mmap.group(2)) : null,
-        categories);
+        categories,
+        mmapCategories);
   }
 
   public long reservedBytes() {
@@ -123,5 +128,13 @@ public final class NmtSummary {
   /** Committed bytes per NMT category ("Java Heap", "Class", "Thread", ...). */
   public Map<String, Long> committedByCategory() {
     return committedByCategory;
+  }
+
+  /**
+   * Committed bytes the JVM mapped itself per category ("Java Heap", "GC", "Code", ...: the
+   * category's {@code mmap:} line); categories without one are absent.
+   */
+  public Map<String, Long> mmapCommittedByCategory() {
+    return mmapCommittedByCategory;
   }
 }

@@ -18,6 +18,10 @@ class NmtSummaryTest {
           + "                            (mmap: reserved=6320816128, committed=406847488) \n \n"
           + "-                     Class (reserved=1073888487, committed=539879)\n"
           + "                            (classes #1516)\n"
+          + "                            (malloc=212455 #2120) \n"
+          + "                            (mmap: reserved=1073676032, committed=327424) \n \n"
+          + "-                    Thread (reserved=19976712, committed=911368)\n"
+          + "                            (thread #19)\n"
           + "-        Shared class space (reserved=12582912, committed=12574720)\n";
   // Trimmed from JDK 25: the malloc line carries a peak, categories carry tags.
   static final String JDK25 =
@@ -35,11 +39,16 @@ class NmtSummaryTest {
     assertEquals(8029108502L, s.reservedBytes());
     assertEquals(406847488L, s.committedByCategory().get("Java Heap"));
     assertEquals(12574720L, s.committedByCategory().get("Shared class space"));
+    // Each category's own mmap line, several lines below its header; none for Thread here.
+    assertEquals(406847488L, s.mmapCommittedByCategory().get("Java Heap"));
+    assertEquals(327424L, s.mmapCommittedByCategory().get("Class"));
+    assertNull(s.mmapCommittedByCategory().get("Thread"));
   }
 
   @Test
   void jdk25Summary() {
-    assertTotals(JDK25, 485311269L, 14926629L, 470384640L);
+    NmtSummary s = assertTotals(JDK25, 485311269L, 14926629L, 470384640L);
+    assertEquals(402653184L, s.mmapCommittedByCategory().get("Java Heap"));
   }
 
   static NmtSummary assertTotals(String text, long committed, long malloc, long mmap) {

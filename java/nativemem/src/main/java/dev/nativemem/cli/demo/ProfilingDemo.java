@@ -137,9 +137,11 @@ public final class ProfilingDemo {
               ? "    (with the JVM's perf map, which names JIT-compiled frames)"
               : "    (no perf map: Compiler.perfmap needs JDK 17+, so JIT frames stay unnamed)");
       System.out.println(
-          "    sampled bytes "
+          "    "
+              + ByteFormat.human(profile.inUseBytes())
+              + " in use, estimated from "
               + ByteFormat.human(profile.sampledBytes())
-              + " (before unbiasing); read it with:");
+              + " of samples; read it with:");
       System.out.println(
           "    jeprof --text "
               + Paths.get(System.getProperty("java.home"), "bin", "java")

@@ -1,0 +1,155 @@
+//! A frame in a static function of a stripped library can only be named after the nearest
+//! exported symbol before it: that name is a guess and every output marks it so. The same
+//! library with its symbol table names the static function exactly, without a mark.
+
+use nativemem::profile::{Analysis, Format};
+use object::{Object, ObjectSegment};
+use std::io::Read;
+use std::path::Path;
+use std::process::Command;
+
+const SOURCE: &str = r#"
+int exported_first(int x) { return x * 3 + 1; }
+
+static __attribute__((noinline, used)) int hidden_static(const int *p, int n) {
+  int sum = 0;
+  for (int i = 0; i < n; i++) sum += p[i] * 7 + (sum >> 3);
+  return sum;
+}
+
+int exported_second(const int *p, int n) { return hidden_static(p, n) + 1; }
+"#;
+
+const BASE: u64 = 0x7f00_0000_0000;
+
+fn tool(program: &str, args: &[&str], file: &Path) -> String {
+    let output = Command::new(program)
+        .args(args)
+        .arg(file)
+        .output()
+        .unwrap_or_else(|e| panic!("run {program}: {e}"));
+    assert!(output.status.success(), "{program} {args:?} failed");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// A symbol's address as `nm` (binutils, not our reader) lists it.
+fn nm_address(nm_output: &str, name: &str) -> u64 {
+    nm_output
+        .lines()
+        .find_map(|line| {
+            let fields: Vec<_> = line.split_whitespace().collect();
+            (fields.len() == 3 && fields[2] == name)
+                .then(|| u64::from_str_radix(fields[0], 16).unwrap())
+        })
+        .unwrap_or_else(|| panic!("nm lists no {name}:\n{nm_output}"))
+}
+
+/// The file offset of a linked address (where the loader maps it from).
+fn file_offset(library: &Path, address: u64) -> u64 {
+    let data = std::fs::read(library).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    file.segments()
+        .find_map(|s| {
+            let (offset, size) = s.file_range();
+            (address >= s.address() && address - s.address() < size)
+                .then(|| address - s.address() + offset)
+        })
+        .expect("address in a loaded segment")
+}
+
+/// A dump with one 1 MiB stack whose leaf is `address`, the library mapped from offset 0.
+fn dump_into(dir: &Path, name: &str, library: &Path, address: u64) -> std::path::PathBuf {
+    let dump = dir.join(name);
+    std::fs::write(
+        &dump,
+        format!(
+            "heap_v2/1\n  t*: 1: 1048576 [0: 0]\n@ 0x{:x}\n  t*: 1: 1048576 [0: 0]\n\
+             MAPPED_LIBRARIES:\n{:x}-{:x} r-xp 00000000 00:00 1 {}\n",
+            BASE + address,
+            BASE,
+            BASE + 0x10_0000,
+            library.display()
+        ),
+    )
+    .unwrap();
+    dump
+}
+
+fn leaf(dump: &Path) -> String {
+    let analysis = Analysis::open(dump, None).unwrap();
+    analysis.report(5).top_flat[0].name.clone()
+}
+
+#[test]
+fn stripped_library_names_are_marked_as_guesses() {
+    for program in ["cc", "strip", "nm"] {
+        if Command::new(program).arg("--version").output().is_err() {
+            eprintln!("skipped: {program} is missing (apt-get install gcc binutils)");
+            return;
+        }
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("guessed_names");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("guess.c");
+    std::fs::write(&source, SOURCE).unwrap();
+    let full = dir.join("libguess.so");
+    let status = Command::new("cc")
+        .args(["-shared", "-fPIC", "-O1", "-fno-toplevel-reorder", "-o"])
+        .arg(&full)
+        .arg(&source)
+        .status()
+        .expect("run cc");
+    assert!(status.success());
+    let stripped = dir.join("libguess-stripped.so");
+    std::fs::copy(&full, &stripped).unwrap();
+    tool("strip", &["--strip-all"], &stripped);
+
+    // The truth from binutils: where the static function is, and the export before it.
+    let symbols = tool("nm", &[], &full);
+    let hidden = nm_address(&symbols, "hidden_static");
+    let exported = nm_address(
+        &tool("nm", &["-D", "--defined-only"], &stripped),
+        "exported_first",
+    );
+    assert!(exported < hidden, "the export precedes the static function");
+    assert!(
+        !tool("nm", &["-D"], &stripped).contains("hidden_static"),
+        "strip left the static name"
+    );
+    let probe = hidden + 4;
+    let offset = file_offset(&full, probe);
+
+    // With the symbol table: the exact static name, unmarked.
+    assert_eq!(
+        leaf(&dump_into(&dir, "full.heap", &full, offset)),
+        "hidden_static"
+    );
+
+    // Stripped: the nearest export, marked with its distance and a question mark.
+    let guess = format!("exported_first+0x{:x}?", probe - exported);
+    let dump = dump_into(&dir, "stripped.heap", &stripped, offset);
+    assert_eq!(leaf(&dump), guess);
+
+    let analysis = Analysis::open(&dump, None).unwrap();
+    let text = String::from_utf8(analysis.render(Format::Text, 5).unwrap()).unwrap();
+    assert!(text.contains(&guess), "{text}");
+    let svg = String::from_utf8(analysis.render(Format::Svg, 5).unwrap()).unwrap();
+    assert!(svg.contains(&guess), "flame graph lacks {guess}");
+    let mut pprof = Vec::new();
+    flate2::read::GzDecoder::new(&analysis.render(Format::Pprof, 5).unwrap()[..])
+        .read_to_end(&mut pprof)
+        .unwrap();
+    assert!(
+        pprof.windows(guess.len()).any(|w| w == guess.as_bytes()),
+        "pprof string table lacks {guess}"
+    );
+    // The exported function itself is named exactly (its size covers the address).
+    let exact = dump_into(
+        &dir,
+        "export.heap",
+        &stripped,
+        file_offset(&full, exported + 1),
+    );
+    assert_eq!(leaf(&exact), "exported_first");
+}
