@@ -1,7 +1,7 @@
 //! The native side of the memory breakdown: kernel, cgroup and allocator views in one read.
 //! The JVM side (heap, pools, NMT) is added in Java, where those numbers live.
 
-use crate::allocator::{glibc, AllocatorError, ProcessAllocator, ARENAS_ALL};
+use crate::allocator::{all_arenas_bytes, glibc, keys, AllocatorError, ProcessAllocator};
 use crate::process::{self, ContainerMemory, ProcessError, ProcessMemory};
 use serde::Serialize;
 use std::sync::Mutex;
@@ -87,15 +87,14 @@ fn summary() -> Result<AllocatorSummary, AllocatorError> {
     match ProcessAllocator::get().jemalloc() {
         Some(ctl) => {
             ctl.advance_epoch()?;
-            let page = ctl.read::<usize>("arenas.page")? as u64;
-            let dirty = ctl.read_indexed::<usize>("stats.arenas.<i>.pdirty", ARENAS_ALL)? as u64;
-            let resident = ctl.read::<usize>("stats.resident")? as u64;
+            let dirty_bytes = all_arenas_bytes(ctl, keys::STATS_ARENA_PDIRTY)?;
+            let resident = ctl.get(keys::STATS_RESIDENT)? as u64;
             Ok(AllocatorSummary {
                 kind: "jemalloc",
-                allocated_bytes: ctl.read::<usize>("stats.allocated")? as u64,
+                allocated_bytes: ctl.get(keys::STATS_ALLOCATED)? as u64,
                 footprint_bytes: resident,
                 resident_bytes: Some(resident),
-                dirty_bytes: Some(dirty * page),
+                dirty_bytes: Some(dirty_bytes),
             })
         }
         None => {

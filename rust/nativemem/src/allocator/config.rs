@@ -1,5 +1,6 @@
 //! How the process's jemalloc is configured: build options, start-up options, run-time state.
 
+use super::keys::{self, Key};
 use super::mallctl::Mallctl;
 use super::AllocatorError;
 use serde::Serialize;
@@ -37,31 +38,31 @@ pub struct JemallocConfig {
 impl JemallocConfig {
     /// Reads the configuration; `config.*`, `opt.*` and `arenas.*` keys need no epoch.
     pub fn read(ctl: &Mallctl) -> Result<JemallocConfig, AllocatorError> {
-        let config_prof: bool = ctl.read("config.prof")?;
-        let prof_key = |key: &str| -> Result<Option<bool>, AllocatorError> {
+        let config_prof = ctl.get(keys::CONFIG_PROF)?;
+        let prof_key = |key: Key<bool>| -> Result<Option<bool>, AllocatorError> {
             if config_prof {
-                ctl.read::<bool>(key).map(Some)
+                ctl.get(key).map(Some)
             } else {
                 Ok(None)
             }
         };
         Ok(JemallocConfig {
             config_prof,
-            config_stats: ctl.read("config.stats")?,
-            opt_narenas: ctl.read("opt.narenas")?,
-            arenas_narenas: ctl.read("arenas.narenas")?,
-            opt_prof: prof_key("opt.prof")?,
-            prof_active: prof_key("prof.active")?,
+            config_stats: ctl.get(keys::CONFIG_STATS)?,
+            opt_narenas: ctl.get(keys::OPT_NARENAS)?,
+            arenas_narenas: ctl.get(keys::ARENAS_NARENAS)?,
+            opt_prof: prof_key(keys::OPT_PROF)?,
+            prof_active: prof_key(keys::PROF_ACTIVE)?,
             lg_prof_sample: if config_prof {
-                Some(ctl.read::<usize>("opt.lg_prof_sample")? as u64)
+                Some(ctl.get(keys::OPT_LG_PROF_SAMPLE)? as u64)
             } else {
                 None
             },
-            background_thread: ctl.read("background_thread")?,
-            dirty_decay_ms: ctl.read::<isize>("arenas.dirty_decay_ms")? as i64,
-            muzzy_decay_ms: ctl.read::<isize>("arenas.muzzy_decay_ms")? as i64,
-            tcache: ctl.read("opt.tcache")?,
-            page_bytes: ctl.read::<usize>("arenas.page")? as u64,
+            background_thread: ctl.get(keys::BACKGROUND_THREAD)?,
+            dirty_decay_ms: ctl.get(keys::ARENAS_DIRTY_DECAY_MS)? as i64,
+            muzzy_decay_ms: ctl.get(keys::ARENAS_MUZZY_DECAY_MS)? as i64,
+            tcache: ctl.get(keys::OPT_TCACHE)?,
+            page_bytes: ctl.get(keys::ARENAS_PAGE)? as u64,
         })
     }
 }

@@ -5,6 +5,7 @@
 //! So this layer stays small: names resolved to MIBs once and cached, typed reads and writes,
 //! errno mapped to errors that name the key.
 
+use super::keys::Key;
 use super::AllocatorError;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -186,6 +187,41 @@ impl Mallctl {
     pub fn run_indexed(&self, key: &str, index: usize) -> Result<(), AllocatorError> {
         let null = std::ptr::null_mut();
         self.call_indexed(key, index, null, std::ptr::null_mut(), null, 0)
+    }
+
+    /// Reads a declared key ([`super::keys`]), typed by its declaration.
+    pub fn get<T: CtlValue>(&self, key: Key<T>) -> Result<T, AllocatorError> {
+        self.read(key.name)
+    }
+
+    /// Reads a declared key with a `<i>` component at `index`.
+    pub fn get_at<T: CtlValue>(&self, key: Key<T>, index: usize) -> Result<T, AllocatorError> {
+        self.read_indexed(key.name, index)
+    }
+
+    /// Writes a declared key.
+    pub fn set<T: CtlValue>(&self, key: Key<T>, value: T) -> Result<(), AllocatorError> {
+        self.write(key.name, value)
+    }
+
+    /// Writes a declared key with a `<i>` component at `index`.
+    pub fn set_at<T: CtlValue>(
+        &self,
+        key: Key<T>,
+        index: usize,
+        value: T,
+    ) -> Result<(), AllocatorError> {
+        self.write_indexed(key.name, index, value)
+    }
+
+    /// Runs a declared key that takes no value.
+    pub fn act(&self, key: Key<()>) -> Result<(), AllocatorError> {
+        self.run(key.name)
+    }
+
+    /// Runs a declared key with a `<i>` component that takes no value.
+    pub fn act_at(&self, key: Key<()>, index: usize) -> Result<(), AllocatorError> {
+        self.run_indexed(key.name, index)
     }
 
     /// Refreshes the statistics that `stats.*` keys report (they are cached until then).

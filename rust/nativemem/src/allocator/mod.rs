@@ -7,6 +7,7 @@
 mod binding;
 mod config;
 pub mod glibc;
+pub mod keys;
 pub mod mallctl;
 pub mod remedies;
 mod stats;
@@ -17,7 +18,7 @@ pub use config::JemallocConfig;
 pub use glibc::GlibcStats;
 pub use mallctl::Mallctl;
 pub use remedies::RemedyOutcome;
-pub use stats::{fragmentation, ArenaStats, JemallocStats, ARENAS_ALL};
+pub use stats::{all_arenas_bytes, fragmentation, ArenaStats, JemallocStats, ARENAS_ALL};
 
 use serde::Serialize;
 

@@ -1,5 +1,6 @@
 //! Actions that give memory back at run time, each reporting resident bytes before and after.
 
+use super::keys;
 use super::stats::ARENAS_ALL;
 use super::{glibc, AllocatorError, ProcessAllocator};
 use crate::process;
@@ -27,7 +28,7 @@ pub struct RemedyOutcome {
 /// Purges every unused dirty page of every arena now (`arena.<ALL>.purge`).
 pub fn purge() -> Result<RemedyOutcome, AllocatorError> {
     on_jemalloc("purge", |ctl| {
-        ctl.run_indexed("arena.<i>.purge", ARENAS_ALL)?;
+        ctl.act_at(keys::ARENA_PURGE, ARENAS_ALL)?;
         Ok("purged unused dirty pages of all arenas".into())
     })
 }
@@ -45,16 +46,16 @@ pub fn set_decay(dirty_ms: i64, muzzy_ms: i64) -> Result<RemedyOutcome, Allocato
         }
     }
     on_jemalloc("set_decay", |ctl| {
-        ctl.write("arenas.dirty_decay_ms", dirty_ms as isize)?;
-        ctl.write("arenas.muzzy_decay_ms", muzzy_ms as isize)?;
-        let narenas: u32 = ctl.read("arenas.narenas")?;
+        ctl.set(keys::ARENAS_DIRTY_DECAY_MS, dirty_ms as isize)?;
+        ctl.set(keys::ARENAS_MUZZY_DECAY_MS, muzzy_ms as isize)?;
+        let narenas = ctl.get(keys::ARENAS_NARENAS)?;
         let mut changed = 0;
         for i in 0..narenas as usize {
-            if !ctl.read_indexed::<bool>("arena.<i>.initialized", i)? {
+            if !ctl.get_at(keys::ARENA_INITIALIZED, i)? {
                 continue;
             }
-            ctl.write_indexed("arena.<i>.dirty_decay_ms", i, dirty_ms as isize)?;
-            ctl.write_indexed("arena.<i>.muzzy_decay_ms", i, muzzy_ms as isize)?;
+            ctl.set_at(keys::ARENA_DIRTY_DECAY_MS, i, dirty_ms as isize)?;
+            ctl.set_at(keys::ARENA_MUZZY_DECAY_MS, i, muzzy_ms as isize)?;
             changed += 1;
         }
         Ok(format!(
@@ -66,7 +67,7 @@ pub fn set_decay(dirty_ms: i64, muzzy_ms: i64) -> Result<RemedyOutcome, Allocato
 /// Starts jemalloc's background purging threads (`background_thread=true`).
 pub fn enable_background_threads() -> Result<RemedyOutcome, AllocatorError> {
     on_jemalloc("enable_background_threads", |ctl| {
-        ctl.write("background_thread", true)?;
+        ctl.set(keys::BACKGROUND_THREAD, true)?;
         Ok("background purging threads enabled".into())
     })
 }
@@ -74,7 +75,7 @@ pub fn enable_background_threads() -> Result<RemedyOutcome, AllocatorError> {
 /// Returns the calling thread's cached objects to their arenas (`thread.tcache.flush`).
 pub fn flush_thread_cache() -> Result<RemedyOutcome, AllocatorError> {
     on_jemalloc("flush_thread_cache", |ctl| {
-        ctl.run("thread.tcache.flush")?;
+        ctl.act(keys::THREAD_TCACHE_FLUSH)?;
         Ok("flushed the calling thread's tcache".into())
     })
 }
@@ -110,7 +111,7 @@ fn on_jemalloc(
         .ok_or(AllocatorError::NeedsJemalloc { remedy })?;
     let resident = || -> Result<u64, AllocatorError> {
         ctl.advance_epoch()?;
-        Ok(ctl.read::<usize>("stats.resident")? as u64)
+        Ok(ctl.get(keys::STATS_RESIDENT)? as u64)
     };
     let (resident_before, rss_before) = (resident()?, rss()?);
     let detail = act(ctl)?;

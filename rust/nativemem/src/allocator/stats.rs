@@ -1,5 +1,6 @@
 //! jemalloc's statistics, refreshed by advancing `epoch` first.
 
+use super::keys::{self, Key};
 use super::mallctl::Mallctl;
 use super::AllocatorError;
 use serde::Serialize;
@@ -47,40 +48,45 @@ impl JemallocStats {
     /// Advances `epoch`, then reads the refreshed statistics.
     pub fn read(ctl: &Mallctl) -> Result<JemallocStats, AllocatorError> {
         ctl.advance_epoch()?;
-        let size = |key: &str| ctl.read::<usize>(key).map(|v| v as u64);
-        let page = size("arenas.page")?;
-        let narenas: u32 = ctl.read("arenas.narenas")?;
+        let size = |key: Key<usize>| ctl.get(key).map(|v| v as u64);
+        let narenas = ctl.get(keys::ARENAS_NARENAS)?;
         let mut arenas = Vec::with_capacity(narenas as usize);
         for i in 0..narenas as usize {
-            if !ctl.read_indexed::<bool>("arena.<i>.initialized", i)? {
+            if !ctl.get_at(keys::ARENA_INITIALIZED, i)? {
                 continue;
             }
-            let arena_size = |key: &str| ctl.read_indexed::<usize>(key, i).map(|v| v as u64);
+            let arena_size = |key: Key<usize>| ctl.get_at(key, i).map(|v| v as u64);
             arenas.push(ArenaStats {
                 index: i as u32,
-                threads: ctl.read_indexed("stats.arenas.<i>.nthreads", i)?,
-                dirty_pages: arena_size("stats.arenas.<i>.pdirty")?,
-                muzzy_pages: arena_size("stats.arenas.<i>.pmuzzy")?,
-                small_allocated_bytes: arena_size("stats.arenas.<i>.small.allocated")?,
-                large_allocated_bytes: arena_size("stats.arenas.<i>.large.allocated")?,
+                threads: ctl.get_at(keys::STATS_ARENA_NTHREADS, i)?,
+                dirty_pages: arena_size(keys::STATS_ARENA_PDIRTY)?,
+                muzzy_pages: arena_size(keys::STATS_ARENA_PMUZZY)?,
+                small_allocated_bytes: arena_size(keys::STATS_ARENA_SMALL_ALLOCATED)?,
+                large_allocated_bytes: arena_size(keys::STATS_ARENA_LARGE_ALLOCATED)?,
             });
         }
-        let all = |key: &str| ctl.read_indexed::<usize>(key, ARENAS_ALL).map(|v| v as u64);
-        let allocated = size("stats.allocated")?;
-        let active = size("stats.active")?;
+        let allocated = size(keys::STATS_ALLOCATED)?;
+        let active = size(keys::STATS_ACTIVE)?;
         Ok(JemallocStats {
             allocated_bytes: allocated,
             active_bytes: active,
-            resident_bytes: size("stats.resident")?,
-            mapped_bytes: size("stats.mapped")?,
-            retained_bytes: size("stats.retained")?,
-            metadata_bytes: size("stats.metadata")?,
-            dirty_bytes: all("stats.arenas.<i>.pdirty")? * page,
-            muzzy_bytes: all("stats.arenas.<i>.pmuzzy")? * page,
+            resident_bytes: size(keys::STATS_RESIDENT)?,
+            mapped_bytes: size(keys::STATS_MAPPED)?,
+            retained_bytes: size(keys::STATS_RETAINED)?,
+            metadata_bytes: size(keys::STATS_METADATA)?,
+            dirty_bytes: all_arenas_bytes(ctl, keys::STATS_ARENA_PDIRTY)?,
+            muzzy_bytes: all_arenas_bytes(ctl, keys::STATS_ARENA_PMUZZY)?,
             fragmentation: fragmentation(allocated, active),
             arenas,
         })
     }
+}
+
+/// A page count summed over all arenas (`stats.arenas.<MALLCTL_ARENAS_ALL>.pdirty`, ...), in
+/// bytes; the statistics must be fresh (`epoch`).
+pub fn all_arenas_bytes(ctl: &Mallctl, pages: Key<usize>) -> Result<u64, AllocatorError> {
+    let page = ctl.get(keys::ARENAS_PAGE)? as u64;
+    Ok(ctl.get_at(pages, ARENAS_ALL)? as u64 * page)
 }
 
 /// `(active − allocated) / active`, 0 when nothing is active.

@@ -5,8 +5,9 @@
 use super::files::{create_private, Dir};
 use super::symbols::{sidecar_path, write_sidecar, SidecarInput};
 use super::{profiler, SamplingError};
+use crate::allocator::keys;
 use serde::Serialize;
-use std::ffi::{c_char, CString};
+use std::ffi::CString;
 use std::io::{BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -105,7 +106,7 @@ fn dump_into(
     create_private(&dump).map_err(failed)?;
     let c_dump = CString::new(dump.as_os_str().as_bytes())
         .map_err(|_| SamplingError::BadPath(format!("{} contains a NUL byte", dump.display())))?;
-    ctl.write::<*const c_char>("prof.dump", c_dump.as_ptr())
+    ctl.set(keys::PROF_DUMP, c_dump.as_ptr())
         .map_err(|source| SamplingError::Dump {
             path: request.target.clone(),
             source,

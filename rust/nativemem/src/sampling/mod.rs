@@ -12,7 +12,7 @@ mod symbols;
 
 pub use dump::{dump, DumpRequest, DumpedProfile};
 
-use crate::allocator::{AllocatorError, Mallctl, ProcessAllocator};
+use crate::allocator::{keys, AllocatorError, Mallctl, ProcessAllocator};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -76,7 +76,7 @@ pub fn profiler() -> Result<&'static Mallctl, SamplingError> {
         )));
     };
     let object = allocator.malloc_object();
-    if !ctl.read::<bool>("config.prof").unwrap_or(false) {
+    if !ctl.get(keys::CONFIG_PROF).unwrap_or(false) {
         return Err(SamplingError::Unavailable(format!(
             "the jemalloc serving malloc ({object}) was built without profiling (config.prof is \
              false). Use one built with --enable-prof: run 'java -jar nativemem.jar env --dir \
@@ -84,7 +84,7 @@ pub fn profiler() -> Result<&'static Mallctl, SamplingError> {
              LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 MALLOC_CONF={READY_CONF}"
         )));
     }
-    if !ctl.read::<bool>("opt.prof")? {
+    if !ctl.get(keys::OPT_PROF)? {
         return Err(SamplingError::Unavailable(format!(
             "jemalloc ({object}) can profile but was started without it (opt.prof is false), and \
              it cannot be switched on in a running process. Restart the JVM with \
@@ -113,20 +113,20 @@ pub fn status() -> Result<SamplingStatus, SamplingError> {
     Ok(SamplingStatus {
         available: true,
         unavailable_reason: String::new(),
-        active: ctl.read::<bool>("prof.active")?,
-        thread_active: ctl.read::<bool>("thread.prof.active")?,
+        active: ctl.get(keys::PROF_ACTIVE)?,
+        thread_active: ctl.get(keys::THREAD_PROF_ACTIVE)?,
         sample_interval_bytes: sample_interval(ctl)?,
     })
 }
 
 /// Starts or stops sampling for the whole process (`prof.active`).
 pub fn set_active(active: bool) -> Result<(), SamplingError> {
-    Ok(profiler()?.write("prof.active", active)?)
+    Ok(profiler()?.set(keys::PROF_ACTIVE, active)?)
 }
 
 /// Starts or stops sampling for the calling thread (`thread.prof.active`).
 pub fn set_thread_active(active: bool) -> Result<(), SamplingError> {
-    Ok(profiler()?.write("thread.prof.active", active)?)
+    Ok(profiler()?.set(keys::THREAD_PROF_ACTIVE, active)?)
 }
 
 /// Discards all samples (`prof.reset`); with `interval_bytes`, also sets the sample interval to
@@ -134,14 +134,14 @@ pub fn set_thread_active(active: bool) -> Result<(), SamplingError> {
 pub fn reset(interval_bytes: Option<u64>) -> Result<u64, SamplingError> {
     let ctl = profiler()?;
     match interval_bytes {
-        Some(bytes) => ctl.write("prof.reset", nearest_lg(bytes))?,
-        None => ctl.run("prof.reset")?,
+        Some(bytes) => ctl.set(keys::PROF_RESET, nearest_lg(bytes))?,
+        None => ctl.run(keys::PROF_RESET.name)?,
     }
     sample_interval(ctl)
 }
 
 fn sample_interval(ctl: &Mallctl) -> Result<u64, SamplingError> {
-    let lg: usize = ctl.read("prof.lg_sample")?;
+    let lg = ctl.get(keys::PROF_LG_SAMPLE)?;
     Ok(1u64.checked_shl(lg as u32).unwrap_or(u64::MAX))
 }
 

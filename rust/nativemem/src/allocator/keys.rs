@@ -1,0 +1,72 @@
+//! Every mallctl key the core reads or writes, declared once with its C type.
+//!
+//! A key read with the wrong width fails only at run time (`EINVAL`), so the type travels with the
+//! name: `ctl.get(keys::ARENAS_PAGE)` is a `usize` everywhere. Like tikv's jemalloc-ctl, without
+//! its macros: that crate binds the jemalloc it links, not the process's.
+
+use std::ffi::c_char;
+use std::marker::PhantomData;
+
+/// A mallctl name and the C type of its value (`()` for a key that only acts, such as a purge);
+/// `<i>` in the name stands for an arena or bin index.
+pub struct Key<T> {
+    pub name: &'static str,
+    value: PhantomData<fn() -> T>,
+}
+
+impl<T> Key<T> {
+    const fn new(name: &'static str) -> Key<T> {
+        Key {
+            name,
+            value: PhantomData,
+        }
+    }
+}
+
+impl<T> Clone for Key<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Key<T> {}
+
+// Build configuration and options, fixed at start.
+pub const CONFIG_PROF: Key<bool> = Key::new("config.prof");
+pub const CONFIG_STATS: Key<bool> = Key::new("config.stats");
+pub const OPT_NARENAS: Key<u32> = Key::new("opt.narenas");
+pub const OPT_PROF: Key<bool> = Key::new("opt.prof");
+pub const OPT_LG_PROF_SAMPLE: Key<usize> = Key::new("opt.lg_prof_sample");
+pub const OPT_TCACHE: Key<bool> = Key::new("opt.tcache");
+
+// Arenas.
+pub const ARENAS_NARENAS: Key<u32> = Key::new("arenas.narenas");
+pub const ARENAS_PAGE: Key<usize> = Key::new("arenas.page");
+pub const ARENAS_DIRTY_DECAY_MS: Key<isize> = Key::new("arenas.dirty_decay_ms");
+pub const ARENAS_MUZZY_DECAY_MS: Key<isize> = Key::new("arenas.muzzy_decay_ms");
+pub const ARENA_INITIALIZED: Key<bool> = Key::new("arena.<i>.initialized");
+pub const ARENA_DIRTY_DECAY_MS: Key<isize> = Key::new("arena.<i>.dirty_decay_ms");
+pub const ARENA_MUZZY_DECAY_MS: Key<isize> = Key::new("arena.<i>.muzzy_decay_ms");
+pub const ARENA_PURGE: Key<()> = Key::new("arena.<i>.purge");
+pub const BACKGROUND_THREAD: Key<bool> = Key::new("background_thread");
+pub const THREAD_TCACHE_FLUSH: Key<()> = Key::new("thread.tcache.flush");
+
+// Statistics, refreshed by `epoch`.
+pub const STATS_ALLOCATED: Key<usize> = Key::new("stats.allocated");
+pub const STATS_ACTIVE: Key<usize> = Key::new("stats.active");
+pub const STATS_RESIDENT: Key<usize> = Key::new("stats.resident");
+pub const STATS_MAPPED: Key<usize> = Key::new("stats.mapped");
+pub const STATS_RETAINED: Key<usize> = Key::new("stats.retained");
+pub const STATS_METADATA: Key<usize> = Key::new("stats.metadata");
+pub const STATS_ARENA_NTHREADS: Key<u32> = Key::new("stats.arenas.<i>.nthreads");
+pub const STATS_ARENA_PDIRTY: Key<usize> = Key::new("stats.arenas.<i>.pdirty");
+pub const STATS_ARENA_PMUZZY: Key<usize> = Key::new("stats.arenas.<i>.pmuzzy");
+pub const STATS_ARENA_SMALL_ALLOCATED: Key<usize> = Key::new("stats.arenas.<i>.small.allocated");
+pub const STATS_ARENA_LARGE_ALLOCATED: Key<usize> = Key::new("stats.arenas.<i>.large.allocated");
+
+// Heap profiling.
+pub const PROF_ACTIVE: Key<bool> = Key::new("prof.active");
+pub const PROF_LG_SAMPLE: Key<usize> = Key::new("prof.lg_sample");
+/// Written with a new `lg_sample`, or run without a value to keep the current one.
+pub const PROF_RESET: Key<usize> = Key::new("prof.reset");
+pub const PROF_DUMP: Key<*const c_char> = Key::new("prof.dump");
+pub const THREAD_PROF_ACTIVE: Key<bool> = Key::new("thread.prof.active");
