@@ -160,7 +160,8 @@ class SharedHostTest {
                     + ":"
                     + ForkedJvm.TEST_CLASSES
                     + " dev.nativemem.tests.HostileProbe hold; true")
-            .redirectErrorStream(true)
+            // JDK 24+ warns on stderr about System.load: keep it out of the probe's answers.
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
             .start();
     try {
       BufferedReader out =
@@ -244,7 +245,7 @@ class SharedHostTest {
                   "dev.nativemem.tests.HostileProbe",
                   "dump-on-cue",
                   target.toString())
-              .redirectErrorStream(true);
+              .redirectError(ProcessBuilder.Redirect.INHERIT);
       builder.environment().put("LD_PRELOAD", HeapProfilingTest.preload.toString());
       process = builder.start();
       String line =
