@@ -1,7 +1,7 @@
 package dev.nativemem.cli;
 
-import dev.nativemem.HeapProfile;
 import dev.nativemem.internal.NativeBridge;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Locale;
@@ -78,6 +78,19 @@ final class ReportCommand extends CliCommand {
     return write(dump, base, format, (int) top, output);
   }
 
+  /** The dump's absolute path; an error that says what to do when there is no such file. */
+  private static String existing(Path dump) {
+    Path absolute = dump.toAbsolutePath();
+    if (!Files.isRegularFile(absolute)) {
+      throw new IllegalArgumentException(
+          "heap profile "
+              + absolute
+              + " does not exist or is not a file; write one with NativeMemory.dumpProfile() or"
+              + " the 'prof.dump' mallctl");
+    }
+    return absolute.toString();
+  }
+
   private static Format format(String name) {
     try {
       return Format.valueOf(name.toLowerCase(Locale.ROOT));
@@ -88,12 +101,13 @@ final class ReportCommand extends CliCommand {
   }
 
   private static int write(Path dump, Path base, Format format, int top, Path output) {
-    HeapProfile profile = HeapProfile.open(dump);
-    HeapProfile baseProfile = base == null ? null : HeapProfile.open(base);
-    String basePath = baseProfile == null ? null : baseProfile.path().toString();
+    // Straight to the one native call that parses and symbolizes: HeapProfile.open would parse
+    // each dump once more for its summary, which a report does not show.
+    String dumpPath = existing(dump);
+    String basePath = base == null ? null : existing(base);
     if (output != null) {
       NativeBridge.profileWrite(
-          profile.path().toString(),
+          dumpPath,
           basePath,
           format.name(),
           top,
@@ -110,7 +124,7 @@ final class ReportCommand extends CliCommand {
               + ")");
     }
     System.out.print(
-        NativeBridge.profileRender(profile.path().toString(), basePath, format.name(), top));
+        NativeBridge.profileRender(dumpPath, basePath, format.name(), top));
     return 0;
   }
 }
