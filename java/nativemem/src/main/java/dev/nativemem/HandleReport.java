@@ -3,6 +3,8 @@ package dev.nativemem;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.handles.CreationSites;
+import dev.nativemem.internal.handles.HandleTracker;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -23,12 +25,22 @@ public final class HandleReport {
   private final long openCacheCapacityBytes;
   private final long zombieCacheCapacityBytes;
   private final long sitesDropped;
+  private final long sitesKept;
+  private final long trackerMemoryBytes;
 
-  HandleReport(boolean agentActive, String options, Map<String, Object> json) {
+  /** Leaks every report labels as known upstream, with their reason. */
+  private static final List<KnownLeak> UPSTREAM =
+      Collections.singletonList(KnownLeak.ROCKSDB_DEFAULT_READ_OPTIONS);
+
+  HandleReport(
+      boolean agentActive, String options, Map<String, Object> json, long javaMemoryBytes) {
     this.agentActive = agentActive;
     this.options = options;
     List<KindCount> kinds = new ArrayList<>();
     for (Map<String, Object> k : list(json, "kinds")) {
+      if (!k.containsKey("classes")) {
+        k.put("classes", HandleTracker.get().subclassesOf(Json.string(k, "kind")));
+      }
       kinds.add(new KindCount(k));
     }
     List<Site> sites = new ArrayList<>();
@@ -50,6 +62,15 @@ public final class HandleReport {
     this.openCacheCapacityBytes = Json.number(json, "open_cache_capacity_bytes");
     this.zombieCacheCapacityBytes = Json.number(json, "zombie_cache_capacity_bytes");
     this.sitesDropped = Json.number(json, "sites_dropped");
+    this.sitesKept = Json.number(json, "sites_interned");
+    this.trackerMemoryBytes =
+        json.containsKey("tracker_memory_bytes")
+            ? Json.number(json, "tracker_memory_bytes")
+            : Json.number(json, "memory_bytes") + javaMemoryBytes;
+  }
+
+  private static long numberOr(Map<String, Object> json, String key) {
+    return json.get(key) instanceof Number ? ((Number) json.get(key)).longValue() : 0;
   }
 
   @SuppressWarnings("unchecked")
@@ -78,9 +99,11 @@ public final class HandleReport {
     }
     Map<String, Object> zero = new LinkedHashMap<>();
     zero.put("kind", kind);
-    for (String key : new String[] {"created", "closed", "transferred", "open", "leaked"}) {
+    for (String key :
+        new String[] {"created", "closed", "transferred", "open", "pooled", "leaked"}) {
       zero.put(key, 0L);
     }
+    zero.put("classes", Collections.emptyList());
     return new KindCount(zero);
   }
 
@@ -113,6 +136,16 @@ public final class HandleReport {
     return sitesDropped;
   }
 
+  /** Distinct creation stacks kept now. */
+  public long sitesKept() {
+    return sitesKept;
+  }
+
+  /** Memory the tracker holds, about: native records, creation stacks and the Java-side maps. */
+  public long trackerMemoryBytes() {
+    return trackerMemoryBytes;
+  }
+
   public String toJson() {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("agent_active", agentActive);
@@ -140,6 +173,8 @@ public final class HandleReport {
     json.put("open_cache_capacity_bytes", openCacheCapacityBytes);
     json.put("zombie_cache_capacity_bytes", zombieCacheCapacityBytes);
     json.put("sites_dropped", sitesDropped);
+    json.put("sites_interned", sitesKept);
+    json.put("tracker_memory_bytes", trackerMemoryBytes);
     return Json.write(json);
   }
 
@@ -151,22 +186,21 @@ public final class HandleReport {
         .append(")\n");
     out.append(
         String.format(
-            "  %-28s %10s %10s %12s %8s %8s%n",
-            "kind", "created", "closed", "transferred", "open", "leaked"));
+            "  %-28s %10s %10s %12s %8s %8s %8s%n",
+            "kind", "created", "closed", "transferred", "open", "pooled", "leaked"));
     for (KindCount k : kinds) {
       out.append(
           String.format(
-              "  %-28s %10d %10d %12d %8d %8d%n",
-              k.kind, k.created, k.closed, k.transferred, k.open, k.leaked));
+              "  %-28s %10d %10d %12d %8d %8d %8d%n",
+              k.kind, k.created, k.closed, k.transferred, k.open, k.pooled, k.leaked));
+      for (String type : k.classes) {
+        out.append("      as ").append(type).append('\n');
+      }
     }
     if (!sites.isEmpty()) {
-      out.append("Open and leaked handles by creation site:\n");
+      out.append("Open, pooled and leaked handles by creation site:\n");
       for (Site s : sites) {
-        String line = CreationSites.applicationFrame(s.stack);
-        out.append(
-            String.format(
-                "  %d leaked, %d open %s%s%n",
-                s.leaked, s.open, s.kind, line == null ? "" : ", created at " + line));
+        out.append("  ").append(s.headline()).append('\n');
         out.append(indent(s.stack, "    "));
       }
     }
@@ -206,6 +240,10 @@ public final class HandleReport {
     if (sitesDropped > 0) {
       out.append(sitesDropped).append(" creation stacks not kept: the table of sites is full\n");
     }
+    out.append(
+        String.format(
+            "Tracker memory: %s (%d creation sites kept)%n",
+            ByteFormat.human(trackerMemoryBytes), sitesKept));
     return out.toString();
   }
 
@@ -226,15 +264,27 @@ public final class HandleReport {
     private final long closed;
     private final long transferred;
     private final long open;
+    private final long pooled;
     private final long leaked;
+    private final List<String> classes;
 
+    @SuppressWarnings("unchecked")
     KindCount(Map<String, Object> json) {
       this.kind = Json.string(json, "kind");
       this.created = Json.number(json, "created");
       this.closed = Json.number(json, "closed");
       this.transferred = Json.number(json, "transferred");
       this.open = Json.number(json, "open");
+      this.pooled = json.containsKey("pooled") ? Json.number(json, "pooled") : 0;
       this.leaked = Json.number(json, "leaked");
+      Object types = json.get("classes");
+      List<String> names = new ArrayList<>();
+      if (types instanceof List) {
+        for (Object type : (List<Object>) types) {
+          names.add(String.valueOf(type));
+        }
+      }
+      this.classes = Collections.unmodifiableList(names);
     }
 
     public String kind() {
@@ -253,12 +303,26 @@ public final class HandleReport {
       return transferred;
     }
 
+    /** Open and owned by their user; pooled ones are in {@link #pooled()}. */
     public long open() {
       return open;
     }
 
+    /** Open, resting in a pool (an {@code Inflater} in a zip file's cache). */
+    public long pooled() {
+      return pooled;
+    }
+
     public long leaked() {
       return leaked;
+    }
+
+    /**
+     * Classes from outside RocksDB counted as this RocksDB kind because they extend it (such as
+     * Kafka Streams' options adapter, as {@code Options}).
+     */
+    public List<String> classes() {
+      return classes;
     }
 
     Map<String, Object> toMap() {
@@ -268,7 +332,9 @@ public final class HandleReport {
       m.put("closed", closed);
       m.put("transferred", transferred);
       m.put("open", open);
+      m.put("pooled", pooled);
       m.put("leaked", leaked);
+      m.put("classes", classes);
       return m;
     }
 
@@ -278,18 +344,87 @@ public final class HandleReport {
     }
   }
 
-  /** Open and leaked handles of one kind created at one site. */
+  /**
+   * Open, pooled and leaked handles of one kind created at one site (for pooled ones, the "site" is
+   * the note naming the pool).
+   */
   public static final class Site {
     private final String kind;
     private final long open;
+    private final long pooled;
     private final long leaked;
+    private final long freedByFinalizer;
+    private final long lastFreedByFinalizerEpochMillis;
+    private final String createdAt;
     private final String stack;
+    private final String knownLeak;
 
     Site(Map<String, Object> json) {
       this.kind = Json.string(json, "kind");
       this.open = Json.number(json, "open");
+      this.pooled = numberOr(json, "pooled");
       this.leaked = Json.number(json, "leaked");
-      this.stack = Json.string(json, "stack");
+      this.freedByFinalizer = numberOr(json, "freed_by_finalizer");
+      this.lastFreedByFinalizerEpochMillis = numberOr(json, "last_freed_by_finalizer_epoch_ms");
+      String text = Json.string(json, "stack");
+      this.createdAt =
+          json.get("created_at") instanceof String
+              ? (String) json.get("created_at")
+              : CreationSites.applicationFrame(text);
+      this.stack = CreationSites.frames(text);
+      String known = null;
+      for (KnownLeak k : UPSTREAM) {
+        if (k.matches(kind, text)) {
+          known = k.reason();
+        }
+      }
+      this.knownLeak =
+          json.get("known_leak") instanceof String ? (String) json.get("known_leak") : known;
+    }
+
+    /** The first frame of application code, or null when none was recorded. */
+    public String createdAt() {
+      return createdAt;
+    }
+
+    /** Open handles of this site resting in a pool (the site then names the pool). */
+    public long pooled() {
+      return pooled;
+    }
+
+    /** Of the leaked ones, how many a finalizer freed later (rocksdbjni before 7). */
+    public long freedByFinalizer() {
+      return freedByFinalizer;
+    }
+
+    /** The reason, when these handles are a known upstream leak; else null. */
+    public String knownLeak() {
+      return knownLeak;
+    }
+
+    /** One line: counts, kind, where created, and what is known about it. */
+    public String headline() {
+      StringBuilder line = new StringBuilder();
+      line.append(leaked).append(" leaked");
+      if (freedByFinalizer > 0) {
+        line.append(" (")
+            .append(freedByFinalizer)
+            .append(" freed by the finalizer, last at ")
+            .append(Instant.ofEpochMilli(lastFreedByFinalizerEpochMillis))
+            .append(')');
+      }
+      line.append(", ").append(open).append(" open");
+      if (pooled > 0) {
+        line.append(", ").append(pooled).append(" pooled");
+      }
+      line.append(' ').append(kind);
+      if (createdAt != null) {
+        line.append(", created at ").append(createdAt);
+      }
+      if (knownLeak != null) {
+        line.append(" [known upstream leak: ").append(knownLeak).append(']');
+      }
+      return line.toString();
     }
 
     public String kind() {
@@ -313,14 +448,21 @@ public final class HandleReport {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("kind", kind);
       m.put("open", open);
+      m.put("pooled", pooled);
       m.put("leaked", leaked);
+      m.put("freed_by_finalizer", freedByFinalizer);
+      if (freedByFinalizer > 0) {
+        m.put("last_freed_by_finalizer_epoch_ms", lastFreedByFinalizerEpochMillis);
+      }
+      m.put("created_at", createdAt);
+      m.put("known_leak", knownLeak);
       m.put("stack", stack);
       return m;
     }
 
     @Override
     public String toString() {
-      return leaked + " leaked, " + open + " open " + kind + "\n" + stack;
+      return headline() + "\n" + stack;
     }
   }
 

@@ -47,7 +47,8 @@ public final class NativeHandles {
     return new HandleReport(
         tracker.agentActive(),
         tracker.options().toString(),
-        Json.parseObject(tracker.reportJson()));
+        Json.parseObject(tracker.reportJson()),
+        tracker.javaMemoryBytes());
   }
 
   /**
@@ -56,7 +57,7 @@ public final class NativeHandles {
    */
   public static HandleScope scope(String name) {
     Objects.requireNonNull(name, "name");
-    return new HandleScope(HandleTracker.get().openScope(name));
+    return new HandleScope(HandleTracker.get().openScope(name, false));
   }
 
   /**
@@ -73,7 +74,33 @@ public final class NativeHandles {
     Objects.requireNonNull(resource, "resource");
     Objects.requireNonNull(kind, "kind");
     TrackedResource<T> tracked = new TrackedResource<>(resource);
-    HandleTracker.get().created(tracked, kind, 0, null);
+    HandleTracker.get().created(tracked, kind, 0, null, false);
     return tracked;
+  }
+
+  /**
+   * Like {@link #scope(String)}, and records the creation stack of every handle created in it,
+   * whatever the agent's level: for tests, where the line matters more than the cost.
+   */
+  public static HandleScope testScope(String name) {
+    Objects.requireNonNull(name, "name");
+    return new HandleScope(HandleTracker.get().openScope(name, true));
+  }
+
+  /**
+   * For a pool of zlib streams the agent does not know: {@code inflater} (an {@code Inflater} or
+   * {@code Deflater}) was put into {@code pool}. It is then "pooled by" that pool, not open at the
+   * site that used it last, and no longer belongs to that site's scope. Call {@link #borrowed} when
+   * the pool hands it out again. Only streams with a record (a creation stack, or created in a
+   * scope) are followed.
+   */
+  public static void pooled(Object inflater, String pool) {
+    Objects.requireNonNull(pool, "pool");
+    HandleTracker.get().zipPooled(inflater, true, pool);
+  }
+
+  /** {@code inflater} was taken from its pool: it belongs to the caller's site and scope now. */
+  public static void borrowed(Object inflater) {
+    HandleTracker.get().zipPooled(inflater, false, null);
   }
 }
