@@ -69,6 +69,12 @@ public final class HandleReport {
             : Json.number(json, "memory_bytes") + javaMemoryBytes;
   }
 
+  /** {@code key} of {@code json} when set, else the headline of the creation stack {@code text}. */
+  private static String headlineOf(Map<String, Object> json, String key, String text) {
+    Object given = json.get(key);
+    return given instanceof String ? (String) given : CreationSites.applicationFrame(text);
+  }
+
   private static long numberOr(Map<String, Object> json, String key) {
     return json.get(key) instanceof Number ? ((Number) json.get(key)).longValue() : 0;
   }
@@ -214,7 +220,7 @@ public final class HandleReport {
     if (!zombieCaches.isEmpty()) {
       out.append("Zombie caches (closed in Java, still held natively by options):\n");
       for (ZombieCache z : zombieCaches) {
-        String cacheLine = CreationSites.applicationFrame(z.cacheStack);
+        String cacheLine = z.cacheCreatedAt;
         out.append(
             String.format(
                 "  %s of %s capacity, created at %s, closed in Java%n",
@@ -222,7 +228,7 @@ public final class HandleReport {
                 ByteFormat.human(z.capacityBytes),
                 cacheLine == null ? "(site not recorded)" : cacheLine));
         for (Retainer r : z.retainers) {
-          String line = CreationSites.applicationFrame(r.stack);
+          String line = r.createdAt;
           out.append(
               String.format(
                   "    retained by %s (%s), created at %s%n",
@@ -367,10 +373,7 @@ public final class HandleReport {
       this.freedByFinalizer = numberOr(json, "freed_by_finalizer");
       this.lastFreedByFinalizerEpochMillis = numberOr(json, "last_freed_by_finalizer_epoch_ms");
       String text = Json.string(json, "stack");
-      this.createdAt =
-          json.get("created_at") instanceof String
-              ? (String) json.get("created_at")
-              : CreationSites.applicationFrame(text);
+      this.createdAt = headlineOf(json, "created_at", text);
       this.stack = CreationSites.frames(text);
       String known = null;
       for (KnownLeak k : UPSTREAM) {
@@ -470,13 +473,16 @@ public final class HandleReport {
   public static final class ZombieCache {
     private final String cacheKind;
     private final long capacityBytes;
+    private final String cacheCreatedAt;
     private final String cacheStack;
     private final List<Retainer> retainers;
 
     ZombieCache(Map<String, Object> json) {
       this.cacheKind = Json.string(json, "cache_kind");
       this.capacityBytes = Json.number(json, "capacity_bytes");
-      this.cacheStack = Json.string(json, "cache_site");
+      String text = Json.string(json, "cache_site");
+      this.cacheCreatedAt = headlineOf(json, "cache_created_at", text);
+      this.cacheStack = CreationSites.frames(text);
       List<Retainer> retainers = new ArrayList<>();
       for (Map<String, Object> r : list(json, "retainers")) {
         retainers.add(new Retainer(r));
@@ -492,6 +498,11 @@ public final class HandleReport {
       return capacityBytes;
     }
 
+    /** The first application frame of the cache's creation, or null when none was recorded. */
+    public String cacheCreatedAt() {
+      return cacheCreatedAt;
+    }
+
     public String cacheStack() {
       return cacheStack;
     }
@@ -504,6 +515,7 @@ public final class HandleReport {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("cache_kind", cacheKind);
       m.put("capacity_bytes", capacityBytes);
+      m.put("cache_created_at", cacheCreatedAt);
       m.put("cache_site", cacheStack);
       List<Object> list = new ArrayList<>();
       for (Retainer r : retainers) {
@@ -523,12 +535,20 @@ public final class HandleReport {
   public static final class Retainer {
     private final String kind;
     private final String state;
+    private final String createdAt;
     private final String stack;
 
     Retainer(Map<String, Object> json) {
       this.kind = Json.string(json, "kind");
       this.state = Json.string(json, "state");
-      this.stack = Json.string(json, "site");
+      String text = Json.string(json, "site");
+      this.createdAt = headlineOf(json, "created_at", text);
+      this.stack = CreationSites.frames(text);
+    }
+
+    /** The first application frame of the retainer's creation, or null when none was recorded. */
+    public String createdAt() {
+      return createdAt;
     }
 
     public String kind() {
@@ -548,6 +568,7 @@ public final class HandleReport {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("kind", kind);
       m.put("state", state);
+      m.put("created_at", createdAt);
       m.put("site", stack);
       return m;
     }

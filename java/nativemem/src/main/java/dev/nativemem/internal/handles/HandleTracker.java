@@ -92,6 +92,7 @@ public final class HandleTracker {
     this.noStackSite = -1;
     trackedKinds.clear();
     zip.configure(options, lateAttach);
+    Reclaimers.onReclaimerThread(); // initialised here, not inside a JDK class's hook
     this.agentActive = true;
   }
 
