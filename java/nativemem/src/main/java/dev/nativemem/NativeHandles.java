@@ -9,11 +9,14 @@ import java.util.Objects;
  * -javaagent:nativemem.jar}) and any resource the application registers with {@link #track}.
  *
  * <ul>
- *   <li><b>open</b>: still owns its native memory;
+ *   <li><b>open</b>: still owns its native memory, and it is its user's to close;
+ *   <li><b>pooled</b>: open, resting in a pool that hands it out again (an {@code Inflater} in a
+ *       {@code ZipFile}'s or Spring Boot's nested jar's cache, or a pool reported with {@link
+ *       #pooled}); not a leak of whoever used it last;
  *   <li><b>leaked</b>: garbage-collected while still owning it (for {@code Inflater} and {@code
- *       Deflater}: the zlib stream freed on the JDK's cleaner thread instead of by {@code end()});
- *   <li><b>transferred</b>: ownership passed on ({@code disOwnNativeHandle}; an {@code Inflater}
- *       handed back to its {@code ZipFile}'s cache), not a leak;
+ *       Deflater}: the zlib stream freed by a cleaner, on whatever cleaner thread, instead of by
+ *       {@code end()}; for rocksdbjni before 7, closed by the finalizer);
+ *   <li><b>transferred</b>: ownership passed on ({@code disOwnNativeHandle}), not a leak;
  *   <li><b>zombie cache</b>: a RocksDB cache closed in Java while an open or leaked options object
  *       still references it natively: options given it by {@code setTableFormatConfig}, copied from
  *       such options, or fetched with {@code getDescriptor().getOptions()} from a column family
