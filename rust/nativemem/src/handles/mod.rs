@@ -3,15 +3,16 @@
 //!
 //! The Java side (agent hooks and `NativeHandles.track`) reports events; this module keeps the
 //! books. Memory is bounded: each open handle costs one [`registry::Record`] (about 80 bytes plus
-//! its hash-map slot), creation stacks are interned once per distinct stack and capped at
-//! [`registry::MAX_SITES`] (later ones are counted as dropped), and records kept after their
+//! its hash-map slot), creation stacks are interned once per distinct stack within
+//! [`registry::MAX_SITE_BYTES`] (when full, sites whose handles all ended without a leak are
+//! evicted; what still finds no room is counted as dropped), and records kept after their
 //! handle ended (closed caches, leaked options that still retain a cache) are capped too.
 
 mod interner;
 mod registry;
 mod report;
 
-pub use registry::{End, HandleRegistry, MAX_SITES, MAX_STACK_BYTES};
+pub use registry::{End, HandleRegistry, MAX_SITE_BYTES, MAX_STACK_BYTES};
 pub use report::{KindReport, Report, SiteReport, ZombieCache};
 
 use std::sync::OnceLock;

@@ -2,16 +2,21 @@
 
 use super::interner::Interner;
 use super::report::{KindReport, OpenHandle, Report, Retainer, SiteReport, ZombieCache};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-/// Distinct creation stacks kept; later stacks are counted in `sites_dropped`.
-pub const MAX_SITES: usize = 4096;
+/// Memory for creation stacks. Sites whose handles all ended without a leak are evicted when the
+/// table is full; stacks that still find no room are counted in `sites_dropped`.
+pub const MAX_SITE_BYTES: usize = 64 << 20;
 /// Longest creation stack kept, in bytes (longer ones are cut).
 pub const MAX_STACK_BYTES: usize = 8192;
-const MAX_KINDS: usize = 512;
-const MAX_THREADS: usize = 1024;
+const MAX_KIND_BYTES: usize = 256 << 10;
+const MAX_THREAD_BYTES: usize = 512 << 10;
+/// New stacks interned between two sweeps of the site table, at least: a table full of live
+/// sites is not rescanned for every new stack.
+const SWEEP_EVERY: u32 = 64;
 /// Ended handles kept because they still matter: closed or leaked caches, leaked retainers.
 const MAX_KEPT_AFTER_END: usize = 10_000;
 /// Oldest open handles listed individually in a report.
@@ -64,6 +69,9 @@ pub enum End {
     Transferred,
     /// Garbage-collected while still owning native memory.
     Leaked,
+    /// Leaked, and its native memory freed by a finalizer (rocksdbjni before 7): it retains
+    /// nothing any more.
+    Finalized,
 }
 
 impl End {
@@ -72,6 +80,7 @@ impl End {
             0 => Some(End::Closed),
             1 => Some(End::Transferred),
             2 => Some(End::Leaked),
+            3 => Some(End::Finalized),
             _ => None,
         }
     }
@@ -81,6 +90,7 @@ impl End {
             End::Closed => "closed",
             End::Transferred => "transferred",
             End::Leaked => "leaked",
+            End::Finalized => "leaked (freed by the finalizer)",
         }
     }
 }
@@ -99,6 +109,8 @@ pub struct Record {
     retains: Vec<u64>,
     /// Set once the handle ended but the record is kept.
     end: Option<End>,
+    /// Resting in a pool (an `Inflater` in a zip file's cache): open, but nobody's to close.
+    pooled: bool,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -121,14 +133,22 @@ struct Books {
     kept: IdMap<Record>,
     kept_dropped: u64,
     leaks_by_site: HashMap<(u32, u32), u64>,
+    /// Leaked handles a finalizer freed later, per (kind, site): count, last time (ms).
+    finalized_by_site: HashMap<(u32, u32), (u64, u64)>,
     /// Open handles counted without a record, per (kind, site): see [`HandleRegistry::counted`].
     open_unrecorded: HashMap<(u32, u32), u64>,
+    /// The last sites interned: a sweep keeps them, whatever their handles (a site is interned
+    /// just before the handle that uses it is created).
+    sites_recently_used: VecDeque<u32>,
+    interns_since_sweep: u32,
 }
 
 /// Thread-safe registry; every method is short and never calls back into Java.
 #[derive(Debug)]
 pub struct HandleRegistry {
     books: Mutex<Books>,
+    /// Bumped when sites are evicted: their ids may then name other stacks.
+    site_generation: AtomicU64,
 }
 
 impl Default for HandleRegistry {
@@ -142,20 +162,24 @@ impl HandleRegistry {
         HandleRegistry {
             books: Mutex::new(Books {
                 next_id: 1,
-                kinds: Interner::new("(other kinds)", MAX_KINDS, 256),
+                kinds: Interner::new("(other kinds)", MAX_KIND_BYTES, 256),
                 sites: Interner::new(
                     "(site not recorded: table of creation sites full)",
-                    MAX_SITES,
+                    MAX_SITE_BYTES,
                     MAX_STACK_BYTES,
                 ),
-                threads: Interner::new("(other threads)", MAX_THREADS, 256),
+                threads: Interner::new("(other threads)", MAX_THREAD_BYTES, 256),
                 counters: Vec::new(),
                 open: IdMap::default(),
                 kept: IdMap::default(),
                 kept_dropped: 0,
                 leaks_by_site: HashMap::new(),
+                finalized_by_site: HashMap::new(),
                 open_unrecorded: HashMap::new(),
+                sites_recently_used: VecDeque::with_capacity(SWEEP_EVERY as usize),
+                interns_since_sweep: 0,
             }),
+            site_generation: AtomicU64::new(0),
         }
     }
 
@@ -170,9 +194,29 @@ impl HandleRegistry {
         self.books().kinds.intern(kind)
     }
 
-    /// Interns a creation stack; the empty stack is "not recorded".
+    /// Interns a creation stack. When the table is full, first evicts the sites no open, pooled,
+    /// leaked or kept handle uses (notes, whose text starts with `(`, stay: callers keep their ids).
     pub fn intern_site(&self, stack: &str) -> u32 {
-        self.books().sites.intern(stack)
+        let mut books = self.books();
+        if books.sites.find(stack).is_none()
+            && !books.sites.has_room_for(stack)
+            && books.interns_since_sweep >= SWEEP_EVERY
+            && books.sweep_sites() > 0
+        {
+            self.site_generation.fetch_add(1, Ordering::Release);
+        }
+        books.interns_since_sweep = books.interns_since_sweep.saturating_add(1);
+        let id = books.sites.intern(stack);
+        if books.sites_recently_used.len() == SWEEP_EVERY as usize {
+            books.sites_recently_used.pop_front();
+        }
+        books.sites_recently_used.push_back(id);
+        id
+    }
+
+    /// Changes whenever site ids were freed: a cache of site ids made before is stale.
+    pub fn site_generation(&self) -> u64 {
+        self.site_generation.load(Ordering::Acquire)
     }
 
     pub fn intern_thread(&self, name: &str) -> u32 {
@@ -201,6 +245,7 @@ impl HandleRegistry {
                 capacity_bytes: None,
                 retains: Vec::new(),
                 end: None,
+                pooled: false,
             },
         );
         id
@@ -216,13 +261,16 @@ impl HandleRegistry {
         match how {
             End::Closed => counters.closed += 1,
             End::Transferred => counters.transferred += 1,
-            End::Leaked => counters.leaked += 1,
+            End::Leaked | End::Finalized => counters.leaked += 1,
         }
-        if how == End::Leaked {
+        if matches!(how, End::Leaked | End::Finalized) {
             *books
                 .leaks_by_site
                 .entry((record.kind, record.site))
                 .or_insert(0) += 1;
+        }
+        if how == End::Finalized {
+            books.count_finalized(record.kind, record.site);
         }
         let is_cache = record.capacity_bytes.is_some();
         let retains_a_cache = how == End::Leaked && !record.retains.is_empty();
@@ -254,12 +302,33 @@ impl HandleRegistry {
         }
     }
 
-    /// An open handle changed hands (a pooled zlib stream handed out again): it is now
-    /// attributed to `site` and `thread`.
-    pub fn reassign(&self, id: u64, site: u32, thread: u32) {
+    /// An open handle changed hands: handed to a pool (`pooled`, `site` names the pool) or out of
+    /// one to a new borrower, now attributed to `site` and `thread`.
+    pub fn reassign(&self, id: u64, site: u32, thread: u32, pooled: bool) {
         if let Some(record) = self.books().open.get_mut(&id) {
             record.site = site;
             record.thread = thread;
+            record.pooled = pooled;
+        }
+    }
+
+    /// A handle reported leaked was then freed by a finalizer (`id` leaked, of `kind` at `site`):
+    /// what it retained is released.
+    pub fn finalized(&self, id: u64, kind: u32, site: u32) {
+        let mut books = self.books();
+        books.count_finalized(kind, site);
+        if let Some(record) = books.kept.get_mut(&id) {
+            if record.end == Some(End::Leaked) {
+                record.end = Some(End::Finalized);
+                record.retains.clear();
+            }
+        }
+        if books
+            .kept
+            .get(&id)
+            .is_some_and(|r| r.capacity_bytes.is_none())
+        {
+            books.kept.remove(&id);
         }
     }
 
@@ -298,6 +367,60 @@ impl HandleRegistry {
 }
 
 impl Books {
+    fn count_finalized(&mut self, kind: u32, site: u32) {
+        let now = coarse_now_ms();
+        let entry = self.finalized_by_site.entry((kind, site)).or_insert((0, 0));
+        entry.0 += 1;
+        entry.1 = now;
+    }
+
+    /// Evicts the sites nothing uses any more; returns how many.
+    fn sweep_sites(&mut self) -> usize {
+        let mut live: HashSet<u32> = self.sites_recently_used.iter().copied().collect();
+        live.extend(self.open.values().chain(self.kept.values()).map(|r| r.site));
+        live.extend(self.leaks_by_site.keys().map(|&(_, site)| site));
+        live.extend(self.finalized_by_site.keys().map(|&(_, site)| site));
+        live.extend(
+            self.open_unrecorded
+                .iter()
+                .filter(|(_, &n)| n > 0)
+                .map(|(&(_, site), _)| site),
+        );
+        let unused: Vec<u32> = self
+            .sites
+            .ids()
+            .filter(|id| !live.contains(id) && !self.sites.text(*id).starts_with('('))
+            .collect();
+        for id in &unused {
+            self.sites.evict(*id);
+        }
+        self.interns_since_sweep = 0;
+        unused.len()
+    }
+
+    /// What the books hold in memory, about: records, tables and interned texts.
+    fn memory_bytes(&self) -> u64 {
+        let record = std::mem::size_of::<Record>() + std::mem::size_of::<u64>() + 1;
+        let counted = std::mem::size_of::<((u32, u32), (u64, u64))>() + 1;
+        let retained: usize = self
+            .open
+            .values()
+            .chain(self.kept.values())
+            .map(|r| r.retains.capacity() * 8)
+            .sum();
+        let bytes = (self.open.capacity() + self.kept.capacity()) * record
+            + retained
+            + (self.leaks_by_site.capacity()
+                + self.finalized_by_site.capacity()
+                + self.open_unrecorded.capacity())
+                * counted
+            + self.counters.capacity() * std::mem::size_of::<Counters>()
+            + self.sites.bytes()
+            + self.kinds.bytes()
+            + self.threads.bytes();
+        bytes as u64
+    }
+
     fn counter(&mut self, kind: u32) -> &mut Counters {
         let index = kind as usize;
         if self.counters.len() <= index {
@@ -370,9 +493,16 @@ impl Books {
     fn report(&self, zombie_caches: Vec<ZombieCache>) -> Report {
         let mut open_by: HashMap<(u32, u32), u64> = HashMap::new();
         let mut open_per_kind: HashMap<u32, u64> = HashMap::new();
+        let mut pooled_by: HashMap<(u32, u32), u64> = HashMap::new();
+        let mut pooled_per_kind: HashMap<u32, u64> = HashMap::new();
         for record in self.open.values() {
-            *open_by.entry((record.kind, record.site)).or_insert(0) += 1;
-            *open_per_kind.entry(record.kind).or_insert(0) += 1;
+            let (by_site, per_kind) = if record.pooled {
+                (&mut pooled_by, &mut pooled_per_kind)
+            } else {
+                (&mut open_by, &mut open_per_kind)
+            };
+            *by_site.entry((record.kind, record.site)).or_insert(0) += 1;
+            *per_kind.entry(record.kind).or_insert(0) += 1;
         }
         for (&(kind, site), &open) in self.open_unrecorded.iter().filter(|(_, &n)| n > 0) {
             *open_by.entry((kind, site)).or_insert(0) += open;
@@ -389,11 +519,13 @@ impl Books {
                 closed: c.closed,
                 transferred: c.transferred,
                 open: open_per_kind.get(&(kind as u32)).copied().unwrap_or(0),
+                pooled: pooled_per_kind.get(&(kind as u32)).copied().unwrap_or(0),
                 leaked: c.leaked,
             })
             .collect();
         let mut keys: Vec<(u32, u32)> = open_by
             .keys()
+            .chain(pooled_by.keys())
             .chain(self.leaks_by_site.keys())
             .copied()
             .collect();
@@ -401,21 +533,28 @@ impl Books {
         keys.dedup();
         let mut sites: Vec<SiteReport> = keys
             .into_iter()
-            .map(|(kind, site)| SiteReport {
-                site_id: site,
-                kind: self.kinds.text(kind).to_string(),
-                open: open_by.get(&(kind, site)).copied().unwrap_or(0),
-                leaked: self.leaks_by_site.get(&(kind, site)).copied().unwrap_or(0),
-                stack: self.sites.text(site).to_string(),
+            .map(|(kind, site)| {
+                let finalized = self.finalized_by_site.get(&(kind, site));
+                SiteReport {
+                    site_id: site,
+                    kind: self.kinds.text(kind).to_string(),
+                    open: open_by.get(&(kind, site)).copied().unwrap_or(0),
+                    pooled: pooled_by.get(&(kind, site)).copied().unwrap_or(0),
+                    leaked: self.leaks_by_site.get(&(kind, site)).copied().unwrap_or(0),
+                    freed_by_finalizer: finalized.map(|f| f.0).unwrap_or(0),
+                    last_freed_by_finalizer_epoch_ms: finalized.map(|f| f.1),
+                    stack: self.sites.text(site).to_string(),
+                }
             })
             .collect();
         sites.sort_by(|a, b| {
-            (b.leaked + b.open)
-                .cmp(&(a.leaked + a.open))
+            (b.leaked + b.open + b.pooled)
+                .cmp(&(a.leaked + a.open + a.pooled))
                 .then(a.kind.cmp(&b.kind))
                 .then(a.site_id.cmp(&b.site_id))
         });
-        let mut oldest: Vec<(&u64, &Record)> = self.open.iter().collect();
+        let mut oldest: Vec<(&u64, &Record)> =
+            self.open.iter().filter(|(_, r)| !r.pooled).collect();
         oldest.sort_by_key(|(id, _)| **id);
         let oldest_open = oldest
             .into_iter()
@@ -442,6 +581,7 @@ impl Books {
             sites_interned: self.sites.kept() as u64,
             sites_dropped: self.sites.dropped(),
             ended_records_dropped: self.kept_dropped,
+            memory_bytes: self.memory_bytes(),
         }
     }
 }
@@ -566,7 +706,7 @@ mod tests {
         assert!(r.ended(recorded, End::Closed));
         r.counted(kind, unrecorded, 0, 5, 0);
         let pooled = new_handle(&r, "Inflater", "at A.first(A.java:1)");
-        r.reassign(pooled, r.intern_site("at B.second(B.java:2)"), 0);
+        r.reassign(pooled, r.intern_site("at B.second(B.java:2)"), 0, false);
         r.ended(pooled, End::Leaked);
         assert!(r
             .report()
@@ -578,6 +718,102 @@ mod tests {
             report.kinds[0].open, 0,
             "an open count never goes below zero"
         );
+    }
+
+    #[test]
+    fn pooled_handles_are_counted_apart_at_their_pool() {
+        let r = HandleRegistry::new();
+        let borrower = r.intern_site("at App.read(App.java:7)");
+        let pool = r.intern_site("(pooled by java.util.zip.ZipFile)");
+        let a = new_handle(&r, "Inflater", "at App.read(App.java:7)");
+        let b = new_handle(&r, "Inflater", "at App.read(App.java:7)");
+        r.reassign(a, pool, 0, true);
+        let report = r.report();
+        assert_eq!((report.kinds[0].open, report.kinds[0].pooled), (1, 1));
+        let at_pool = report.sites.iter().find(|s| s.site_id == pool).unwrap();
+        assert_eq!((at_pool.open, at_pool.pooled), (0, 1));
+        let at_borrower = report.sites.iter().find(|s| s.site_id == borrower).unwrap();
+        assert_eq!((at_borrower.open, at_borrower.pooled), (1, 0));
+        assert!(report.oldest_open.iter().all(|o| o.handle_id == b));
+        r.reassign(a, borrower, 0, false);
+        assert_eq!(r.report().kinds[0].open, 2);
+    }
+
+    #[test]
+    fn finalizer_releases_what_a_leaked_retainer_held() {
+        let r = HandleRegistry::new();
+        let cache = new_handle(&r, "LRUCache", "cache site");
+        r.set_capacity(cache, 8 << 20);
+        let opts = new_handle(&r, "ColumnFamilyOptions", "options site");
+        r.retain(opts, cache);
+        r.ended(cache, End::Closed);
+        r.ended(opts, End::Leaked);
+        assert_eq!(r.report().zombie_cache_capacity_bytes, 8 << 20);
+        let (kind, site) = (
+            r.intern_kind("ColumnFamilyOptions"),
+            r.intern_site("options site"),
+        );
+        r.finalized(opts, kind, site);
+        let report = r.report();
+        assert_eq!(
+            report.zombie_cache_capacity_bytes, 0,
+            "freed natively: no zombie"
+        );
+        let leak = report.sites.iter().find(|s| s.site_id == site).unwrap();
+        assert_eq!((leak.leaked, leak.freed_by_finalizer), (1, 1));
+        assert!(leak.last_freed_by_finalizer_epoch_ms.is_some());
+        assert!(r.books().kept.is_empty(), "nothing left to keep");
+        // Freed by the finalizer before the collector's report reached us: one step.
+        let direct = new_handle(&r, "ColumnFamilyOptions", "options site");
+        r.ended(direct, End::Finalized);
+        let leak = r
+            .report()
+            .sites
+            .into_iter()
+            .find(|s| s.site_id == site)
+            .unwrap();
+        assert_eq!((leak.leaked, leak.freed_by_finalizer), (2, 2));
+        assert_eq!(r.report().kinds.iter().map(|k| k.leaked).sum::<u64>(), 2);
+    }
+
+    #[test]
+    fn full_site_table_evicts_sites_whose_handles_all_closed() {
+        let r = HandleRegistry::new();
+        let stack = |i: usize| format!("at T.test{i}(T.java:{i})\n{}", "x".repeat(8000));
+        let per_site = 8000 + 64;
+        let fits = MAX_SITE_BYTES / per_site;
+        let leaked = new_handle(&r, "Statistics", &stack(0));
+        r.ended(leaked, End::Leaked);
+        let open = new_handle(&r, "Statistics", &stack(1));
+        for i in 2..(3 * fits) {
+            let id = new_handle(&r, "Statistics", &stack(i));
+            r.ended(id, End::Closed);
+        }
+        let last = new_handle(&r, "Statistics", &stack(3 * fits));
+        let report = r.report();
+        assert!(
+            report.sites_interned as usize <= fits,
+            "{}",
+            report.sites_interned
+        );
+        let text_of = |site: u32| r.site_text(site);
+        let leaked_site = report.sites.iter().find(|s| s.leaked == 1).unwrap();
+        assert_eq!(leaked_site.stack, stack(0));
+        let open_sites: Vec<String> = report
+            .sites
+            .iter()
+            .filter(|s| s.open == 1)
+            .map(|s| text_of(s.site_id))
+            .collect();
+        assert!(
+            open_sites.contains(&stack(1)),
+            "an open handle keeps its site"
+        );
+        assert!(open_sites.contains(&stack(3 * fits)));
+        assert!(report.memory_bytes >= (report.sites_interned as usize * per_site) as u64);
+        assert!(report.memory_bytes < 2 * MAX_SITE_BYTES as u64);
+        assert!(r.site_generation() > 0);
+        assert!(r.ended(open, End::Closed) && r.ended(last, End::Closed));
     }
 
     #[test]

@@ -15,6 +15,8 @@ pub struct Report {
     pub sites_interned: u64,
     pub sites_dropped: u64,
     pub ended_records_dropped: u64,
+    /// What the registry holds in memory, about (records, tables, interned stacks).
+    pub memory_bytes: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -23,17 +25,26 @@ pub struct KindReport {
     pub created: u64,
     pub closed: u64,
     pub transferred: u64,
+    /// Open and owned by their user (pooled ones are not counted here).
     pub open: u64,
+    /// Open, resting in a pool (an `Inflater` in a zip file's cache).
+    pub pooled: u64,
     pub leaked: u64,
 }
 
-/// Open and leaked handles of one kind created at one site.
+/// Open, pooled and leaked handles of one kind created at one site (for pooled ones, the site
+/// names the pool).
 #[derive(Debug, Serialize)]
 pub struct SiteReport {
     pub site_id: u32,
     pub kind: String,
     pub open: u64,
+    pub pooled: u64,
     pub leaked: u64,
+    /// Of the leaked ones, those a finalizer freed later.
+    pub freed_by_finalizer: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_freed_by_finalizer_epoch_ms: Option<u64>,
     pub stack: String,
 }
 

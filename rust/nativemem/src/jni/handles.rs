@@ -127,7 +127,8 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesEnded<'l>
     guard(&mut env, 0, |_| {
         let how = End::from_code(how).ok_or_else(|| {
             BridgeError::InvalidArgument(format!(
-                "end code {how} is not 0 (closed), 1 (transferred) or 2 (leaked)"
+                "end code {how} is not 0 (closed), 1 (transferred), 2 (leaked) or 3 (leaked, \
+                 freed by the finalizer)"
             ))
         })?;
         Ok(registry().ended(id(handle, "handle")?, how) as jboolean)
@@ -163,12 +164,32 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesReassign<
     handle: jlong,
     site: jint,
     thread: jint,
+    pooled: jboolean,
 ) {
     guard(&mut env, (), |_| {
         registry().reassign(
             id(handle, "handle")?,
             small_id(site, "site")?,
             small_id(thread, "thread")?,
+            pooled != 0,
+        );
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesFinalized<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    kind: jint,
+    site: jint,
+) {
+    guard(&mut env, (), |_| {
+        registry().finalized(
+            id(handle, "handle")?,
+            small_id(kind, "kind")?,
+            small_id(site, "site")?,
         );
         Ok(())
     })

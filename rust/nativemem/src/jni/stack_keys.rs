@@ -17,9 +17,8 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 const KEY_FRAMES: usize = 32;
 /// Frames of nativemem itself above the creation (hooks, tracker, this native method).
 const MAX_OWN_FRAMES: usize = 8;
-/// Stacks remembered; past this, new stacks are walked in Java every time (and the registry's
-/// own cap on sites applies).
-const MAX_KEYS: usize = crate::handles::MAX_SITES;
+/// Stacks remembered (about 0.5 KiB each); past this, new stacks are walked in Java every time.
+const MAX_KEYS: usize = 16_384;
 /// Methods remembered as nativemem's own or not (each key adds at most one that is not).
 const MAX_METHODS: usize = 4 * MAX_KEYS;
 
@@ -40,6 +39,8 @@ struct Tables {
     /// Whether a method (by JVMTI method id, stable while its class lives) is nativemem's own.
     own_methods: FxHashMap<usize, bool>,
     sites: FxHashMap<Box<[Frame]>, u32>,
+    /// The registry's site generation the `sites` ids belong to.
+    generation: u64,
 }
 
 /// A stack key on the stack: no allocation unless it is remembered.
@@ -172,11 +173,18 @@ pub(crate) enum StackSite {
     Unavailable,
 }
 
+/// The tables, emptied of site ids the registry has since evicted (they may name other stacks).
 fn locked_tables() -> MutexGuard<'static, Tables> {
     static TABLES: OnceLock<Mutex<Tables>> = OnceLock::new();
     let tables = TABLES.get_or_init(|| Mutex::new(Tables::default()));
     // The tables stay consistent across a panic (each insert is one step): keep using them.
-    tables.lock().unwrap_or_else(|p| p.into_inner())
+    let mut tables = tables.lock().unwrap_or_else(|p| p.into_inner());
+    let generation = crate::handles::registry().site_generation();
+    if tables.generation != generation {
+        tables.sites.clear();
+        tables.generation = generation;
+    }
+    tables
 }
 
 pub(crate) fn site_of_current_stack(env: &mut JNIEnv) -> StackSite {

@@ -3,6 +3,8 @@ package dev.nativemem;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.handles.CreationSites;
+import dev.nativemem.internal.handles.HandleTracker;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -23,12 +25,22 @@ public final class HandleReport {
   private final long openCacheCapacityBytes;
   private final long zombieCacheCapacityBytes;
   private final long sitesDropped;
+  private final long sitesKept;
+  private final long trackerMemoryBytes;
 
-  HandleReport(boolean agentActive, String options, Map<String, Object> json) {
+  /** Leaks every report labels as known upstream, with their reason. */
+  private static final List<KnownLeak> UPSTREAM =
+      Collections.singletonList(KnownLeak.ROCKSDB_DEFAULT_READ_OPTIONS);
+
+  HandleReport(
+      boolean agentActive, String options, Map<String, Object> json, long javaMemoryBytes) {
     this.agentActive = agentActive;
     this.options = options;
     List<KindCount> kinds = new ArrayList<>();
     for (Map<String, Object> k : list(json, "kinds")) {
+      if (!k.containsKey("classes")) {
+        k.put("classes", HandleTracker.get().subclassesOf(Json.string(k, "kind")));
+      }
       kinds.add(new KindCount(k));
     }
     List<Site> sites = new ArrayList<>();
@@ -50,6 +62,21 @@ public final class HandleReport {
     this.openCacheCapacityBytes = Json.number(json, "open_cache_capacity_bytes");
     this.zombieCacheCapacityBytes = Json.number(json, "zombie_cache_capacity_bytes");
     this.sitesDropped = Json.number(json, "sites_dropped");
+    this.sitesKept = Json.number(json, "sites_interned");
+    this.trackerMemoryBytes =
+        json.containsKey("tracker_memory_bytes")
+            ? Json.number(json, "tracker_memory_bytes")
+            : Json.number(json, "memory_bytes") + javaMemoryBytes;
+  }
+
+  /** {@code key} of {@code json} when set, else the headline of the creation stack {@code text}. */
+  private static String headlineOf(Map<String, Object> json, String key, String text) {
+    Object given = json.get(key);
+    return given instanceof String ? (String) given : CreationSites.applicationFrame(text);
+  }
+
+  private static long numberOr(Map<String, Object> json, String key) {
+    return json.get(key) instanceof Number ? ((Number) json.get(key)).longValue() : 0;
   }
 
   @SuppressWarnings("unchecked")
@@ -78,9 +105,11 @@ public final class HandleReport {
     }
     Map<String, Object> zero = new LinkedHashMap<>();
     zero.put("kind", kind);
-    for (String key : new String[] {"created", "closed", "transferred", "open", "leaked"}) {
+    for (String key :
+        new String[] {"created", "closed", "transferred", "open", "pooled", "leaked"}) {
       zero.put(key, 0L);
     }
+    zero.put("classes", Collections.emptyList());
     return new KindCount(zero);
   }
 
@@ -113,6 +142,16 @@ public final class HandleReport {
     return sitesDropped;
   }
 
+  /** Distinct creation stacks kept now. */
+  public long sitesKept() {
+    return sitesKept;
+  }
+
+  /** Memory the tracker holds, about: native records, creation stacks and the Java-side maps. */
+  public long trackerMemoryBytes() {
+    return trackerMemoryBytes;
+  }
+
   public String toJson() {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("agent_active", agentActive);
@@ -140,6 +179,8 @@ public final class HandleReport {
     json.put("open_cache_capacity_bytes", openCacheCapacityBytes);
     json.put("zombie_cache_capacity_bytes", zombieCacheCapacityBytes);
     json.put("sites_dropped", sitesDropped);
+    json.put("sites_interned", sitesKept);
+    json.put("tracker_memory_bytes", trackerMemoryBytes);
     return Json.write(json);
   }
 
@@ -151,22 +192,21 @@ public final class HandleReport {
         .append(")\n");
     out.append(
         String.format(
-            "  %-28s %10s %10s %12s %8s %8s%n",
-            "kind", "created", "closed", "transferred", "open", "leaked"));
+            "  %-28s %10s %10s %12s %8s %8s %8s%n",
+            "kind", "created", "closed", "transferred", "open", "pooled", "leaked"));
     for (KindCount k : kinds) {
       out.append(
           String.format(
-              "  %-28s %10d %10d %12d %8d %8d%n",
-              k.kind, k.created, k.closed, k.transferred, k.open, k.leaked));
+              "  %-28s %10d %10d %12d %8d %8d %8d%n",
+              k.kind, k.created, k.closed, k.transferred, k.open, k.pooled, k.leaked));
+      for (String type : k.classes) {
+        out.append("      as ").append(type).append('\n');
+      }
     }
     if (!sites.isEmpty()) {
-      out.append("Open and leaked handles by creation site:\n");
+      out.append("Open, pooled and leaked handles by creation site:\n");
       for (Site s : sites) {
-        String line = CreationSites.applicationFrame(s.stack);
-        out.append(
-            String.format(
-                "  %d leaked, %d open %s%s%n",
-                s.leaked, s.open, s.kind, line == null ? "" : ", created at " + line));
+        out.append("  ").append(s.headline()).append('\n');
         out.append(indent(s.stack, "    "));
       }
     }
@@ -180,7 +220,7 @@ public final class HandleReport {
     if (!zombieCaches.isEmpty()) {
       out.append("Zombie caches (closed in Java, still held natively by options):\n");
       for (ZombieCache z : zombieCaches) {
-        String cacheLine = CreationSites.applicationFrame(z.cacheStack);
+        String cacheLine = z.cacheCreatedAt;
         out.append(
             String.format(
                 "  %s of %s capacity, created at %s, closed in Java%n",
@@ -188,7 +228,7 @@ public final class HandleReport {
                 ByteFormat.human(z.capacityBytes),
                 cacheLine == null ? "(site not recorded)" : cacheLine));
         for (Retainer r : z.retainers) {
-          String line = CreationSites.applicationFrame(r.stack);
+          String line = r.createdAt;
           out.append(
               String.format(
                   "    retained by %s (%s), created at %s%n",
@@ -206,6 +246,10 @@ public final class HandleReport {
     if (sitesDropped > 0) {
       out.append(sitesDropped).append(" creation stacks not kept: the table of sites is full\n");
     }
+    out.append(
+        String.format(
+            "Tracker memory: %s (%d creation sites kept)%n",
+            ByteFormat.human(trackerMemoryBytes), sitesKept));
     return out.toString();
   }
 
@@ -226,15 +270,27 @@ public final class HandleReport {
     private final long closed;
     private final long transferred;
     private final long open;
+    private final long pooled;
     private final long leaked;
+    private final List<String> classes;
 
+    @SuppressWarnings("unchecked")
     KindCount(Map<String, Object> json) {
       this.kind = Json.string(json, "kind");
       this.created = Json.number(json, "created");
       this.closed = Json.number(json, "closed");
       this.transferred = Json.number(json, "transferred");
       this.open = Json.number(json, "open");
+      this.pooled = json.containsKey("pooled") ? Json.number(json, "pooled") : 0;
       this.leaked = Json.number(json, "leaked");
+      Object types = json.get("classes");
+      List<String> names = new ArrayList<>();
+      if (types instanceof List) {
+        for (Object type : (List<Object>) types) {
+          names.add(String.valueOf(type));
+        }
+      }
+      this.classes = Collections.unmodifiableList(names);
     }
 
     public String kind() {
@@ -253,12 +309,26 @@ public final class HandleReport {
       return transferred;
     }
 
+    /** Open and owned by their user; pooled ones are in {@link #pooled()}. */
     public long open() {
       return open;
     }
 
+    /** Open, resting in a pool (an {@code Inflater} in a zip file's cache). */
+    public long pooled() {
+      return pooled;
+    }
+
     public long leaked() {
       return leaked;
+    }
+
+    /**
+     * Classes from outside RocksDB counted as this RocksDB kind because they extend it (such as
+     * Kafka Streams' options adapter, as {@code Options}).
+     */
+    public List<String> classes() {
+      return classes;
     }
 
     Map<String, Object> toMap() {
@@ -268,7 +338,9 @@ public final class HandleReport {
       m.put("closed", closed);
       m.put("transferred", transferred);
       m.put("open", open);
+      m.put("pooled", pooled);
       m.put("leaked", leaked);
+      m.put("classes", classes);
       return m;
     }
 
@@ -278,18 +350,84 @@ public final class HandleReport {
     }
   }
 
-  /** Open and leaked handles of one kind created at one site. */
+  /**
+   * Open, pooled and leaked handles of one kind created at one site (for pooled ones, the "site" is
+   * the note naming the pool).
+   */
   public static final class Site {
     private final String kind;
     private final long open;
+    private final long pooled;
     private final long leaked;
+    private final long freedByFinalizer;
+    private final long lastFreedByFinalizerEpochMillis;
+    private final String createdAt;
     private final String stack;
+    private final String knownLeak;
 
     Site(Map<String, Object> json) {
       this.kind = Json.string(json, "kind");
       this.open = Json.number(json, "open");
+      this.pooled = numberOr(json, "pooled");
       this.leaked = Json.number(json, "leaked");
-      this.stack = Json.string(json, "stack");
+      this.freedByFinalizer = numberOr(json, "freed_by_finalizer");
+      this.lastFreedByFinalizerEpochMillis = numberOr(json, "last_freed_by_finalizer_epoch_ms");
+      String text = Json.string(json, "stack");
+      this.createdAt = headlineOf(json, "created_at", text);
+      this.stack = CreationSites.frames(text);
+      String known = null;
+      for (KnownLeak k : UPSTREAM) {
+        if (k.matches(kind, text)) {
+          known = k.reason();
+        }
+      }
+      this.knownLeak =
+          json.get("known_leak") instanceof String ? (String) json.get("known_leak") : known;
+    }
+
+    /** The first frame of application code, or null when none was recorded. */
+    public String createdAt() {
+      return createdAt;
+    }
+
+    /** Open handles of this site resting in a pool (the site then names the pool). */
+    public long pooled() {
+      return pooled;
+    }
+
+    /** Of the leaked ones, how many a finalizer freed later (rocksdbjni before 7). */
+    public long freedByFinalizer() {
+      return freedByFinalizer;
+    }
+
+    /** The reason, when these handles are a known upstream leak; else null. */
+    public String knownLeak() {
+      return knownLeak;
+    }
+
+    /** One line: counts, kind, where created, and what is known about it. */
+    public String headline() {
+      StringBuilder line = new StringBuilder();
+      line.append(leaked).append(" leaked");
+      if (freedByFinalizer > 0) {
+        line.append(" (")
+            .append(freedByFinalizer)
+            .append(" freed by the finalizer, last at ")
+            .append(Instant.ofEpochMilli(lastFreedByFinalizerEpochMillis))
+            .append(')');
+      }
+      line.append(", ").append(open).append(" open");
+      if (pooled > 0) {
+        line.append(", ").append(pooled).append(" pooled");
+      }
+      line.append(' ').append(kind);
+      if (createdAt != null) {
+        line.append(", created at ").append(createdAt);
+      }
+      if (knownLeak != null) {
+        line.append(" [known upstream leak: ").append(knownLeak).append(']');
+      }
+      return line.toString();
     }
 
     public String kind() {
@@ -313,14 +451,21 @@ public final class HandleReport {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("kind", kind);
       m.put("open", open);
+      m.put("pooled", pooled);
       m.put("leaked", leaked);
+      m.put("freed_by_finalizer", freedByFinalizer);
+      if (freedByFinalizer > 0) {
+        m.put("last_freed_by_finalizer_epoch_ms", lastFreedByFinalizerEpochMillis);
+      }
+      m.put("created_at", createdAt);
+      m.put("known_leak", knownLeak);
       m.put("stack", stack);
       return m;
     }
 
     @Override
     public String toString() {
-      return leaked + " leaked, " + open + " open " + kind + "\n" + stack;
+      return headline() + "\n" + stack;
     }
   }
 
@@ -328,13 +473,16 @@ public final class HandleReport {
   public static final class ZombieCache {
     private final String cacheKind;
     private final long capacityBytes;
+    private final String cacheCreatedAt;
     private final String cacheStack;
     private final List<Retainer> retainers;
 
     ZombieCache(Map<String, Object> json) {
       this.cacheKind = Json.string(json, "cache_kind");
       this.capacityBytes = Json.number(json, "capacity_bytes");
-      this.cacheStack = Json.string(json, "cache_site");
+      String text = Json.string(json, "cache_site");
+      this.cacheCreatedAt = headlineOf(json, "cache_created_at", text);
+      this.cacheStack = CreationSites.frames(text);
       List<Retainer> retainers = new ArrayList<>();
       for (Map<String, Object> r : list(json, "retainers")) {
         retainers.add(new Retainer(r));
@@ -350,6 +498,11 @@ public final class HandleReport {
       return capacityBytes;
     }
 
+    /** The first application frame of the cache's creation, or null when none was recorded. */
+    public String cacheCreatedAt() {
+      return cacheCreatedAt;
+    }
+
     public String cacheStack() {
       return cacheStack;
     }
@@ -362,6 +515,7 @@ public final class HandleReport {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("cache_kind", cacheKind);
       m.put("capacity_bytes", capacityBytes);
+      m.put("cache_created_at", cacheCreatedAt);
       m.put("cache_site", cacheStack);
       List<Object> list = new ArrayList<>();
       for (Retainer r : retainers) {
@@ -381,12 +535,20 @@ public final class HandleReport {
   public static final class Retainer {
     private final String kind;
     private final String state;
+    private final String createdAt;
     private final String stack;
 
     Retainer(Map<String, Object> json) {
       this.kind = Json.string(json, "kind");
       this.state = Json.string(json, "state");
-      this.stack = Json.string(json, "site");
+      String text = Json.string(json, "site");
+      this.createdAt = headlineOf(json, "created_at", text);
+      this.stack = CreationSites.frames(text);
+    }
+
+    /** The first application frame of the retainer's creation, or null when none was recorded. */
+    public String createdAt() {
+      return createdAt;
     }
 
     public String kind() {
@@ -406,6 +568,7 @@ public final class HandleReport {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("kind", kind);
       m.put("state", state);
+      m.put("created_at", createdAt);
       m.put("site", stack);
       return m;
     }

@@ -104,7 +104,8 @@ public final class HandleScope implements AutoCloseable {
       }
       String line = CreationSites.applicationFrame(stack);
       String where = line == null ? "" : " at " + line;
-      String group = state + " " + entry.kind + ", created" + where + "\n" + stack;
+      String group =
+          state + " " + entry.kind + ", created" + where + "\n" + CreationSites.frames(stack);
       failing.computeIfAbsent(group, x -> new long[1])[0]++;
     }
     if (failing.isEmpty()) {

@@ -9,11 +9,14 @@ import java.util.Objects;
  * -javaagent:nativemem.jar}) and any resource the application registers with {@link #track}.
  *
  * <ul>
- *   <li><b>open</b>: still owns its native memory;
+ *   <li><b>open</b>: still owns its native memory, and it is its user's to close;
+ *   <li><b>pooled</b>: open, resting in a pool that hands it out again (an {@code Inflater} in a
+ *       {@code ZipFile}'s or Spring Boot's nested jar's cache, or a pool reported with {@link
+ *       #pooled}); not a leak of whoever used it last;
  *   <li><b>leaked</b>: garbage-collected while still owning it (for {@code Inflater} and {@code
- *       Deflater}: the zlib stream freed on the JDK's cleaner thread instead of by {@code end()});
- *   <li><b>transferred</b>: ownership passed on ({@code disOwnNativeHandle}; an {@code Inflater}
- *       handed back to its {@code ZipFile}'s cache), not a leak;
+ *       Deflater}: the zlib stream freed by a cleaner, on whatever cleaner thread, instead of by
+ *       {@code end()}; for rocksdbjni before 7, closed by the finalizer);
+ *   <li><b>transferred</b>: ownership passed on ({@code disOwnNativeHandle}), not a leak;
  *   <li><b>zombie cache</b>: a RocksDB cache closed in Java while an open or leaked options object
  *       still references it natively: options given it by {@code setTableFormatConfig}, copied from
  *       such options, or fetched with {@code getDescriptor().getOptions()} from a column family
@@ -47,7 +50,8 @@ public final class NativeHandles {
     return new HandleReport(
         tracker.agentActive(),
         tracker.options().toString(),
-        Json.parseObject(tracker.reportJson()));
+        Json.parseObject(tracker.reportJson()),
+        tracker.javaMemoryBytes());
   }
 
   /**
@@ -56,7 +60,7 @@ public final class NativeHandles {
    */
   public static HandleScope scope(String name) {
     Objects.requireNonNull(name, "name");
-    return new HandleScope(HandleTracker.get().openScope(name));
+    return new HandleScope(HandleTracker.get().openScope(name, false));
   }
 
   /**
@@ -73,7 +77,33 @@ public final class NativeHandles {
     Objects.requireNonNull(resource, "resource");
     Objects.requireNonNull(kind, "kind");
     TrackedResource<T> tracked = new TrackedResource<>(resource);
-    HandleTracker.get().created(tracked, kind, 0, null);
+    HandleTracker.get().created(tracked, kind, 0, null, false);
     return tracked;
+  }
+
+  /**
+   * Like {@link #scope(String)}, and records the creation stack of every handle created in it,
+   * whatever the agent's level: for tests, where the line matters more than the cost.
+   */
+  public static HandleScope testScope(String name) {
+    Objects.requireNonNull(name, "name");
+    return new HandleScope(HandleTracker.get().openScope(name, true));
+  }
+
+  /**
+   * For a pool of zlib streams the agent does not know: {@code inflater} (an {@code Inflater} or
+   * {@code Deflater}) was put into {@code pool}. It is then "pooled by" that pool, not open at the
+   * site that used it last, and no longer belongs to that site's scope. Call {@link #borrowed} when
+   * the pool hands it out again. Only streams with a record (a creation stack, or created in a
+   * scope) are followed.
+   */
+  public static void pooled(Object inflater, String pool) {
+    Objects.requireNonNull(pool, "pool");
+    HandleTracker.get().zipPooled(inflater, true, pool);
+  }
+
+  /** {@code inflater} was taken from its pool: it belongs to the caller's site and scope now. */
+  public static void borrowed(Object inflater) {
+    HandleTracker.get().zipPooled(inflater, false, null);
   }
 }

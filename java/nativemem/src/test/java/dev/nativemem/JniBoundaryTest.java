@@ -61,7 +61,8 @@ class JniBoundaryTest {
             IllegalArgumentException.class, () -> NativeBridge.handlesCounted(0, 0, -1, 0, 0));
     assertTrue(counted.getMessage().contains("created must not be negative"), counted.getMessage());
     IllegalArgumentException reassigned =
-        assertThrows(IllegalArgumentException.class, () -> NativeBridge.handlesReassign(-1, 0, 0));
+        assertThrows(
+            IllegalArgumentException.class, () -> NativeBridge.handlesReassign(-1, 0, 0, false));
     assertTrue(
         reassigned.getMessage().contains("handle must not be negative"), reassigned.getMessage());
     IllegalArgumentException stack =

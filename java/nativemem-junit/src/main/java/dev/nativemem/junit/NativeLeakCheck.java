@@ -22,9 +22,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <p>Use {@code @ExtendWith(NativeLeakCheck.class)}, or register it for every test class with
  * {@code junit.jupiter.extensions.autodetection.enabled=true}. The check collects garbage and waits
  * (at most {@link HandleScope#GC_TIMEOUT_MILLIS}) for reference processing; the failure lists kind,
- * count and creation stack of each group of leaked and unclosed handles. Without the agent it fails
- * and shows the Surefire {@code argLine} that adds it, unless {@code
- * -Dnativemem.junit.requireAgent=false}.
+ * count and creation stack of each group of leaked and unclosed handles: while the class (or
+ * method) runs, every creation stack is recorded whatever the agent's level, so the line is always
+ * there. Without the agent it fails and shows the Surefire {@code argLine} that adds it, unless
+ * {@code -Dnativemem.junit.requireAgent=false}.
  */
 public final class NativeLeakCheck
     implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
@@ -82,7 +83,7 @@ public final class NativeLeakCheck
   }
 
   private static void open(ExtensionContext context, String name) {
-    context.getStore(NAMESPACE).put(HandleScope.class, NativeHandles.scope(name));
+    context.getStore(NAMESPACE).put(HandleScope.class, NativeHandles.testScope(name));
   }
 
   private static void check(ExtensionContext context) {

@@ -33,12 +33,64 @@ public final class HandleHooks {
     TRACKER.zipFreed(0, -1);
   }
 
+  private static final String ROCKSDB_PACKAGE = "org.rocksdb.";
+  private static final String ZIP_JDK_POOL = "java.util.zip.ZipFile";
+  private static final String ZIP_SPRING_POOL =
+      "org.springframework.boot.loader.jar.NestedJarFileResources";
+
+  /**
+   * A handle's kind is its RocksDB class: a subclass from elsewhere (Kafka Streams' options
+   * adapter) is counted, and filtered by {@code include}, as the RocksDB class it extends; the
+   * tracker remembers the subclass to show beside the kind.
+   */
   private static final ClassValue<String> KIND =
       new ClassValue<String>() {
         @Override
         protected String computeValue(Class<?> type) {
-          String name = type.getName();
-          return name.substring(name.lastIndexOf('.') + 1);
+          Class<?> base = type;
+          while (!base.getName().startsWith(ROCKSDB_PACKAGE) && base.getSuperclass() != null) {
+            base = base.getSuperclass();
+          }
+          if (!base.getName().startsWith(ROCKSDB_PACKAGE)) {
+            base = type;
+          }
+          String name = base.getName();
+          String kind = name.substring(name.lastIndexOf('.') + 1);
+          if (base != type) {
+            TRACKER.subclassSeen(kind, type.getName());
+          }
+          return kind;
+        }
+      };
+
+  /**
+   * Kinds that own no native memory: their {@code disposeInternal(long)} does nothing (RocksDB's
+   * {@code PerfContext}, a view of a thread-local context). Not tracked, so never a leak.
+   */
+  private static final ClassValue<Boolean> OWNS_NOTHING =
+      new ClassValue<Boolean>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+          return DisposeBodies.freesNothing(type);
+        }
+      };
+
+  /**
+   * Classes with a finalizer below {@code Object}: rocksdbjni before 7 closes them when collected.
+   */
+  private static final ClassValue<Boolean> FINALIZABLE =
+      new ClassValue<Boolean>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+          for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            try {
+              c.getDeclaredMethod("finalize");
+              return true;
+            } catch (NoSuchMethodException | RuntimeException | LinkageError e) {
+              // keep looking up the hierarchy
+            }
+          }
+          return false;
         }
       };
 
@@ -157,9 +209,10 @@ public final class HandleHooks {
   }
 
   private static void create(Object owner, long address, AtomicBoolean flag, String group) {
-    String kind = KIND.get(owner.getClass());
-    if (TRACKER.tracks(kind, group)) {
-      TRACKER.created(owner, kind, address, flag);
+    Class<?> type = owner.getClass();
+    String kind = KIND.get(type);
+    if (TRACKER.tracks(kind, group) && !OWNS_NOTHING.get(type)) {
+      TRACKER.created(owner, kind, address, flag, flag != null && FINALIZABLE.get(type));
     }
   }
 
@@ -388,17 +441,30 @@ public final class HandleHooks {
 
   /** Start of {@code ZipFile.CleanableResource.releaseInflater}: back into the zip file's cache. */
   public static void zipReleased(Object inflater) {
-    try {
-      TRACKER.zipPooled(inflater, true);
-    } catch (Throwable e) {
-      failed(e);
-    }
+    pooled(inflater, true, ZIP_JDK_POOL);
   }
 
   /** End of {@code ZipFile.CleanableResource.getInflater}: taken from the cache or new. */
   public static void zipTaken(Object inflater) {
+    pooled(inflater, false, ZIP_JDK_POOL);
+  }
+
+  /**
+   * End of Spring Boot's {@code NestedJarFileResources.endOrCacheInflater}: cached, unless it was
+   * ended there (the cache was full or closed), which the tracker already saw.
+   */
+  public static void springInflaterReleased(Object inflater) {
+    pooled(inflater, true, ZIP_SPRING_POOL);
+  }
+
+  /** End of Spring Boot's {@code NestedJarFileResources.getOrCreateInflater}. */
+  public static void springInflaterTaken(Object inflater) {
+    pooled(inflater, false, ZIP_SPRING_POOL);
+  }
+
+  private static void pooled(Object inflater, boolean pooled, String pool) {
     try {
-      TRACKER.zipPooled(inflater, false);
+      TRACKER.zipPooled(inflater, pooled, pool);
     } catch (Throwable e) {
       failed(e);
     }

@@ -31,6 +31,10 @@ final class HandleTransformer implements ClassFileTransformer {
   private static final String DEFLATER_REF = DEFLATER + "$DeflaterZStreamRef";
   private static final String ZIP_POOL = "java/util/zip/ZipFile$CleanableResource";
 
+  /** Spring Boot 3.2+'s loader: the Inflater cache of a nested jar. */
+  private static final String SPRING_POOL =
+      "org/springframework/boot/loader/jar/NestedJarFileResources";
+
   private final boolean rocks;
   private final boolean zip;
 
@@ -50,6 +54,9 @@ final class HandleTransformer implements ClassFileTransformer {
               || className.equals(INFLATER_REF)
               || className.equals(DEFLATER_REF)
               || className.equals(ZIP_POOL));
+    }
+    if (className.equals(SPRING_POOL)) {
+      return zip;
     }
     switch (className) {
       case IMMUTABLE:
@@ -227,6 +234,8 @@ final class HandleTransformer implements ClassFileTransformer {
           return zipMethod(next, name);
         case ZIP_POOL:
           return zipPoolMethod(next, name, desc);
+        case SPRING_POOL:
+          return springPoolMethod(next, name, desc);
         case INFLATER_REF:
         case DEFLATER_REF:
           if (name.equals("run") && desc.equals("()V")) {
@@ -329,6 +338,33 @@ final class HandleTransformer implements ClassFileTransformer {
             mv -> {
               mv.visitInsn(Opcodes.DUP);
               hook(mv, "zipTaken", "(Ljava/lang/Object;)V");
+            });
+      }
+      return next;
+    }
+
+    /**
+     * {@code getOrCreateInflater()} hands an Inflater out; {@code endOrCacheInflater(Inflater)}
+     * (3.2+; {@code returnInflater} in some releases) caches it or ends it: the hook runs after it,
+     * so an ended one is already known as ended.
+     */
+    private MethodVisitor springPoolMethod(MethodVisitor next, String name, String desc) {
+      String inflater = "L" + INFLATER + ";";
+      if (name.equals("getOrCreateInflater") && desc.equals("()" + inflater)) {
+        return beforeReturn(
+            next,
+            mv -> {
+              mv.visitInsn(Opcodes.DUP);
+              hook(mv, "springInflaterTaken", "(Ljava/lang/Object;)V");
+            });
+      }
+      if ((name.equals("endOrCacheInflater") || name.equals("returnInflater"))
+          && desc.equals("(" + inflater + ")V")) {
+        return beforeReturn(
+            next,
+            mv -> {
+              mv.visitVarInsn(Opcodes.ALOAD, 1);
+              hook(mv, "springInflaterReleased", "(Ljava/lang/Object;)V");
             });
       }
       return next;

@@ -68,15 +68,24 @@ public final class NativeBridge {
 
   public static native long handlesCreated(int kind, long address, int site, int thread);
 
-  /** {@code how}: 0 closed, 1 transferred, 2 leaked; false if the handle was not open. */
+  /**
+   * {@code how}: 0 closed, 1 transferred, 2 leaked, 3 leaked and freed by the finalizer; false if
+   * the handle was not open.
+   */
   public static native boolean handlesEnded(long handle, int how);
 
   /** Handles counted without a record: {@code created}, of which {@code closed}, {@code leaked}. */
   public static native void handlesCounted(
       int kind, int site, long created, long closed, long leaked);
 
-  /** A pooled stream handed out again: its site and thread become the new reader's. */
-  public static native void handlesReassign(long handle, int site, int thread);
+  /**
+   * A stream handed to a pool ({@code pooled}, {@code site} names the pool) or out of one: its site
+   * and thread become the pool's or the new reader's.
+   */
+  public static native void handlesReassign(long handle, int site, int thread, boolean pooled);
+
+  /** A handle ended as leaked was then freed by a finalizer: it retains nothing any more. */
+  public static native void handlesFinalized(long handle, int kind, int site);
 
   public static native void handlesSetCapacity(long handle, long bytes);
 

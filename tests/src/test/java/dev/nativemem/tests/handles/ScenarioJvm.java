@@ -18,6 +18,7 @@ final class ScenarioJvm {
   private final List<String> jvmArgs = new ArrayList<>();
   private Path rocksdbJar = codeSource(org.rocksdb.RocksDB.class);
   private String mainClass = HandleScenarios.class.getName();
+  private final List<String> extraClasspath = new ArrayList<>();
 
   static Path codeSource(Class<?> type) {
     try {
@@ -42,6 +43,12 @@ final class ScenarioJvm {
     return this;
   }
 
+  /** Adds entries after the scenario classes, nativemem and RocksDB. */
+  ScenarioJvm classpath(String... entries) {
+    extraClasspath.addAll(Arrays.asList(entries));
+    return this;
+  }
+
   ScenarioJvm rocksdb(Path jar) {
     this.rocksdbJar = jar;
     return this;
@@ -51,12 +58,12 @@ final class ScenarioJvm {
     if (!Files.isRegularFile(JAR)) {
       throw new IllegalStateException(JAR + " is missing: run 'mvn verify' from the project root");
     }
-    String classpath =
-        String.join(
-            File.pathSeparator,
-            codeSource(HandleScenarios.class).toString(),
-            JAR.toString(),
-            rocksdbJar.toString());
+    List<String> entries = new ArrayList<>();
+    entries.add(codeSource(HandleScenarios.class).toString());
+    entries.add(JAR.toString());
+    entries.add(rocksdbJar.toString());
+    entries.addAll(extraClasspath);
+    String classpath = String.join(File.pathSeparator, entries);
     List<String> command = new ArrayList<>();
     command.add(JAVA);
     command.addAll(jvmArgs);

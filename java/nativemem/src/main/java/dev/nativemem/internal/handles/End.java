@@ -4,7 +4,9 @@ package dev.nativemem.internal.handles;
 public enum End {
   CLOSED(0),
   TRANSFERRED(1),
-  LEAKED(2);
+  LEAKED(2),
+  /** Leaked, then freed by the finalizer's {@code close()} (rocksdbjni before 7). */
+  FINALIZED(3);
 
   final int code;
 

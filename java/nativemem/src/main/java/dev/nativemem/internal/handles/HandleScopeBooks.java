@@ -15,17 +15,25 @@ public final class HandleScopeBooks {
 
   final String name;
   final HandleScopeBooks parent;
+
+  /** Record the creation stack of every handle created in this scope (and scopes within it). */
+  final boolean everySite;
+
   final AtomicLong created = new AtomicLong();
   final AtomicLong closed = new AtomicLong();
   final AtomicLong transferred = new AtomicLong();
   final AtomicLong leaked = new AtomicLong();
   private final Set<TrackedHandle> open = ConcurrentHashMap.newKeySet();
-  private final ConcurrentLinkedQueue<TrackedHandle> leaks = new ConcurrentLinkedQueue<>();
+
+  /** Leaked handles as they were when they leaked (a pooled stream's site changes later). */
+  private final ConcurrentLinkedQueue<ScopeEntry> leaks = new ConcurrentLinkedQueue<>();
+
   private final AtomicInteger leaksKept = new AtomicInteger();
 
-  HandleScopeBooks(String name, HandleScopeBooks parent) {
+  HandleScopeBooks(String name, HandleScopeBooks parent, boolean everySite) {
     this.name = name;
     this.parent = parent;
+    this.everySite = everySite || (parent != null && parent.everySite);
   }
 
   void onCreated(TrackedHandle handle) {
@@ -48,7 +56,7 @@ public final class HandleScopeBooks {
         case LEAKED:
           s.leaked.incrementAndGet();
           if (s.leaksKept.incrementAndGet() <= MAX_LEAKS_KEPT) {
-            s.leaks.add(handle);
+            s.leaks.add(new ScopeEntry(handle.kind, handle.site, true));
           }
           break;
       }
@@ -85,9 +93,7 @@ public final class HandleScopeBooks {
     for (TrackedHandle handle : open) {
       entries.add(new ScopeEntry(handle.kind, handle.site, false));
     }
-    for (TrackedHandle handle : leaks) {
-      entries.add(new ScopeEntry(handle.kind, handle.site, true));
-    }
+    entries.addAll(leaks);
     return entries;
   }
 

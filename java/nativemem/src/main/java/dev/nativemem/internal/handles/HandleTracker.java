@@ -5,10 +5,16 @@ import dev.nativemem.internal.NativeLibraryLoader;
 import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The Java half of the registry: finds the record of a live owner, notices owners the garbage
@@ -32,6 +38,23 @@ public final class HandleTracker {
 
   /** zlib streams: counted, or recorded by address; never in the maps above. */
   private final ZipStreams zip = new ZipStreams();
+
+  /**
+   * Leaked RocksDB handles whose class has a finalizer (rocksdbjni before 7), by owning flag: the
+   * finalizer's {@code close()} will still free them, and release what they retain.
+   */
+  private final Map<AtomicBoolean, TrackedHandle> awaitingFinalizer = new ConcurrentHashMap<>();
+
+  /** Finalizers or cleaners ending a handle right now: a check waits for them. */
+  private final AtomicInteger reclaiming = new AtomicInteger();
+
+  /** Site ids of the notes "(pooled by X)", by pool name. */
+  private final Map<String, Integer> poolSites = new ConcurrentHashMap<>();
+
+  /** Classes of handles that extend a RocksDB kind, by that kind (bounded). */
+  private final Map<String, Set<String>> subclasses = new ConcurrentHashMap<>();
+
+  private static final int MAX_SUBCLASSES = 64;
 
   private final Map<String, Integer> kindIds = new ConcurrentHashMap<>();
   private final Map<String, Boolean> trackedKinds = new ConcurrentHashMap<>();
@@ -69,6 +92,7 @@ public final class HandleTracker {
     this.noStackSite = -1;
     trackedKinds.clear();
     zip.configure(options, lateAttach);
+    Reclaimers.onReclaimerThread(); // initialised here, not inside a JDK class's hook
     this.agentActive = true;
   }
 
@@ -112,12 +136,24 @@ public final class HandleTracker {
     return trackedKinds.computeIfAbsent(kind, k -> options.tracks(k, group));
   }
 
-  /** Registers a new owning handle. {@code owningFlag} null: ownership ends by our own mark. */
-  public void created(Object owner, String kind, long address, AtomicBoolean owningFlag) {
+  /**
+   * Registers a new owning handle. {@code owningFlag} null: ownership ends by our own mark. {@code
+   * finalizable}: a finalizer may still free it once it is collected.
+   */
+  public void created(
+      Object owner, String kind, long address, AtomicBoolean owningFlag, boolean finalizable) {
     drain(DRAIN_PER_CREATION);
     PerThread thread = perThread.get();
     TrackedHandle handle =
-        newRecord(owner, queue, kind, address, owningFlag, recordsStack(thread), thread);
+        newRecord(
+            owner,
+            queue,
+            kind,
+            address,
+            owningFlag,
+            recordsStack(thread, currentScope.get()),
+            thread);
+    handle.finalizable = finalizable;
     if (owningFlag != null) {
       byFlag.put(owningFlag, handle);
     } else {
@@ -160,10 +196,35 @@ public final class HandleTracker {
     return thread.threadId;
   }
 
-  /** Whether this creation records its stack: always, never, or every Nth on this thread. */
-  private boolean recordsStack(PerThread thread) {
+  /**
+   * Whether this creation records its stack: always (level {@code full}, or inside a scope that
+   * records every site, such as a test class's), never, or every Nth on this thread.
+   */
+  private boolean recordsStack(PerThread thread, HandleScopeBooks scope) {
     TrackingLevel level = options.level();
-    return level == TrackingLevel.FULL || (level == TrackingLevel.SAMPLED && sampleNow(thread));
+    return level == TrackingLevel.FULL
+        || (scope != null && scope.everySite)
+        || (level == TrackingLevel.SAMPLED && sampleNow(thread));
+  }
+
+  /** Remembers that {@code concrete} is tracked as the RocksDB kind {@code kind}. */
+  public void subclassSeen(String kind, String concrete) {
+    if (subclasses.size() < MAX_SUBCLASSES) {
+      subclasses
+          .computeIfAbsent(kind, k -> Collections.synchronizedSet(new TreeSet<>()))
+          .add(concrete);
+    }
+  }
+
+  /** The classes seen extending {@code kind}, sorted. */
+  public List<String> subclassesOf(String kind) {
+    Set<String> classes = subclasses.get(kind);
+    if (classes == null) {
+      return Collections.emptyList();
+    }
+    synchronized (classes) {
+      return new ArrayList<>(classes);
+    }
   }
 
   /** Every {@code interval}th creation on this thread, counted down (no division per handle). */
@@ -190,7 +251,7 @@ public final class HandleTracker {
       return;
     }
     PerThread thread = perThread.get();
-    boolean withStack = recordsStack(thread);
+    boolean withStack = recordsStack(thread, scope);
     if ((!withStack && scope == null) || thread.busy) {
       zip.count(kind, address); // inside our own hook: counted, so its end is not a stranger
       return;
@@ -212,7 +273,7 @@ public final class HandleTracker {
     if (kind == null || address == 0) {
       return; // not tracked, or already freed
     }
-    boolean leaked = zip.onCleanerThread();
+    boolean leaked = Reclaimers.onReclaimerThread();
     TrackedHandle handle = zip.freed(kind, address, leaked);
     if (handle != null) {
       finish(handle, leaked ? End.LEAKED : End.CLOSED);
@@ -221,33 +282,46 @@ public final class HandleTracker {
   }
 
   /**
-   * A {@code ZipFile} took {@code inflater} back into its cache ({@code pooled}) or handed it out
-   * again. Resting in the cache, the stream is the zip file's: its scope sees it transferred.
-   * Handed out again, it is the new reader's: its site and scope become the reader's.
+   * A pool ({@code pool}: a {@code ZipFile}'s or Spring Boot's nested jar's Inflater cache, or one
+   * the application reports) took {@code inflater} back ({@code pooled}) or handed it out again.
+   * Resting in the pool, the stream is the pool's: the report lists it as "pooled by" the pool, its
+   * scope sees it transferred (leaked, when a cleaner returned it because the reader dropped its
+   * stream unclosed). Handed out again, it is the new reader's: its site and scope become the
+   * reader's.
    */
-  public void zipPooled(Object inflater, boolean pooled) {
+  public void zipPooled(Object inflater, boolean pooled, String pool) {
     TrackedHandle handle = inflater == null ? null : zip.recordOf(inflater);
     if (handle == null || handle.ended.get() || handle.pooled == pooled || !enter()) {
       return;
     }
     try {
       handle.pooled = pooled;
+      PerThread thread = perThread.get();
       if (pooled) {
         HandleScopeBooks scope = handle.scope;
         handle.scope = null;
         if (scope != null) {
-          scope.onEnded(handle, End.TRANSFERRED);
+          scope.onEnded(handle, Reclaimers.onReclaimerThread() ? End.LEAKED : End.TRANSFERRED);
         }
+        int site = poolSite(pool);
+        NativeBridge.handlesReassign(handle.id, site, threadId(thread), true);
+        handle.site = site;
         return;
       }
-      PerThread thread = perThread.get();
-      int site = siteOf(recordsStack(thread));
-      NativeBridge.handlesReassign(handle.id, site, threadId(thread));
+      HandleScopeBooks scope = currentScope.get();
+      int site = siteOf(recordsStack(thread, scope));
+      NativeBridge.handlesReassign(handle.id, site, threadId(thread), false);
       handle.site = site;
       joinCurrentScope(handle);
     } finally {
       exit();
     }
+  }
+
+  private int poolSite(String pool) {
+    String name = pool == null || pool.isEmpty() ? "an application pool" : pool;
+    return poolSites.computeIfAbsent(
+        name, n -> NativeBridge.handlesInternSite("(pooled by " + n + ")"));
   }
 
   /** Sends the counted zlib streams to the registry. */
@@ -313,17 +387,38 @@ public final class HandleTracker {
     return byOwner.get(new TrackedHandle.OwnerProbe(owner));
   }
 
-  /** Ends a live owner's handle. A close run by the finalizer thread counts as a leak. */
+  /**
+   * Ends a live owner's handle. A close run by a finalizer or cleaner counts as a leak: it ran only
+   * because the garbage collector found the owner unclosed (rocksdbjni before 7).
+   */
   public void ended(Object owner, AtomicBoolean owningFlag, End how) {
+    boolean reclaimed = how == End.CLOSED && Reclaimers.onReclaimerThread();
+    if (!reclaimed) {
+      end(owner, owningFlag, how, false);
+      return;
+    }
+    reclaiming.incrementAndGet();
+    try {
+      end(owner, owningFlag, how, true);
+    } finally {
+      reclaiming.decrementAndGet();
+    }
+  }
+
+  private void end(Object owner, AtomicBoolean owningFlag, End how, boolean reclaimed) {
     TrackedHandle handle =
         owningFlag != null
             ? byFlag.remove(owningFlag)
             : byOwner.remove(new TrackedHandle.OwnerProbe(owner));
     if (handle == null) {
+      TrackedHandle leaked = owningFlag == null ? null : awaitingFinalizer.remove(owningFlag);
+      if (leaked != null && reclaimed) {
+        NativeBridge.handlesFinalized(leaked.id, kindId(leaked.kind), leaked.site);
+      }
       return;
     }
-    if (how == End.CLOSED && "Finalizer".equals(Thread.currentThread().getName())) {
-      how = End.LEAKED; // freed only because the garbage collector found it (rocksdbjni < 7)
+    if (reclaimed) {
+      how = owningFlag != null ? End.FINALIZED : End.LEAKED;
     }
     finish(handle, how);
   }
@@ -334,7 +429,7 @@ public final class HandleTracker {
     }
     NativeBridge.handlesEnded(handle.id, how.code);
     if (handle.scope != null) {
-      handle.scope.onEnded(handle, how);
+      handle.scope.onEnded(handle, how == End.FINALIZED ? End.LEAKED : how);
     }
   }
 
@@ -369,6 +464,9 @@ public final class HandleTracker {
             ? byFlag.remove(handle.owningFlag, handle)
             : byOwner.remove(handle, handle);
     if (removed) {
+      if (owning && handle.finalizable) {
+        awaitingFinalizer.put(handle.owningFlag, handle);
+      }
       finish(handle, owning ? End.LEAKED : End.CLOSED);
     }
   }
@@ -411,7 +509,16 @@ public final class HandleTracker {
       drain(Integer.MAX_VALUE);
     }
     reconcileClosedByOverride();
+    while (reclaiming.get() > 0 && System.nanoTime() < deadline) {
+      TimeUnit.MILLISECONDS.sleep(1);
+    }
     return zip.awaitCleaner(deadline) && sentinelSeen;
+  }
+
+  /** Memory of the Java side's records, about: a weak reference and map entries per record. */
+  public long javaMemoryBytes() {
+    long records = byFlag.size() + byOwner.size() + awaitingFinalizer.size() + zip.recordCount();
+    return records * 120 + zip.countedByAddress() * 50L;
   }
 
   /** Processes collected owners and returns the registry's report as JSON. */
@@ -445,10 +552,13 @@ public final class HandleTracker {
     }
   }
 
-  /** Opens a scope on this thread; threads started while it is open inherit it. */
-  public HandleScopeBooks openScope(String name) {
+  /**
+   * Opens a scope on this thread; threads started while it is open inherit it. {@code everySite}:
+   * record the creation stack of every handle created in it, whatever the level.
+   */
+  public HandleScopeBooks openScope(String name, boolean everySite) {
     NativeLibraryLoader.load();
-    HandleScopeBooks books = new HandleScopeBooks(name, currentScope.get());
+    HandleScopeBooks books = new HandleScopeBooks(name, currentScope.get(), everySite);
     currentScope.set(books);
     return books;
   }

@@ -27,8 +27,11 @@ final class TrackedHandle extends WeakReference<Object> {
   /** Set once by whoever ends the handle first. */
   final AtomicBoolean ended = new AtomicBoolean();
 
-  /** An {@code Inflater} resting in a {@code ZipFile}'s cache: open, owned by the zip file. */
+  /** An {@code Inflater} resting in a pool: open, owned by the pool. */
   volatile boolean pooled;
+
+  /** Its class has a finalizer that may free it after it was collected (rocksdbjni before 7). */
+  boolean finalizable;
 
   TrackedHandle(
       Object owner,

@@ -2,6 +2,7 @@ package dev.nativemem.internal.handles;
 
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -16,12 +17,14 @@ import java.util.Set;
  * <p>Keys: {@code level} (off, counts, sampled, full), {@code interval} (sampled: one stack per N
  * handles), {@code include} and {@code exclude} (kinds separated by {@code +}, such as {@code
  * ColumnFamilyOptions+Inflater}, or the groups {@code rocksdb} and {@code zip}), {@code report}
- * (file written at exit; JSON when it ends in {@code .json}, text otherwise).
+ * (file written at exit; JSON when it ends in {@code .json}, text otherwise), {@code skip} (class
+ * name prefixes separated by {@code +} whose frames are never the "created at" line: the
+ * application's own wrappers and frameworks).
  */
 public final class TrackingOptions {
   public static final String PROPERTY_PREFIX = "nativemem.handles.";
   static final List<String> KEYS =
-      Arrays.asList("level", "interval", "include", "exclude", "report");
+      Arrays.asList("level", "interval", "include", "exclude", "report", "skip");
   public static final String ROCKSDB_GROUP = "rocksdb";
   public static final String ZIP_GROUP = "zip";
   static final List<String> ZIP_KINDS = Arrays.asList("Inflater", "Deflater");
@@ -31,14 +34,21 @@ public final class TrackingOptions {
   private final Set<String> include;
   private final Set<String> exclude;
   private final Path reportFile;
+  private final List<String> skip;
 
   private TrackingOptions(
-      TrackingLevel level, int interval, Set<String> include, Set<String> exclude, Path report) {
+      TrackingLevel level,
+      int interval,
+      Set<String> include,
+      Set<String> exclude,
+      Path report,
+      List<String> skip) {
     this.level = level;
     this.interval = interval;
     this.include = include;
     this.exclude = exclude;
     this.reportFile = report;
+    this.skip = skip;
   }
 
   /** Used without the agent: counts only what the application registers with {@code track}. */
@@ -57,6 +67,7 @@ public final class TrackingOptions {
     String include = properties.getProperty(PROPERTY_PREFIX + "include", "");
     String exclude = properties.getProperty(PROPERTY_PREFIX + "exclude", "");
     String report = properties.getProperty(PROPERTY_PREFIX + "report", "");
+    String skip = properties.getProperty(PROPERTY_PREFIX + "skip", "");
     if (agentArgs != null && !agentArgs.trim().isEmpty()) {
       for (String pair : agentArgs.split(",")) {
         int eq = pair.indexOf('=');
@@ -77,6 +88,9 @@ public final class TrackingOptions {
             break;
           case "report":
             report = value;
+            break;
+          case "skip":
+            skip = value;
             break;
           default:
             throw new IllegalArgumentException(
@@ -99,7 +113,8 @@ public final class TrackingOptions {
         every,
         kinds(include),
         kinds(exclude),
-        report.trim().isEmpty() ? null : Paths.get(report.trim()));
+        report.trim().isEmpty() ? null : Paths.get(report.trim()),
+        Collections.unmodifiableList(new ArrayList<>(kinds(skip))));
   }
 
   private static Set<String> kinds(String list) {
@@ -123,6 +138,11 @@ public final class TrackingOptions {
   /** The report file to write at exit, or null. */
   public Path reportFile() {
     return reportFile;
+  }
+
+  /** Class name prefixes whose frames are never a handle's "created at" line. */
+  public List<String> skip() {
+    return skip;
   }
 
   /** Whether handles of {@code kind} from {@code group} ({@code rocksdb}, {@code zip}) count. */
@@ -158,6 +178,7 @@ public final class TrackingOptions {
         + interval
         + (include.isEmpty() ? "" : ",include=" + String.join("+", include))
         + (exclude.isEmpty() ? "" : ",exclude=" + String.join("+", exclude))
-        + (reportFile == null ? "" : ",report=" + reportFile);
+        + (reportFile == null ? "" : ",report=" + reportFile)
+        + (skip.isEmpty() ? "" : ",skip=" + String.join("+", skip));
   }
 }

@@ -10,19 +10,16 @@ import java.util.concurrent.atomic.LongAdder;
  * The zlib streams of {@code Inflater} and {@code Deflater}.
  *
  * <p>The JDK frees each stream exactly once, in its {@code ZStreamRef.run()}: called by {@code
- * end()} on the caller's thread, or by the common cleaner's thread once the owner became
- * unreachable. Hooking that one place tells closed from leaked without a weak reference or a map
- * entry of ours, so a stream that needs no creation stack costs two counter increments. Streams
- * that need a record (a stack is recorded, or a scope is open) are kept by zlib address.
+ * end()} on the caller's thread, or by a cleaner's thread once the owner became unreachable (see
+ * {@link Reclaimers}). Hooking that one place tells closed from leaked without a weak reference or
+ * a map entry of ours, so a stream that needs no creation stack costs two counter increments.
+ * Streams that need a record (a stack is recorded, or a scope is open) are kept by zlib address.
  */
 final class ZipStreams {
   /** Codes the instrumented JDK classes pass: index into {@link #kinds}. */
   static final int INFLATER = 0;
 
   static final int DEFLATER = 1;
-
-  private static final String CLEANER_THREAD = "Common-Cleaner";
-  private static final String CLEANER_THREAD_CLASS = "jdk.internal.misc.InnocuousThread";
 
   /** Value in {@link #byAddress} of a stream that is counted, not recorded. */
   private static final Object COUNTED = new Object();
@@ -43,8 +40,6 @@ final class ZipStreams {
    * counted as closed.
    */
   private volatile boolean exact;
-
-  private volatile Thread cleaner;
 
   /** Counters of one zlib kind, for the streams that have no record. */
   static final class Kind {
@@ -135,27 +130,21 @@ final class ZipStreams {
     return null;
   }
 
+  int recordCount() {
+    return recorded.get();
+  }
+
+  /** Streams kept by address only, after a late attach. */
+  long countedByAddress() {
+    return exact ? byAddress.size() - recorded.get() : 0;
+  }
+
   /** Drops the record of a freed stream, once it has been ended. */
   void forget(long address, TrackedHandle handle) {
     if (byAddress.remove(address, handle)) {
       recordedByOwner.remove(handle, handle);
       recorded.decrementAndGet();
     }
-  }
-
-  /** Whether the current thread is the JDK's common cleaner: the stream's owner was collected. */
-  boolean onCleanerThread() {
-    Thread current = Thread.currentThread();
-    Thread known = cleaner;
-    if (known != null) {
-      return current == known;
-    }
-    if (CLEANER_THREAD.equals(current.getName())
-        && current.getClass().getName().equals(CLEANER_THREAD_CLASS)) {
-      cleaner = current;
-      return true;
-    }
-    return false;
   }
 
   /**

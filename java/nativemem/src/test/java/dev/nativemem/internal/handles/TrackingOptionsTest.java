@@ -35,6 +35,17 @@ class TrackingOptionsTest {
   }
 
   @Test
+  void skipPrefixesFromPropertyOrAgentArgument() {
+    Properties properties = new Properties();
+    properties.setProperty("nativemem.handles.skip", "com.example.db.");
+    assertEquals(
+        java.util.List.of("com.example.db."), TrackingOptions.parse(null, properties).skip());
+    TrackingOptions agent = TrackingOptions.parse("skip=com.example.Wrapper+org.acme.", properties);
+    assertEquals(java.util.List.of("com.example.Wrapper", "org.acme."), agent.skip());
+    assertTrue(agent.toString().endsWith(",skip=com.example.Wrapper+org.acme."), agent.toString());
+  }
+
+  @Test
   void includeAndExcludeByKindAndGroup() {
     TrackingOptions zipOnly = TrackingOptions.parse("include=zip", new Properties());
     assertTrue(zipOnly.tracks("Inflater", "zip"));

@@ -7,15 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nativemem.HandleScope;
 import dev.nativemem.NativeHandles;
+import dev.nativemem.tests.handles.BehaviourScenarios;
 import java.io.InputStream;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,13 +24,7 @@ class ResourceStreamTest {
   @TempDir Path dir;
 
   private Path jarWithResource() throws Exception {
-    Path jar = dir.resolve("resources.jar");
-    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
-      out.putNextEntry(new JarEntry("data.txt"));
-      out.write(new byte[64 * 1024]);
-      out.closeEntry();
-    }
-    return jar;
+    return BehaviourScenarios.jarWithResource(dir);
   }
 
   @Test
