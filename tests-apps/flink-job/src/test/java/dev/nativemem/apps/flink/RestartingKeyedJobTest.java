@@ -1,0 +1,133 @@
+package dev.nativemem.apps.flink;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.nativemem.apps.harness.AgentReport;
+import dev.nativemem.apps.harness.AppJvm;
+import dev.nativemem.apps.harness.AppRun;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Flink's keyed job on the embedded RocksDB backend, restarted in one MiniCluster, with the agent:
+ * leaked handles at Flink's lines equal Flink's own log of what it did (FLINK-39753: one
+ * ColumnFamilyOptions per manual compaction; FLINK-39923: one Statistics per backend), and the
+ * block caches they retain equal Flink's configured cache, once per retaining backend.
+ */
+class RestartingKeyedJobTest {
+  private static final int RESTARTS = 2;
+  private static final String FLINK = System.getProperty("flink.version", "unknown");
+  /** Flink 1.x runs frocksdbjni 6.20, whose finalizers close what the garbage collector found. */
+  private static final boolean FINALIZERS = FLINK.startsWith("1.");
+
+  private static final String BACKEND_BUILT = "Finished building RocksDB keyed state-backend";
+  private static final String COMPACTION = "Manually compacting";
+  // Flink 2.0 moved the backend from org.apache.flink.contrib.streaming.state to .state.rocksdb.
+  private static final String COMPACT_LINE = ".sstmerge.Compactor.compact(Compactor.java:";
+  private static final String LOAD_DB_LINE = ".RocksDBHandle.loadDb(RocksDBHandle.java:";
+
+  private static AppRun run;
+  private static AgentReport report;
+
+  @BeforeAll
+  static void runTheJob() throws Exception {
+    int java = Runtime.version().feature();
+    assumeTrue(
+        java == 17,
+        "Flink " + FLINK + " is tested on JDK 17 (Flink 1.20 supports up to 17); this is JDK " + java);
+    String classPath =
+        System.getProperty("job.classes")
+            + File.pathSeparator
+            + Files.readString(Paths.get(System.getProperty("job.classpath.file"))).trim();
+    run =
+        new AppJvm("flink-" + FLINK)
+            .jvmArg(
+                "-Xmx512m",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-Dorg.slf4j.simpleLogger.showDateTime=false",
+                "-Dorg.slf4j.simpleLogger.log.org.apache.flink.contrib.streaming.state=info",
+                "-Dorg.slf4j.simpleLogger.log.org.apache.flink.state.rocksdb=info",
+                "-Dorg.slf4j.simpleLogger.log.org.apache.flink.contrib.streaming.state.sstmerge.Compactor=debug",
+                "-Dorg.slf4j.simpleLogger.log.org.apache.flink.state.rocksdb.sstmerge.Compactor=debug")
+            .main(classPath, RestartingKeyedJob.class.getName(), "" + RESTARTS);
+    assertEquals(0, run.exitCode(), run.toString());
+    report = run.report();
+  }
+
+  private static long sitesWithHeadline(String kind, String frame, boolean leaked) {
+    return report.sites().stream()
+        .filter(s -> s.kind().equals(kind) && s.headline() != null && s.headline().contains(frame))
+        .mapToLong(s -> leaked ? s.leaked() : s.open())
+        .sum();
+  }
+
+  @Test
+  void eachAttemptBuiltOneBackend() {
+    assertEquals(RESTARTS + 1, run.counter("attempts"), run.toString());
+    assertEquals(run.counter("attempts"), run.lines(BACKEND_BUILT), run.toString());
+  }
+
+  @Test
+  void leakedColumnFamilyOptionsAtCompactorCompactEqualTheCompactionsFlinkLogged() {
+    long compactions = run.lines(COMPACTION);
+    assertTrue(compactions > 0, "the job must make Flink compact manually\n" + run);
+    assertAll(
+        () ->
+            assertEquals(
+                compactions,
+                sitesWithHeadline("ColumnFamilyOptions", COMPACT_LINE, true),
+                report.summary()),
+        () -> assertEquals(0, sitesWithHeadline("ColumnFamilyOptions", COMPACT_LINE, false)));
+  }
+
+  @Test
+  void leakedStatisticsAtLoadDbEqualTheBackendsFlinkBuilt() {
+    long backends = run.lines(BACKEND_BUILT);
+    assertEquals(backends, sitesWithHeadline("Statistics", LOAD_DB_LINE, true), report.summary());
+  }
+
+  /**
+   * On frocksdbjni 8.10 (Flink 2.x) every backend that compacted leaves its whole cache retained
+   * by the leaked options; on 6.20 (Flink 1.20) the finalizers free those options and the caches.
+   */
+  @Test
+  void zombieCachesAreFlinksConfiguredCacheOncePerRetainingBackend() {
+    long capacity = run.counter("cache_capacity_bytes");
+    long retaining = backendsThatCompacted(run);
+    long expected = FINALIZERS ? 0 : capacity * retaining;
+    assertEquals(expected, report.zombieCapacityBytes(), report.summary() + "\n" + run);
+    if (!FINALIZERS) {
+      assertTrue(
+          report.zombieCapacities().stream().allMatch(c -> c == capacity),
+          "each zombie is one whole cache of " + capacity + " bytes: " + report.summary());
+    }
+  }
+
+  /** Backends with at least one manual compaction, from Flink's log in order. */
+  private static long backendsThatCompacted(AppRun run) {
+    List<String> events =
+        (run.stdout() + "\n" + run.stderr())
+            .lines()
+            .filter(l -> l.contains(BACKEND_BUILT) || l.contains(COMPACTION))
+            .collect(Collectors.toList());
+    long retaining = 0;
+    boolean compacted = false;
+    for (String line : events) {
+      if (line.contains(BACKEND_BUILT)) {
+        retaining += compacted ? 1 : 0;
+        compacted = false;
+      } else {
+        compacted = true;
+      }
+    }
+    return retaining + (compacted ? 1 : 0);
+  }
+}
