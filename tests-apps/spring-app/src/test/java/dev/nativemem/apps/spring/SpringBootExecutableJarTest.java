@@ -25,7 +25,10 @@ class SpringBootExecutableJarTest {
 
   @BeforeAll
   static void findTheApplicationsLine() throws Exception {
-    appLine = SourceLine.frame(ResourceStreamsApp.class, "openAndRead", "first-read");
+    // Not loadable here: failsafe's class path has the repackaged jar (classes in BOOT-INF/).
+    appLine =
+        SourceLine.frame(
+            "dev.nativemem.apps.spring.ResourceStreamsApp", "openAndRead", "first-read");
   }
 
   private static AppRun run(String variant) throws Exception {
