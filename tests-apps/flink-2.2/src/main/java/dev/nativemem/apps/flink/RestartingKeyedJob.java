@@ -13,10 +13,10 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * A keyed job on the embedded RocksDB state backend, in a MiniCluster, that fails and is
- * restarted {@code restarts} times: each attempt builds a new keyed backend. Manual compaction
- * and a ticker metric are on, as in FLINK-39753 and FLINK-39923. Prints what it configured and
- * did; Flink's log (stderr) says which backends it built and which compactions it ran.
+ * A keyed job on the embedded RocksDB state backend, in a MiniCluster, that fails and is restarted
+ * {@code restarts} times: each attempt builds a new keyed backend. Manual compaction and a ticker
+ * metric are on, as in FLINK-39753 and FLINK-39923. Prints what it configured and did; Flink's log
+ * (stderr) says which backends it built and which compactions it ran.
  */
 public final class RestartingKeyedJob {
   static final long RECORDS = 120_000;
@@ -32,7 +32,8 @@ public final class RestartingKeyedJob {
   public static void main(String[] args) throws Exception {
     int restarts = Integer.parseInt(args[0]);
     StreamExecutionEnvironment env =
-        StreamExecutionEnvironment.getExecutionEnvironment(Configuration.fromMap(settings(restarts)));
+        StreamExecutionEnvironment.getExecutionEnvironment(
+            Configuration.fromMap(settings(restarts)));
     env.setParallelism(1);
     env.fromSequence(0, RECORDS - 1)
         .keyBy(v -> v % KEYS)
@@ -73,7 +74,10 @@ public final class RestartingKeyedJob {
    */
   static long cacheCapacity() throws ReflectiveOperationException {
     long total = MemorySize.parse(MANAGED_PER_SLOT).getBytes();
-    for (String pkg : new String[] {"org.apache.flink.state.rocksdb", "org.apache.flink.contrib.streaming.state"}) {
+    for (String pkg :
+        new String[] {
+          "org.apache.flink.state.rocksdb", "org.apache.flink.contrib.streaming.state"
+        }) {
       try {
         Class<?> utils = Class.forName(pkg + ".RocksDBMemoryControllerUtils");
         return (long)
