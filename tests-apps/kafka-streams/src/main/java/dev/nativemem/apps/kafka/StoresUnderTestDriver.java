@@ -21,7 +21,7 @@ import org.apache.kafka.streams.state.Stores;
  */
 public final class StoresUnderTestDriver {
   private static final String TOPIC = "words";
-  private static final int RECORDS = 2_000;
+  private static final int RECORDS = 20;
 
   private StoresUnderTestDriver() {}
 
@@ -34,7 +34,7 @@ public final class StoresUnderTestDriver {
         TestInputTopic<String, String> input =
             driver.createInputTopic(TOPIC, new StringSerializer(), new StringSerializer());
         for (int i = 0; i < RECORDS; i++) {
-          input.pipeInput("key-" + (i % 100), "word-" + (i % 37));
+          input.pipeInput("key-" + i, "word-" + (i % 7));
         }
         for (StateStore store : driver.getAllStateStores().values()) {
           opened += store.persistent() ? 1 : 0;
