@@ -14,6 +14,7 @@ import java.nio.file.Paths;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -56,15 +57,19 @@ class RestartingKeyedJobTest {
   private static AppRun run;
   private static AgentReport report;
 
+  /** Flink 1.20 runs on Java up to 17 and 2.x from 11: one JDK, 17, serves both here. */
+  private static final int JAVA = Runtime.version().feature();
+
+  @BeforeEach
+  void onJdk17() {
+    assumeTrue(JAVA == 17, "Flink " + FLINK + " is tested on JDK 17 only; this is JDK " + JAVA);
+  }
+
   @BeforeAll
   static void runTheJob() throws Exception {
-    int java = Runtime.version().feature();
-    assumeTrue(
-        java == 17,
-        "Flink "
-            + FLINK
-            + " is tested on JDK 17 (Flink 1.20 supports up to 17); this is JDK "
-            + java);
+    if (JAVA != 17) {
+      return; // each test is skipped, with the reason
+    }
     String classPath =
         System.getProperty("job.classes")
             + File.pathSeparator
