@@ -1,7 +1,6 @@
 package dev.nativemem.apps.harness;
 
 import com.fasterxml.jackson.jr.ob.JSON;
-import dev.nativemem.internal.handles.CreationSites;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -122,7 +121,7 @@ public final class AgentReport {
 
     /** The line a person reads first: the text report's "created at" frame for this stack. */
     public String headline() {
-      return CreationSites.applicationFrame(stack());
+      return Headline.of(stack());
     }
 
     /** The site's whole JSON object as text (labels, notes: whatever the report adds). */
