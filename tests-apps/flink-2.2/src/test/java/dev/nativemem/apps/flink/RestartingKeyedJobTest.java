@@ -146,6 +146,20 @@ class RestartingKeyedJobTest {
   }
 
   /**
+   * No handle is reported open at Flink's lines: the Inflaters the JDK keeps in its class-path
+   * jars' caches belong to those caches, not to whichever Flink code last loaded a class.
+   */
+  @Test
+  void nothingIsReportedOpenAtFlinksLines() {
+    List<String> open =
+        report.sites().stream()
+            .filter(s -> s.open() > 0 && s.stack().contains("at org.apache.flink."))
+            .map(AgentReport.Site::toString)
+            .collect(Collectors.toList());
+    assertTrue(open.isEmpty(), "open at Flink's lines: " + open + "\n" + report.summary());
+  }
+
+  /**
    * On frocksdbjni 8.10 (Flink 2.x) every backend that compacted leaves its whole cache retained by
    * the leaked options; on 6.20 (Flink 1.20) the finalizers free those options and the caches.
    */
