@@ -30,6 +30,9 @@ class RestartingKeyedJobTest {
   /** Flink 1.x runs frocksdbjni 6.20, whose finalizers close what the garbage collector found. */
   private static final boolean FINALIZERS = FLINK.startsWith("1.");
 
+  /** FLINK-39753: 1.20.4 and 2.2.1 leak in Compactor.compact; 2.3.0 closes (the control). */
+  private static final boolean COMPACTOR_LEAKS = Boolean.getBoolean("flink.compactor.leaks");
+
   private static final String BACKEND_BUILT = "Finished building RocksDB keyed state-backend";
   private static final String COMPACTION = "Manually compacting";
   // Flink 2.0 moved the backend from org.apache.flink.contrib.streaming.state to .state.rocksdb.
@@ -109,7 +112,7 @@ class RestartingKeyedJobTest {
     assertAll(
         () ->
             assertEquals(
-                compactions,
+                COMPACTOR_LEAKS ? compactions : 0,
                 sitesWithHeadline("ColumnFamilyOptions", COMPACT_LINE, true),
                 report.summary()),
         () -> assertEquals(0, sitesWithHeadline("ColumnFamilyOptions", COMPACT_LINE, false)));
@@ -161,12 +164,13 @@ class RestartingKeyedJobTest {
 
   /**
    * On frocksdbjni 8.10 (Flink 2.x) every backend that compacted leaves its whole cache retained by
-   * the leaked options; on 6.20 (Flink 1.20) the finalizers free those options and the caches.
+   * the leaked options; on 6.20 (Flink 1.20) the finalizers free those options and the caches;
+   * where Compactor closes its options (2.3.0), nothing retains a cache.
    */
   @Test
   void zombieCachesAreFlinksConfiguredCacheOncePerRetainingBackend() {
     long capacity = run.counter("cache_capacity_bytes");
-    long retaining = backendsThatCompacted(run);
+    long retaining = COMPACTOR_LEAKS ? backendsThatCompacted(run) : 0;
     long expected = FINALIZERS ? 0 : capacity * retaining;
     assertEquals(expected, report.zombieCapacityBytes(), report.summary() + "\n" + run);
     if (!FINALIZERS) {
