@@ -115,6 +115,11 @@ public final class AgentReport {
       return number(json, "leaked");
     }
 
+    /** Open but resting in a pool (the site then names the pool). */
+    public long pooled() {
+      return number(json, "pooled");
+    }
+
     public String stack() {
       return String.valueOf(json.get("stack"));
     }

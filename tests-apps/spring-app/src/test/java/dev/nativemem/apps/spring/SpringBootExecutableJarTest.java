@@ -2,6 +2,7 @@ package dev.nativemem.apps.spring;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nativemem.apps.harness.AgentReport;
 import dev.nativemem.apps.harness.AppJvm;
@@ -21,6 +22,7 @@ class SpringBootExecutableJarTest {
   private static final int STREAMS = 200;
   private static final Path APP = Paths.get(System.getProperty("app.jar", "missing-app.jar"));
   private static final String INFLATER = "Inflater";
+  private static final String SPRING_POOL = "NestedJarFileResources";
   private static String appLine;
 
   @BeforeAll
@@ -68,7 +70,16 @@ class SpringBootExecutableJarTest {
     assertAll(
         () -> assertEquals(0, openThrough(report), "open, created through " + summary),
         () -> assertEquals(0, leakedThrough(report), "leaked: " + summary),
-        () -> assertEquals(0, report.count(INFLATER, "leaked"), "leaked Inflaters: " + summary));
+        () -> assertEquals(0, report.count(INFLATER, "leaked"), "leaked Inflaters: " + summary),
+        () ->
+            assertTrue(
+                report.sites().stream()
+                    .anyMatch(
+                        s ->
+                            s.kind().equals(INFLATER)
+                                && s.pooled() > 0
+                                && s.text().contains(SPRING_POOL)),
+                "Inflaters pooled by " + SPRING_POOL + ": " + summary));
   }
 
   @Test
