@@ -124,9 +124,13 @@ public final class AgentReport {
       return String.valueOf(json.get("stack"));
     }
 
-    /** The line a person reads first: the text report's "created at" frame for this stack. */
+    /**
+     * The line a person reads first: the report's {@code created_at}, or where the report carries
+     * the stack alone, the "created at" frame the text report prints for it.
+     */
     public String headline() {
-      return Headline.of(stack());
+      Object createdAt = json.get("created_at");
+      return createdAt instanceof String ? (String) createdAt : Headline.of(stack());
     }
 
     /** The site's whole JSON object as text (labels, notes: whatever the report adds). */
