@@ -8,16 +8,14 @@ import java.util.stream.Collectors;
 
 /** The agent's JSON handle report, read back: counts per kind, sites, zombie caches. */
 public final class AgentReport {
-  private final String json;
   private final Map<String, Object> root;
 
-  private AgentReport(String json, Map<String, Object> root) {
-    this.json = json;
+  private AgentReport(Map<String, Object> root) {
     this.root = root;
   }
 
   static AgentReport parse(String json) throws IOException {
-    return new AgentReport(json, JSON.std.mapFrom(json));
+    return new AgentReport(JSON.std.mapFrom(json));
   }
 
   /** One count ({@code created}, {@code closed}, {@code open}, {@code leaked}...) of a kind. */
@@ -73,10 +71,6 @@ public final class AgentReport {
         .collect(Collectors.toList());
   }
 
-  public long sitesDropped() {
-    return number(root, "sites_dropped");
-  }
-
   /** Every kind and site with its headline, for assertion messages. */
   public String summary() {
     StringBuilder out = new StringBuilder("kinds:\n");
@@ -89,10 +83,6 @@ public final class AgentReport {
     }
     out.append("zombie capacities: ").append(zombieCapacities()).append('\n');
     return out.toString();
-  }
-
-  public String json() {
-    return json;
   }
 
   /** Open and leaked handles of one kind created at one site. */

@@ -14,14 +14,10 @@ public final class SourceLine {
   private SourceLine() {}
 
   /**
-   * {@code pkg.Type.method(Type.java:N)}, N being the line of {@code type}'s source (under the
-   * module's {@code src/main/java}) that carries the marker.
+   * {@code pkg.Type.method(Type.java:N)}, N being the line of {@code className}'s source (under the
+   * module's {@code src/main/java}) that carries the marker. By name: the test may not be able to
+   * load the application's classes.
    */
-  public static String frame(Class<?> type, String method, String marker) throws IOException {
-    return frame(type.getName(), method, marker);
-  }
-
-  /** As {@link #frame(Class, String, String)}, for a class the test cannot load. */
   public static String frame(String className, String method, String marker) throws IOException {
     String outer =
         className.contains("$") ? className.substring(0, className.indexOf('$')) : className;
