@@ -1,0 +1,90 @@
+package dev.nativemem.apps.harness;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs an application in a child JVM with the nativemem agent at {@code level=full}, writing the
+ * agent's JSON report at exit, and keeps what the application printed.
+ */
+public final class AppJvm {
+  static final Path AGENT_JAR =
+      Paths.get(System.getProperty("nativemem.jar", "missing-nativemem.jar"));
+  private static final String JAVA =
+      Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+  private static final long TIMEOUT_SECONDS = 240;
+
+  private final String name;
+  private final List<String> jvmArgs = new ArrayList<>();
+
+  /** {@code name} names the run's directory under the module's {@code target/runs}. */
+  public AppJvm(String name) {
+    this.name = name;
+  }
+
+  public AppJvm jvmArg(String... args) {
+    jvmArgs.addAll(Arrays.asList(args));
+    return this;
+  }
+
+  /** {@code java -javaagent:nativemem.jar=level=full,report=... -jar <jar> <args>}. */
+  public AppRun jar(Path jar, String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(Arrays.asList("-jar", jar.toString()));
+    command.addAll(Arrays.asList(args));
+    return run(command);
+  }
+
+  /** {@code java -javaagent:... -cp <classPath> <mainClass> <args>}. */
+  public AppRun main(String classPath, String mainClass, String... args)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(Arrays.asList("-cp", classPath, mainClass));
+    command.addAll(Arrays.asList(args));
+    return run(command);
+  }
+
+  private AppRun run(List<String> application) throws IOException, InterruptedException {
+    if (!Files.isRegularFile(AGENT_JAR)) {
+      throw new IllegalStateException(
+          AGENT_JAR + " is missing: build the project first ('mvn install -DskipTests')");
+    }
+    Path dir = Paths.get(System.getProperty("nativemem.test.workdir", "target/runs"), name);
+    Files.createDirectories(dir);
+    Path report = dir.resolve("handles.json");
+    Path out = dir.resolve("stdout.txt");
+    Path err = dir.resolve("stderr.txt");
+    for (Path old : new Path[] {report, out, err}) {
+      Files.deleteIfExists(old); // ours, from an earlier run of this test
+    }
+    List<String> command = new ArrayList<>();
+    command.add(JAVA);
+    command.add("-javaagent:" + AGENT_JAR + "=level=full,report=" + report);
+    command.addAll(jvmArgs);
+    command.add("-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp")));
+    command.addAll(application);
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile());
+    builder.environment().remove("LD_PRELOAD");
+    builder.environment().remove("MALLOC_CONF");
+    builder.environment().remove("JAVA_TOOL_OPTIONS");
+    Process process = builder.start();
+    if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+      process.destroyForcibly().waitFor();
+      throw new IllegalStateException("timed out after " + TIMEOUT_SECONDS + " s: " + command);
+    }
+    return new AppRun(
+        process.exitValue(),
+        Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8),
+        report);
+  }
+}

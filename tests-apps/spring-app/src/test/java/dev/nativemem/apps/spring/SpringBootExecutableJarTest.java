@@ -1,0 +1,98 @@
+package dev.nativemem.apps.spring;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nativemem.apps.harness.AgentReport;
+import dev.nativemem.apps.harness.AppJvm;
+import dev.nativemem.apps.harness.AppRun;
+import dev.nativemem.apps.harness.SourceLine;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A Spring Boot 3 executable jar ({@code spring-boot-maven-plugin repackage}) reads its own
+ * resource through Spring Boot's nested-jar loader: the agent's counts must equal what the
+ * application did, at the application's line, not the loader's.
+ */
+class SpringBootExecutableJarTest {
+  private static final int STREAMS = 200;
+  private static final Path APP = Paths.get(System.getProperty("app.jar", "missing-app.jar"));
+  private static final String INFLATER = "Inflater";
+  private static final String SPRING_POOL = "NestedJarFileResources";
+  private static String appLine;
+
+  @BeforeAll
+  static void findTheApplicationsLine() throws Exception {
+    // Not loadable here: failsafe's class path has the repackaged jar (classes in BOOT-INF/).
+    appLine =
+        SourceLine.frame(
+            "dev.nativemem.apps.spring.ResourceStreamsApp", "openAndRead", "first-read");
+  }
+
+  private static AppRun run(String variant) throws Exception {
+    AppRun run = new AppJvm("spring-" + variant).jar(APP, variant, "" + STREAMS);
+    assertEquals(0, run.exitCode(), run.toString());
+    assertEquals(STREAMS, run.counter("streams_opened"), run.toString());
+    return run;
+  }
+
+  private static long openThrough(AgentReport report) {
+    return report.sitesThrough(INFLATER, appLine).stream().mapToLong(AgentReport.Site::open).sum();
+  }
+
+  private static long leakedThrough(AgentReport report) {
+    return report.sitesThrough(INFLATER, appLine).stream()
+        .mapToLong(AgentReport.Site::leaked)
+        .sum();
+  }
+
+  @Test
+  void streamsKeptUnclosedAreOpenAtTheApplicationsLine() throws Exception {
+    AppRun run = run("leak");
+    AgentReport report = run.report();
+    long opened = run.counter("streams_opened");
+    String summary = appLine + "\n" + report.summary();
+    assertAll(
+        () -> assertEquals(opened, openThrough(report), "open, created through " + summary),
+        () -> assertEquals(0, leakedThrough(report), "leaked: " + summary),
+        () -> assertEquals(opened, report.openAt(INFLATER, appLine), "headline: " + summary));
+  }
+
+  @Test
+  void streamsClosedLeaveNothingOpenOrLeaked() throws Exception {
+    AgentReport report = run("closing").report();
+    String summary = appLine + "\n" + report.summary();
+    // A closed stream hands its Inflater to the loader's pool: pooled, not open at the reader.
+    assertAll(
+        () -> assertEquals(0, openThrough(report), "open, created through " + summary),
+        () -> assertEquals(0, leakedThrough(report), "leaked: " + summary),
+        () -> assertEquals(0, report.count(INFLATER, "leaked"), "leaked Inflaters: " + summary),
+        () ->
+            assertTrue(
+                report.sites().stream()
+                    .anyMatch(
+                        s ->
+                            s.kind().equals(INFLATER)
+                                && s.pooled() > 0
+                                && s.text().contains(SPRING_POOL)),
+                "Inflaters pooled by " + SPRING_POOL + ": " + summary));
+  }
+
+  @Test
+  void streamsDroppedAndCollectedAreLeakedAtTheApplicationsLine() throws Exception {
+    AppRun run = run("dropped");
+    long collected = run.counter("streams_collected");
+    assertEquals(STREAMS, collected, run.toString());
+    AgentReport report = run.report();
+    String summary = appLine + "\n" + report.summary();
+    // Spring Boot's own Cleaner ends the dropped streams' Inflaters: still a leak of the reader.
+    assertAll(
+        () -> assertEquals(collected, leakedThrough(report), "leaked through " + summary),
+        () -> assertEquals(0, openThrough(report), "open: " + summary),
+        () -> assertEquals(collected, report.leakedAt(INFLATER, appLine), "headline: " + summary));
+  }
+}
