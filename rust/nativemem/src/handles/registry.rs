@@ -312,6 +312,17 @@ impl HandleRegistry {
         }
     }
 
+    /// A reader dropped its stream unclosed and a cleaner handed the stream's Inflater to a pool
+    /// (Spring Boot's loader does): a leak at the reader's site, counted before the pool takes the
+    /// handle over. The handle stays alive, pooled, so the kind's counters do not count it leaked.
+    pub fn leaked_into_pool(&self, id: u64) {
+        let mut books = self.books();
+        if let Some(record) = books.open.get(&id) {
+            let key = (record.kind, record.site);
+            *books.leaks_by_site.entry(key).or_insert(0) += 1;
+        }
+    }
+
     /// A handle reported leaked was then freed by a finalizer (`id` leaked, of `kind` at `site`):
     /// what it retained is released.
     pub fn finalized(&self, id: u64, kind: u32, site: u32) {
@@ -737,6 +748,26 @@ mod tests {
         assert!(report.oldest_open.iter().all(|o| o.handle_id == b));
         r.reassign(a, borrower, 0, false);
         assert_eq!(r.report().kinds[0].open, 2);
+    }
+
+    #[test]
+    fn a_stream_leaked_into_a_pool_is_a_leak_at_the_readers_site_and_pooled() {
+        let r = HandleRegistry::default();
+        let a = new_handle(&r, "Inflater", "at App.read(App.java:7)");
+        let reader = r.report().sites[0].site_id;
+        let pool =
+            r.intern_site("(pooled by org.springframework.boot.loader.jar.NestedJarFileResources)");
+        r.leaked_into_pool(a);
+        r.reassign(a, pool, 0, true);
+        let report = r.report();
+        let at = |site: u32| report.sites.iter().find(|s| s.site_id == site).unwrap();
+        assert_eq!(
+            (at(reader).leaked, at(reader).open, at(reader).pooled),
+            (1, 0, 0)
+        );
+        assert_eq!((at(pool).leaked, at(pool).pooled), (0, 1));
+        // Alive in the pool: the kind counts it pooled, not leaked (created = ended + open + pooled).
+        assert_eq!((report.kinds[0].leaked, report.kinds[0].pooled), (0, 1));
     }
 
     #[test]

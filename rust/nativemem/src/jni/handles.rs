@@ -178,6 +178,18 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesReassign<
 }
 
 #[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesLeakedIntoPool<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) {
+    guard(&mut env, (), |_| {
+        registry().leaked_into_pool(id(handle, "handle")?);
+        Ok(())
+    })
+}
+
+#[no_mangle]
 pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesFinalized<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,

@@ -65,6 +65,12 @@ class JniBoundaryTest {
             IllegalArgumentException.class, () -> NativeBridge.handlesReassign(-1, 0, 0, false));
     assertTrue(
         reassigned.getMessage().contains("handle must not be negative"), reassigned.getMessage());
+    IllegalArgumentException leakedIntoPool =
+        assertThrows(
+            IllegalArgumentException.class, () -> NativeBridge.handlesLeakedIntoPool(-1));
+    assertTrue(
+        leakedIntoPool.getMessage().contains("handle must not be negative"),
+        leakedIntoPool.getMessage());
     IllegalArgumentException stack =
         assertThrows(
             IllegalArgumentException.class, () -> NativeBridge.handlesInternSiteOfStack(null));

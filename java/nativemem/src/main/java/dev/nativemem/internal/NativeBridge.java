@@ -84,6 +84,12 @@ public final class NativeBridge {
    */
   public static native void handlesReassign(long handle, int site, int thread, boolean pooled);
 
+  /**
+   * A cleaner handed a dropped stream's Inflater to a pool: a leak at the reader's site, though the
+   * handle lives on, pooled (call before {@link #handlesReassign} moves it to the pool).
+   */
+  public static native void handlesLeakedIntoPool(long handle);
+
   /** A handle ended as leaked was then freed by a finalizer: it retains nothing any more. */
   public static native void handlesFinalized(long handle, int kind, int site);
 

@@ -298,10 +298,15 @@ public final class HandleTracker {
       handle.pooled = pooled;
       PerThread thread = perThread.get();
       if (pooled) {
+        // Returned by a cleaner: its reader dropped the stream unclosed.
+        boolean leaked = Reclaimers.onReclaimerThread();
         HandleScopeBooks scope = handle.scope;
         handle.scope = null;
         if (scope != null) {
-          scope.onEnded(handle, Reclaimers.onReclaimerThread() ? End.LEAKED : End.TRANSFERRED);
+          scope.onEnded(handle, leaked ? End.LEAKED : End.TRANSFERRED);
+        }
+        if (leaked) {
+          NativeBridge.handlesLeakedIntoPool(handle.id);
         }
         int site = poolSite(pool);
         NativeBridge.handlesReassign(handle.id, site, threadId(thread), true);
