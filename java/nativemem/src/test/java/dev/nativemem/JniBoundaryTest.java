@@ -66,8 +66,7 @@ class JniBoundaryTest {
     assertTrue(
         reassigned.getMessage().contains("handle must not be negative"), reassigned.getMessage());
     IllegalArgumentException leakedIntoPool =
-        assertThrows(
-            IllegalArgumentException.class, () -> NativeBridge.handlesLeakedIntoPool(-1));
+        assertThrows(IllegalArgumentException.class, () -> NativeBridge.handlesLeakedIntoPool(-1));
     assertTrue(
         leakedIntoPool.getMessage().contains("handle must not be negative"),
         leakedIntoPool.getMessage());

@@ -107,11 +107,7 @@ final class ReportCommand extends CliCommand {
     String basePath = base == null ? null : existing(base);
     if (output != null) {
       NativeBridge.profileWrite(
-          dumpPath,
-          basePath,
-          format.name(),
-          top,
-          output.toAbsolutePath().toString());
+          dumpPath, basePath, format.name(), top, output.toAbsolutePath().toString());
       System.err.println("wrote " + output.toAbsolutePath());
       return 0;
     }
@@ -123,8 +119,7 @@ final class ReportCommand extends CliCommand {
               + format
               + ")");
     }
-    System.out.print(
-        NativeBridge.profileRender(dumpPath, basePath, format.name(), top));
+    System.out.print(NativeBridge.profileRender(dumpPath, basePath, format.name(), top));
     return 0;
   }
 }
