@@ -1,11 +1,10 @@
 package dev.nativemem.internal;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /** Removing what nativemem itself wrote: a file or a whole directory, best effort. */
 public final class FileTrees {
@@ -17,11 +16,18 @@ public final class FileTrees {
    * harmless and must never fail the operation that just succeeded.
    */
   public static void deleteQuietly(Path root) {
-    try (Stream<Path> walk = Files.walk(root)) {
-      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-        Files.deleteIfExists(p);
+    // Plain recursion, not Files.walk: this runs at every library load (the previous JVM's
+    // extraction directory), where a stream pipeline costs a start its class loading.
+    try {
+      if (Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+        try (DirectoryStream<Path> children = Files.newDirectoryStream(root)) {
+          for (Path child : children) {
+            deleteQuietly(child);
+          }
+        }
       }
-    } catch (IOException | UncheckedIOException e) {
+      Files.deleteIfExists(root);
+    } catch (IOException | RuntimeException e) {
       // Best effort, as documented.
     }
   }

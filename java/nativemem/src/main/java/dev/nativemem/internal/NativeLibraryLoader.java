@@ -220,7 +220,7 @@ public final class NativeLibraryLoader {
    * so the name needs to be unique, not unguessable; an existing name is skipped.
    */
   private static Path createProcessDirectory(Path base) throws IOException {
-    String prefix = PROCESS_DIR_PREFIX + ProcessHandle.current().pid() + "-";
+    String prefix = PROCESS_DIR_PREFIX + currentPid() + "-";
     long unique = System.nanoTime();
     for (int attempt = 0; ; attempt++) {
       Path dir = base.resolve(prefix + Long.toHexString(unique + attempt));
@@ -231,6 +231,18 @@ public final class NativeLibraryLoader {
           throw taken;
         }
       }
+    }
+  }
+
+  /**
+   * This process's id as its PID namespace sees it. Read from {@code /proc/self}: {@code
+   * ProcessHandle} would set up its process reaper's thread pool on the way, at every start.
+   */
+  private static String currentPid() {
+    try {
+      return Files.readSymbolicLink(Paths.get("/proc/self")).toString();
+    } catch (IOException | UnsupportedOperationException e) {
+      return Long.toString(ProcessHandle.current().pid());
     }
   }
 
