@@ -111,6 +111,15 @@ public final class NativeMemory {
     return MemoryBreakdown.read(NativeBridge.nativeViewJson(), view);
   }
 
+  /**
+   * The breakdown and the allocator's statistics read together, shared by callers within {@link
+   * MemorySnapshot#MAX_AGE}: what the MXBean, metrics and watches read, so that polling many
+   * figures costs one reading.
+   */
+  public static MemorySnapshot snapshot() {
+    return MemorySnapshot.current();
+  }
+
   /** What to change, with reasons: arenas sized for the host, decay, NMT, profiling, headroom. */
   public static java.util.List<Advice> advice() {
     return AdviceRules.evaluate(allocator(), breakdown(), System.getenv());

@@ -6,9 +6,9 @@ import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
-/** The {@link NativeMemoryMXBean} that reads the facade on every attribute access. */
+/** The {@link NativeMemoryMXBean}: every attribute read from {@link NativeMemory#snapshot()}. */
 final class NativeMemoryMBean implements NativeMemoryMXBean {
-  static final String NAME = "dev.nativemem:type=NativeMemory";
+  static final String NAME = OBJECT_NAME;
 
   /**
    * Registers once per MBean server; later calls return the same name. A copy loaded by another
@@ -37,52 +37,52 @@ final class NativeMemoryMBean implements NativeMemoryMXBean {
 
   @Override
   public String getAllocatorKind() {
-    return NativeMemory.breakdown().allocatorKind();
+    return NativeMemory.snapshot().breakdown().allocatorKind();
   }
 
   @Override
   public long getAllocatedBytes() {
-    return NativeMemory.breakdown().allocatorAllocatedBytes();
+    return NativeMemory.snapshot().breakdown().allocatorAllocatedBytes();
   }
 
   @Override
   public long getAllocatorResidentBytes() {
-    return NativeMemory.breakdown().allocatorResidentBytes().orElse(-1L);
+    return NativeMemory.snapshot().breakdown().allocatorResidentBytes().orElse(-1L);
   }
 
   @Override
   public long getAllocatorDirtyBytes() {
-    return NativeMemory.breakdown().allocatorDirtyBytes().orElse(-1L);
+    return NativeMemory.snapshot().breakdown().allocatorDirtyBytes().orElse(-1L);
   }
 
   @Override
   public long getRssBytes() {
-    return NativeMemory.processMemory().rssBytes();
+    return NativeMemory.snapshot().breakdown().rssBytes();
   }
 
   @Override
   public long getUnaccountedBytes() {
-    return NativeMemory.breakdown(MemoryBreakdown.View.RESIDENT).unaccountedBytes();
+    return NativeMemory.snapshot().breakdown().unaccountedBytes();
   }
 
   @Override
   public long getLimitBytes() {
-    return NativeMemory.breakdown().limitBytes().orElse(-1L);
+    return NativeMemory.snapshot().breakdown().limitBytes().orElse(-1L);
   }
 
   @Override
   public long getHeadroomBytes() {
-    return NativeMemory.breakdown().headroomBytes().orElse(-1L);
+    return NativeMemory.snapshot().breakdown().headroomBytes().orElse(-1L);
   }
 
   @Override
   public String getBreakdownJson() {
-    return NativeMemory.breakdown().toJson();
+    return NativeMemory.snapshot().breakdown().toJson();
   }
 
   @Override
   public String getStatsJson() {
-    return NativeMemory.stats().toJson();
+    return NativeMemory.snapshot().stats().toJson();
   }
 
   @Override

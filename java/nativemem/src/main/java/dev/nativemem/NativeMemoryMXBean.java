@@ -2,11 +2,15 @@ package dev.nativemem;
 
 /**
  * nativemem over JMX as {@code dev.nativemem:type=NativeMemory}: what jconsole, the Prometheus JMX
- * exporter or Flink's JMX reporter read. Byte attributes are -1 where the figure does not exist (no
- * limit, or glibc for jemalloc-only figures). Register with {@link NativeMemory#registerMBean()} or
- * {@code -Dnativemem.jmx=true}.
+ * exporter or Flink's JMX reporter read. Every attribute comes from one {@link MemorySnapshot}, so
+ * the attributes of one scrape agree with each other and cost one reading. Byte attributes are -1
+ * where the figure does not exist (no limit, or glibc for jemalloc-only figures). Register with
+ * {@link NativeMemory#registerMBean()} or {@code -Dnativemem.jmx=true}.
  */
 public interface NativeMemoryMXBean {
+  /** The name it is registered under. */
+  String OBJECT_NAME = "dev.nativemem:type=NativeMemory";
+
   /** {@code jemalloc} or {@code glibc}. */
   String getAllocatorKind();
 

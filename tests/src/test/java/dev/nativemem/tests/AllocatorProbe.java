@@ -234,7 +234,7 @@ public final class AllocatorProbe {
   static void jmx(Map<String, Object> out) throws Exception {
     javax.management.MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     javax.management.ObjectName name =
-        new javax.management.ObjectName("dev.nativemem:type=NativeMemory");
+        new javax.management.ObjectName(dev.nativemem.NativeMemoryMXBean.OBJECT_NAME);
     out.put("registered_before_use", server.isRegistered(name));
     NativeMemory.version(); // first use of the facade
     out.put("registered", server.isRegistered(name));
@@ -245,6 +245,11 @@ public final class AllocatorProbe {
     out.put("jmx_rss_bytes", server.getAttribute(name, "RssBytes"));
     out.put("rss_bytes", NativeMemory.processMemory().rssBytes());
     out.put("breakdown", server.getAttribute(name, "BreakdownJson"));
+    // One scrape: attributes read back to back come from one snapshot, so they agree exactly.
+    String scraped = (String) server.getAttribute(name, "BreakdownJson");
+    out.put("scrape_rss_bytes", server.getAttribute(name, "RssBytes"));
+    out.put("scrape_unaccounted_bytes", server.getAttribute(name, "UnaccountedBytes"));
+    out.put("scrape_breakdown", scraped);
     out.put("purge", server.invoke(name, "purge", new Object[0], new String[0]));
   }
 

@@ -32,6 +32,10 @@ class JmxTest {
       assertEquals(-1, number(r, "jmx_resident_bytes"), "glibc has no resident figure");
     }
     assertPartsAddUp(object(r, "breakdown"));
+    Map<String, Object> scraped = object(r, "scrape_breakdown");
+    assertEquals(number(scraped, "rss_bytes"), number(r, "scrape_rss_bytes"), r.toString());
+    assertEquals(
+        number(scraped, "unaccounted_bytes"), number(r, "scrape_unaccounted_bytes"), r.toString());
     Map<String, Object> purge = object(r, "purge");
     assertEquals(setup.isJemalloc() ? "purge" : "trim", purge.get("remedy"));
   }
