@@ -238,12 +238,16 @@ public final class AllocatorProbe {
     out.put("registered_before_use", server.isRegistered(name));
     NativeMemory.version(); // first use of the facade
     out.put("registered", server.isRegistered(name));
+    server.getAttribute(name, "AllocatorKind"); // JMX's own first-use costs, before any reading
+    // Attributes come from a snapshot shared for MAX_AGE: let it expire, then read the facade's
+    // figures just before the MXBean takes its fresh one.
+    Thread.sleep(dev.nativemem.MemorySnapshot.MAX_AGE.toMillis() + 50);
+    out.put("stats_allocated_bytes", NativeMemory.stats().allocatedBytes());
+    out.put("rss_bytes", NativeMemory.processMemory().rssBytes());
     out.put("kind", server.getAttribute(name, "AllocatorKind"));
     out.put("jmx_allocated_bytes", server.getAttribute(name, "AllocatedBytes"));
-    out.put("stats_allocated_bytes", NativeMemory.stats().allocatedBytes());
     out.put("jmx_resident_bytes", server.getAttribute(name, "AllocatorResidentBytes"));
     out.put("jmx_rss_bytes", server.getAttribute(name, "RssBytes"));
-    out.put("rss_bytes", NativeMemory.processMemory().rssBytes());
     out.put("breakdown", server.getAttribute(name, "BreakdownJson"));
     // One scrape: attributes read back to back come from one snapshot, so they agree exactly.
     String scraped = (String) server.getAttribute(name, "BreakdownJson");
