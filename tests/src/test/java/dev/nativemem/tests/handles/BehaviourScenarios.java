@@ -59,6 +59,9 @@ public final class BehaviourScenarios {
       case "finalizer":
         finalizer();
         break;
+      case "run-finalization":
+        runFinalization();
+        break;
       case "owns-nothing":
         ownsNothing(Files.createTempDirectory("owns-nothing"));
         break;
@@ -343,6 +346,31 @@ public final class BehaviourScenarios {
     }
     System.out.println("json " + after.toJson());
   }
+
+  /**
+   * Options dropped unclosed, then finalized by {@code System.runFinalization}, whose finalizer
+   * runs on a thread of its own before the tracker saw the collection: still leaks, as Flink 1.x
+   * jobs do at exit.
+   */
+  static void runFinalization() throws Exception {
+    for (int i = 0; i < RUN_FINALIZATION_LEAKS; i++) {
+      new ColumnFamilyOptions();
+    }
+    for (int i = 0; i < 20; i++) {
+      System.gc();
+      System.runFinalization();
+      Thread.sleep(20);
+    }
+    HandleReport report = NativeHandles.report();
+    System.out.println("options " + counts(report.kind("ColumnFamilyOptions")));
+    for (HandleReport.Site site : report.sites()) {
+      if (site.kind().equals("ColumnFamilyOptions")) {
+        System.out.println("freed_by_finalizer " + site.freedByFinalizer());
+      }
+    }
+  }
+
+  static final int RUN_FINALIZATION_LEAKS = 20;
 
   /** {@code PerfContext} owns nothing (its dispose is empty): never tracked, never a leak. */
   static void ownsNothing(Path dir) throws Exception {

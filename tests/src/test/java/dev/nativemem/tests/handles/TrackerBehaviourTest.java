@@ -164,6 +164,23 @@ class TrackerBehaviourTest {
     assertEquals("" + (16L << 20), current.value("zombie_before"), current.toString());
   }
 
+  /** A finalizer run by {@code System.runFinalization} (its own thread) still reports a leak. */
+  @Test
+  void runFinalizationsThreadStillReportsTheLeak() throws Exception {
+    Result result =
+        new ScenarioJvm()
+            .mainClass(SCENARIOS)
+            .classpath(ScenarioJvm.codeSource(NestedJarFile.class).toString())
+            .rocksdb(variant("frocksdbjni-6.20"))
+            .agent("level=full")
+            .run("run-finalization");
+    int leaks = BehaviourScenarios.RUN_FINALIZATION_LEAKS;
+    assertEquals(0, result.exitCode(), result.toString());
+    // created closed leaked open pooled
+    assertEquals(leaks + " 0 " + leaks + " 0 0", result.value("options"), result.toString());
+    assertEquals("" + leaks, result.value("freed_by_finalizer"), result.toString());
+  }
+
   @Test
   void kindThatOwnsNothingIsNotTracked() throws Exception {
     Result result = run("level=full", "owns-nothing");

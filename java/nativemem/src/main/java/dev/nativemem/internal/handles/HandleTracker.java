@@ -416,13 +416,16 @@ public final class HandleTracker {
             ? byFlag.remove(owningFlag)
             : byOwner.remove(new TrackedHandle.OwnerProbe(owner));
     if (handle == null) {
+      // Collected before, so whoever closes it now is a finalizer, on whichever thread.
       TrackedHandle leaked = owningFlag == null ? null : awaitingFinalizer.remove(owningFlag);
-      if (leaked != null && reclaimed) {
+      if (leaked != null && how == End.CLOSED) {
         NativeBridge.handlesFinalized(leaked.id, kindId(leaked.kind), leaked.site);
       }
       return;
     }
-    if (reclaimed) {
+    // A cleared reference means the collector found the owner unreachable before this close: a
+    // finalizer runs it, also on the threads System.runFinalization starts.
+    if (reclaimed || (how == End.CLOSED && handle.get() == null)) {
       how = owningFlag != null ? End.FINALIZED : End.LEAKED;
     }
     finish(handle, how);

@@ -57,6 +57,18 @@ class RestartingKeyedJobTest {
           "WriteBatch",
           "RocksIterator");
 
+  /**
+   * Flink's race, not ours: a restart closes the backend's RocksDB while the manual compaction it
+   * started still runs on the task executor's I/O pool (CompactionScheduler.stop stops only its
+   * scheduler), and RocksDB's compactFiles crashes the JVM. Seen in about one run in fifteen here;
+   * such a run is repeated, at most {@link #MAX_ATTEMPTS} times in all.
+   */
+  private static final String[] COMPACTION_RACE = {
+    "rocksdb::DBImpl::CompactFiles", ".sstmerge.Compactor.compact("
+  };
+
+  private static final int MAX_ATTEMPTS = 3;
+
   private static AppRun run;
   private static AgentReport report;
 
@@ -77,19 +89,32 @@ class RestartingKeyedJobTest {
         System.getProperty("job.classes")
             + File.pathSeparator
             + Files.readString(Paths.get(System.getProperty("job.classpath.file"))).trim();
-    run =
-        new AppJvm("flink-" + FLINK)
-            .jvmArg(
-                "-Xmx512m",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-Dorg.slf4j.simpleLogger.showDateTime=false",
-                "-Dorg.slf4j.simpleLogger.log.org.apache.flink.contrib.streaming.state=info",
-                "-Dorg.slf4j.simpleLogger.log.org.apache.flink.state.rocksdb=info",
-                "-Dorg.slf4j.simpleLogger.log.org.apache.flink.contrib.streaming.state.sstmerge.Compactor=debug",
-                "-Dorg.slf4j.simpleLogger.log.org.apache.flink.state.rocksdb.sstmerge.Compactor=debug")
-            .main(classPath, RestartingKeyedJob.class.getName(), "" + RESTARTS);
+    for (int attempt = 1; ; attempt++) {
+      run = runOnce(classPath);
+      if (attempt == MAX_ATTEMPTS || !run.crashedIn(COMPACTION_RACE)) {
+        break;
+      }
+      System.err.println(
+          "Flink "
+              + FLINK
+              + " crashed the JVM in its manual compaction race; running the job again\n"
+              + run);
+    }
     assertEquals(0, run.exitCode(), run.toString());
     report = run.report();
+  }
+
+  private static AppRun runOnce(String classPath) throws Exception {
+    return new AppJvm("flink-" + FLINK)
+        .jvmArg(
+            "-Xmx512m",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "-Dorg.slf4j.simpleLogger.showDateTime=false",
+            "-Dorg.slf4j.simpleLogger.log.org.apache.flink.contrib.streaming.state=info",
+            "-Dorg.slf4j.simpleLogger.log.org.apache.flink.state.rocksdb=info",
+            "-Dorg.slf4j.simpleLogger.log.org.apache.flink.contrib.streaming.state.sstmerge.Compactor=debug",
+            "-Dorg.slf4j.simpleLogger.log.org.apache.flink.state.rocksdb.sstmerge.Compactor=debug")
+        .main(classPath, RestartingKeyedJob.class.getName(), "" + RESTARTS);
   }
 
   private static long sitesWithHeadline(String kind, String frame, boolean leaked) {

@@ -66,6 +66,7 @@ public final class AppJvm {
     command.add(JAVA);
     command.add("-javaagent:" + AGENT_JAR + "=level=full,report=" + report);
     command.addAll(jvmArgs);
+    command.add("-XX:ErrorFile=" + dir.toAbsolutePath().resolve("hs_err_pid%p.log"));
     command.add("-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp")));
     command.addAll(application);
     ProcessBuilder builder =
@@ -81,10 +82,14 @@ public final class AppJvm {
       process.destroyForcibly().waitFor();
       throw new IllegalStateException("timed out after " + TIMEOUT_SECONDS + " s: " + command);
     }
+    Path crashLog = dir.resolve("hs_err_pid" + process.pid() + ".log");
     return new AppRun(
         process.exitValue(),
         Files.readString(out, StandardCharsets.UTF_8),
         Files.readString(err, StandardCharsets.UTF_8),
-        report);
+        report,
+        Files.isRegularFile(crashLog)
+            ? Files.readString(crashLog, StandardCharsets.ISO_8859_1)
+            : "");
   }
 }

@@ -12,12 +12,14 @@ public final class AppRun {
   private final String stdout;
   private final String stderr;
   private final Path report;
+  private final String crashLog;
 
-  AppRun(int exitCode, String stdout, String stderr, Path report) {
+  AppRun(int exitCode, String stdout, String stderr, Path report, String crashLog) {
     this.exitCode = exitCode;
     this.stdout = stdout;
     this.stderr = stderr;
     this.report = report;
+    this.crashLog = crashLog;
   }
 
   public int exitCode() {
@@ -30,6 +32,16 @@ public final class AppRun {
 
   public String stderr() {
     return stderr;
+  }
+
+  /** Whether the JVM crashed with every one of {@code frames} in its error report. */
+  public boolean crashedIn(String... frames) {
+    for (String frame : frames) {
+      if (!crashLog.contains(frame)) {
+        return false;
+      }
+    }
+    return !crashLog.isEmpty();
   }
 
   /** The number the application printed on its line {@code "<key> <number>"}. */
