@@ -257,7 +257,17 @@ public final class HeapProfilingChild {
     for (Thread t : threads) {
       t.start();
     }
+    // At least `seconds`, then on until each activity reached its minimum (a loaded machine is
+    // slower), for at most four times as long.
+    long start = System.nanoTime();
     Thread.sleep(seconds * 1000L);
+    while ((toggles.get() < STRESS_TOGGLES
+            || dumps.get() < STRESS_DUMPS
+            || spawns.get() < STRESS_SPAWNS
+            || allocations.get() < STRESS_ALLOCATIONS)
+        && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(4L * seconds)) {
+      Thread.sleep(100);
+    }
     running.set(false);
     for (Thread t : threads) {
       t.join(30_000);
@@ -273,6 +283,13 @@ public final class HeapProfilingChild {
   }
 
   private static final AtomicLong FAILURES = new AtomicLong();
+
+  /** What the stress run does at least, each concurrently with the others. */
+  static final long STRESS_TOGGLES = 100;
+
+  static final long STRESS_DUMPS = 20;
+  static final long STRESS_SPAWNS = 50;
+  static final long STRESS_ALLOCATIONS = 10_000;
 
   private interface Step {
     void run() throws Exception;

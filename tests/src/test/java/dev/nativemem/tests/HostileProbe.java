@@ -16,12 +16,23 @@ public final class HostileProbe {
   public static void main(String[] args) throws Exception {
     switch (args[0]) {
       case "hold":
-        // Loads the library, says where from, and keeps it until stdin closes.
-        System.out.println("LOADED " + NativeMemory.version().libraryPath());
+        // Loads the library (the shared copy), then in a second class loader, which gets a
+        // per-process copy; says where that is, and keeps both until stdin closes.
+        NativeMemory.version();
+        URLClassLoader second =
+            new URLClassLoader(
+                new URL[] {Paths.get(args[1]).toUri().toURL()},
+                ClassLoader.getPlatformClassLoader());
+        Object copy =
+            Class.forName("dev.nativemem.NativeMemory", true, second)
+                .getMethod("version")
+                .invoke(null);
+        System.out.println("LOADED " + copy.getClass().getMethod("libraryPath").invoke(copy));
         System.out.flush();
         while (System.in.read() >= 0) {
           // wait
         }
+        second.close();
         break;
       case "two-loaders":
         for (int i = 0; i < 2; i++) {

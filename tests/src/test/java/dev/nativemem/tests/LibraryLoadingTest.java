@@ -1,6 +1,7 @@
 package dev.nativemem.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,8 +9,15 @@ import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
@@ -117,6 +125,80 @@ class LibraryLoadingTest {
   private static String pathOf(String versionsJson) {
     int start = versionsJson.indexOf("\"library_path\":\"") + 16;
     return versionsJson.substring(start, versionsJson.indexOf('"', start));
+  }
+
+  /** Every JVM of a user loads one extracted copy per library content, written once. */
+  @Test
+  void jvmsShareOneCopyNamedByTheJarEntrysCrcAndSize(@TempDir Path dir) throws Exception {
+    Path base = dir.resolve("extract");
+    ZipEntry entry;
+    try (ZipFile jar = new ZipFile(ForkedJvm.JAR.toFile())) {
+      entry = jar.getEntry(LIBRARY_ENTRY);
+    }
+    Path expected =
+        dir.toRealPath()
+            .resolve("extract")
+            .resolve("lib-" + Long.toHexString(entry.getCrc()) + "-" + entry.getSize() + ".so");
+    String first = loadedPathIn(base);
+    assertEquals(expected.toString(), first);
+    assertEquals(entry.getSize(), Files.size(expected));
+    assertEquals(
+        "r-x------", PosixFilePermissions.toString(Files.getPosixFilePermissions(expected)));
+    Object inode = Files.getAttribute(expected, "unix:ino");
+
+    assertEquals(first, loadedPathIn(base));
+    assertEquals(inode, Files.getAttribute(expected, "unix:ino"), "the second JVM extracted again");
+    try (Stream<Path> files = Files.list(base)) {
+      assertEquals(List.of(expected), files.collect(Collectors.toList()), "no per-process copy");
+    }
+  }
+
+  /** A copy that is not as written (damaged, or a link) is replaced, and what a link names kept. */
+  @Test
+  void aDamagedOrLinkedCopyIsReplaced(@TempDir Path dir) throws Exception {
+    Path base = dir.resolve("extract");
+    Path cached = Paths.get(loadedPathIn(base));
+    long size = Files.size(cached);
+    Files.setPosixFilePermissions(cached, PosixFilePermissions.fromString("rwx------"));
+    Files.write(cached, new byte[] {1, 2, 3}, StandardOpenOption.APPEND);
+    Files.setPosixFilePermissions(cached, PosixFilePermissions.fromString("r-x------"));
+    assertEquals(cached.toString(), loadedPathIn(base));
+    assertEquals(size, Files.size(cached));
+
+    Path elsewhere = Files.write(dir.resolve("elsewhere.so"), "not a library".getBytes());
+    Files.delete(cached);
+    Files.createSymbolicLink(cached, elsewhere);
+    assertEquals(cached.toString(), loadedPathIn(base));
+    assertTrue(Files.isRegularFile(cached, LinkOption.NOFOLLOW_LINKS));
+    assertEquals("not a library", Files.readString(elsewhere));
+  }
+
+  /** Copies of other builds unused for 30 days go when a new one is written; recent ones stay. */
+  @Test
+  void copiesUnusedForThirtyDaysAreRemoved(@TempDir Path dir) throws Exception {
+    Path base = Files.createDirectory(dir.resolve("extract"));
+    Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwx------"));
+    Path old = Files.write(base.resolve("lib-deadbeef-3.so"), "old".getBytes());
+    Path oldClass =
+        Files.write(base.resolve("class-1-2-java.util.zip.Inflater-ab-3"), "x".getBytes());
+    Path recent = Files.write(base.resolve("lib-cafe-6.so"), "recent".getBytes());
+    Path other = Files.write(base.resolve("notes.txt"), "someone's".getBytes());
+    FileTime fortyDaysAgo = FileTime.fromMillis(System.currentTimeMillis() - 40L * 86_400_000);
+    for (Path p : List.of(old, oldClass, other)) {
+      Files.setLastModifiedTime(p, fortyDaysAgo);
+    }
+    loadedPathIn(base);
+    assertFalse(Files.exists(old), "an old copy stays");
+    assertFalse(Files.exists(oldClass), "an old instrumented class stays");
+    assertTrue(Files.exists(recent), "a recent copy was removed");
+    assertTrue(Files.exists(other), "a file that is not nativemem's was removed");
+  }
+
+  private static String loadedPathIn(Path base) throws Exception {
+    ForkedJvm.Result r =
+        new ForkedJvm().jvmArg("-Dnativemem.tmpdir=" + base).cli("version", "--json");
+    assertEquals(0, r.exitCode, r.toString());
+    return pathOf(r.stdout);
   }
 
   private static Path extractLibrary(Path dir) throws Exception {

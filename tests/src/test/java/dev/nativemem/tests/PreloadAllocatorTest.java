@@ -146,10 +146,19 @@ class PreloadAllocatorTest {
             dir.toString());
     assertEquals("0", HeapProfilingTest.line(r, "FAILURES"), r.toString());
     assertTrue(!r.stdout.contains("STUCK"), r.toString());
-    assertTrue(Long.parseLong(HeapProfilingTest.line(r, "TOGGLES")) >= 100, r.toString());
-    assertTrue(Long.parseLong(HeapProfilingTest.line(r, "DUMPS")) >= 20, r.toString());
-    assertTrue(Long.parseLong(HeapProfilingTest.line(r, "SPAWNS")) >= 50, r.toString());
-    assertTrue(Long.parseLong(HeapProfilingTest.line(r, "ALLOCATIONS")) >= 10_000, r.toString());
+    assertTrue(
+        Long.parseLong(HeapProfilingTest.line(r, "TOGGLES")) >= HeapProfilingChild.STRESS_TOGGLES,
+        r.toString());
+    assertTrue(
+        Long.parseLong(HeapProfilingTest.line(r, "DUMPS")) >= HeapProfilingChild.STRESS_DUMPS,
+        r.toString());
+    assertTrue(
+        Long.parseLong(HeapProfilingTest.line(r, "SPAWNS")) >= HeapProfilingChild.STRESS_SPAWNS,
+        r.toString());
+    assertTrue(
+        Long.parseLong(HeapProfilingTest.line(r, "ALLOCATIONS"))
+            >= HeapProfilingChild.STRESS_ALLOCATIONS,
+        r.toString());
   }
 
   @Test

@@ -159,7 +159,9 @@ class SharedHostTest {
                     + ForkedJvm.JAR
                     + ":"
                     + ForkedJvm.TEST_CLASSES
-                    + " dev.nativemem.tests.HostileProbe hold; true")
+                    + " dev.nativemem.tests.HostileProbe hold "
+                    + ForkedJvm.JAR
+                    + "; true")
             // JDK 24+ warns on stderr about System.load: keep it out of the probe's answers.
             .redirectError(ProcessBuilder.Redirect.INHERIT)
             .start();
@@ -172,11 +174,14 @@ class SharedHostTest {
       String dirName = library.getParent().getFileName().toString();
       assertTrue(Integer.parseInt(dirName.substring(3, dirName.indexOf('-'))) > 300, loaded);
 
+      // Two class loaders: the second makes a per-process copy, which first removes the copies
+      // of JVMs that are gone.
       ForkedJvm.Result second =
           new ForkedJvm()
               .launcher("unshare", "--pid", "--fork", "--mount-proc")
+              .withTestClasses()
               .jvmArg("-Dnativemem.tmpdir=" + base)
-              .cli("version");
+              .main("dev.nativemem.tests.HostileProbe", "two-loaders", ForkedJvm.JAR.toString());
       assertEquals(0, second.exitCode, second.toString());
       assertTrue(Files.isRegularFile(library), "the live JVM's library was deleted");
 
@@ -185,8 +190,9 @@ class SharedHostTest {
       ForkedJvm.Result third =
           new ForkedJvm()
               .launcher("unshare", "--pid", "--fork", "--mount-proc")
+              .withTestClasses()
               .jvmArg("-Dnativemem.tmpdir=" + base)
-              .cli("version");
+              .main("dev.nativemem.tests.HostileProbe", "two-loaders", ForkedJvm.JAR.toString());
       assertEquals(0, third.exitCode, third.toString());
       assertFalse(Files.exists(library.getParent()), "a dead JVM's directory stays");
     } finally {

@@ -88,11 +88,21 @@ final class HandleTransformer implements ClassFileTransformer {
     if (!instruments(className)) {
       return null;
     }
+    // The JDK's classes come out the same in every JVM of this JDK: done once, then read back.
+    boolean jdk = className.startsWith("java/");
+    byte[] cached = jdk ? InstrumentedJdkClasses.get(className, classfile) : null;
+    if (cached != null) {
+      return cached;
+    }
     try {
       ClassReader reader = new ClassReader(classfile);
       ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
       reader.accept(new ClassAdapter(writer, className), 0);
-      return writer.toByteArray();
+      byte[] instrumented = writer.toByteArray();
+      if (jdk) {
+        InstrumentedJdkClasses.put(className, classfile, instrumented);
+      }
+      return instrumented;
     } catch (Throwable e) {
       System.err.println(
           "nativemem agent: cannot instrument "

@@ -20,13 +20,21 @@ public final class FileOwnership {
 
   private FileOwnership() {}
 
+  /** Read once: a JVM never changes its uid. */
+  private static volatile int processUid = -1;
+
   /** The effective uid of this process: the owner the kernel gives {@code /proc/self}. */
   public static int processUid() {
-    try {
-      return (Integer) Files.getAttribute(Paths.get("/proc/self"), "unix:uid");
-    } catch (IOException | UnsupportedOperationException e) {
-      throw new NativeMemoryException("cannot tell this process's uid from /proc/self: " + e, e);
+    int uid = processUid;
+    if (uid < 0) {
+      try {
+        uid = (Integer) Files.getAttribute(Paths.get("/proc/self"), "unix:uid");
+      } catch (IOException | UnsupportedOperationException e) {
+        throw new NativeMemoryException("cannot tell this process's uid from /proc/self: " + e, e);
+      }
+      processUid = uid;
     }
+    return uid;
   }
 
   /**

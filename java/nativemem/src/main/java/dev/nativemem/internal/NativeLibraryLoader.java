@@ -3,6 +3,9 @@ package dev.nativemem.internal;
 import dev.nativemem.NativeMemoryException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -15,6 +18,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashSet;
@@ -22,17 +26,22 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 
 /**
  * Loads {@code libnativemem.so} once per class loader.
  *
- * <p>From {@code -Dnativemem.library.path} when set (no fallback), else extracted from the jar into
- * a private per-process directory ({@code -Dnativemem.tmpdir}, default {@code
+ * <p>From {@code -Dnativemem.library.path} when set (no fallback), else from the jar through a
+ * private base directory ({@code -Dnativemem.tmpdir}, default {@code
  * java.io.tmpdir/nativemem-<user>}, mode 0700, owned by this process's user, with no other user
- * able to write it or any directory above it unless sticky). Extracted files stay while the process
- * lives, so profiles can still symbolize them; directories whose JVM is gone (their lock is free)
- * are removed on the next load. Each class loader gets its own copy: the JVM refuses one library
- * file in two class loaders, as happens on every Flink job restart.
+ * able to write it or any directory above it unless sticky). From a jar file, every JVM of the user
+ * shares one extracted copy per library content ({@link SharedLibraryCache}). A class loader that
+ * finds that copy taken by another class loader of its JVM (the JVM refuses one library file in
+ * two, as happens on every Flink job restart), or a jar that is not a file (Spring Boot's nested
+ * jars), gets a private per-process copy; those stay while the process lives, so profiles can still
+ * symbolize them, and directories whose JVM is gone (their lock is free) are removed on the next
+ * such load.
  */
 public final class NativeLibraryLoader {
   public static final String LIBRARY_PATH_PROPERTY = "nativemem.library.path";
@@ -46,6 +55,9 @@ public final class NativeLibraryLoader {
   private static final String LOCK_FILE = "lock";
 
   private static volatile Path loaded;
+  private static Path privateBase;
+  private static volatile String jarIdentity;
+  private static Properties properties;
 
   /** Held (never read) while this class loader lives: tells other JVMs the directory is in use. */
   @SuppressWarnings("unused")
@@ -82,6 +94,13 @@ public final class NativeLibraryLoader {
 
   /** This jar's version, as Maven wrote it into {@code nativemem.properties}. */
   public static String javaVersion() {
+    return properties().getProperty("version", "unknown");
+  }
+
+  private static synchronized Properties properties() {
+    if (properties != null) {
+      return properties;
+    }
     try (InputStream in =
         NativeLibraryLoader.class.getResourceAsStream("/dev/nativemem/nativemem.properties")) {
       if (in == null) {
@@ -89,9 +108,10 @@ public final class NativeLibraryLoader {
             "dev/nativemem/nativemem.properties is missing from the class path; the nativemem jar"
                 + " is incomplete: rebuild it with 'mvn package'");
       }
-      Properties properties = new Properties();
-      properties.load(in);
-      return properties.getProperty("version", "unknown");
+      Properties read = new Properties();
+      read.load(in);
+      properties = read;
+      return read;
     } catch (IOException e) {
       throw new NativeMemoryException("cannot read nativemem.properties: " + e.getMessage(), e);
     }
@@ -135,8 +155,7 @@ public final class NativeLibraryLoader {
       System.load(path.toString());
       return path;
     } catch (UnsatisfiedLinkError e) {
-      // "already loaded in another classloader" (JDK 17 and later; older JDKs wrote "class loader")
-      if (String.valueOf(e.getMessage()).matches("(?s).*another class ?loader.*")) {
+      if (isTakenByAnotherClassLoader(e)) {
         // Another class loader holds this file: load a private copy instead.
         try (InputStream in = Files.newInputStream(path)) {
           return loadCopy(in);
@@ -150,24 +169,39 @@ public final class NativeLibraryLoader {
   }
 
   private static Path loadFromJar(String platform) {
-    String resource = "/dev/nativemem/native/" + platform + "/" + LIBRARY_FILE;
-    try (InputStream in = NativeLibraryLoader.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new UnsupportedOperationException(
-            "this nativemem jar carries no native library for "
-                + platform
-                + " ("
-                + resource
-                + " is missing); build the jar on "
-                + platform
-                + " or set -D"
-                + LIBRARY_PATH_PROPERTY);
+    String entry = "dev/nativemem/native/" + platform + "/" + LIBRARY_FILE;
+    URL url = NativeLibraryLoader.class.getResource("/" + entry);
+    if (url == null) {
+      throw new UnsupportedOperationException(
+          "this nativemem jar carries no native library for "
+              + platform
+              + " ("
+              + entry
+              + " is missing); build the jar on "
+              + platform
+              + " or set -D"
+              + LIBRARY_PATH_PROPERTY);
+    }
+    try {
+      Path jar = jarFileOf(url);
+      if (jar != null) {
+        BasicFileAttributes attributes = Files.readAttributes(jar, BasicFileAttributes.class);
+        try (ZipFile zip = new ZipFile(jar.toFile())) {
+          ZipEntry library = zip.getEntry(entry);
+          if (library != null && library.getCrc() != -1 && library.getSize() != -1) {
+            Path shared = loadShared(zip, library);
+            jarIdentity = attributes.size() + "-" + attributes.lastModifiedTime().toMillis();
+            return shared;
+          }
+        }
       }
-      return loadCopy(in);
+      try (InputStream in = url.openStream()) {
+        return loadCopy(in);
+      }
     } catch (IOException e) {
       throw new NativeMemoryException(
           "cannot extract "
-              + resource
+              + entry
               + ": "
               + e.getMessage()
               + "; set -D"
@@ -177,6 +211,58 @@ public final class NativeLibraryLoader {
     }
   }
 
+  /** The jar file a {@code jar:file:} resource URL points into; null for anything else. */
+  private static Path jarFileOf(URL url) {
+    String spec = url.toString();
+    int bang = spec.indexOf("!/");
+    if (!spec.startsWith("jar:file:") || bang < 0 || spec.indexOf("!/", bang + 2) >= 0) {
+      return null; // a directory, or a jar nested in a jar (Spring Boot): no file to name
+    }
+    try {
+      return Paths.get(new URI(spec.substring("jar:".length(), bang)));
+    } catch (URISyntaxException | IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Loads the copy every JVM of this user shares ({@link SharedLibraryCache}); a class loader of
+   * this JVM that finds it taken by another one gets a private copy instead.
+   */
+  private static Path loadShared(ZipFile jar, ZipEntry library) throws IOException {
+    Path file = SharedLibraryCache.fileFor(privateBase(), jar, library);
+    try {
+      System.load(file.toString());
+      return file;
+    } catch (UnsatisfiedLinkError e) {
+      if (!isTakenByAnotherClassLoader(e)) {
+        throw unloadable(file, e);
+      }
+      try (InputStream in = jar.getInputStream(library)) {
+        return loadCopy(in);
+      }
+    }
+  }
+
+  /**
+   * "already loaded in another classloader" (JDK 17 and later; older JDKs wrote "class loader").
+   */
+  private static boolean isTakenByAnotherClassLoader(UnsatisfiedLinkError e) {
+    return String.valueOf(e.getMessage()).matches("(?s).*another class ?loader.*");
+  }
+
+  private static NativeMemoryException unloadable(Path file, UnsatisfiedLinkError e) {
+    return new NativeMemoryException(
+        "cannot load "
+            + file
+            + ": "
+            + e.getMessage()
+            + "; if the directory is mounted noexec, set -D"
+            + TMPDIR_PROPERTY
+            + " to a directory that allows executables",
+        e);
+  }
+
   /**
    * Writes the library into a fresh per-process directory and loads it from there. The directory
    * holds a {@code lock} file this JVM keeps locked while it lives: other JVMs sharing the base
@@ -184,7 +270,7 @@ public final class NativeLibraryLoader {
    * (containers sharing a volume), where a process id means nothing.
    */
   private static Path loadCopy(InputStream library) throws IOException {
-    Path base = privateBaseDirectory();
+    Path base = privateBase();
     removeDirectoriesOfDeadProcesses(base);
     Path dir = createProcessDirectory(base);
     holdLock(dir);
@@ -201,15 +287,7 @@ public final class NativeLibraryLoader {
     try {
       System.load(target.toString());
     } catch (UnsatisfiedLinkError e) {
-      throw new NativeMemoryException(
-          "cannot load "
-              + target
-              + ": "
-              + e.getMessage()
-              + "; if the directory is mounted noexec, set -D"
-              + TMPDIR_PROPERTY
-              + " to a directory that allows executables",
-          e);
+      throw unloadable(target, e);
     }
     return target;
   }
@@ -238,7 +316,7 @@ public final class NativeLibraryLoader {
    * This process's id as its PID namespace sees it. Read from {@code /proc/self}: {@code
    * ProcessHandle} would set up its process reaper's thread pool on the way, at every start.
    */
-  private static String currentPid() {
+  static String currentPid() {
     try {
       return Files.readSymbolicLink(Paths.get("/proc/self")).toString();
     } catch (IOException | UnsupportedOperationException e) {
@@ -261,6 +339,26 @@ public final class NativeLibraryLoader {
     channel.lock();
     Files.move(fresh, dir.resolve(LOCK_FILE), StandardCopyOption.ATOMIC_MOVE);
     lock = channel;
+  }
+
+  /**
+   * The checked private base directory ({@code -Dnativemem.tmpdir}), for the agent's files that
+   * share the library's trust.
+   */
+  public static synchronized Path privateBase() throws IOException {
+    if (privateBase == null) {
+      privateBase = privateBaseDirectory();
+    }
+    return privateBase;
+  }
+
+  /**
+   * The jar this class loader loaded the library from, as its size and modification time (which
+   * every build changes), or null when it came from elsewhere.
+   */
+  public static String jarIdentity() {
+    load();
+    return jarIdentity;
   }
 
   private static Path privateBaseDirectory() throws IOException {

@@ -1,0 +1,102 @@
+package dev.nativemem.agent;
+
+import dev.nativemem.internal.FileOwnership;
+import dev.nativemem.internal.NativeLibraryLoader;
+import dev.nativemem.internal.SharedLibraryCache;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.zip.CRC32;
+
+/**
+ * The JDK's {@code java.util.zip} classes as this build of the agent instruments them, kept beside
+ * the shared library in the private base directory, so that a JVM start retransforms them without
+ * loading and running ASM (about a third of the agent's start). A file is named by this build, the
+ * class and the CRC-32 and length of the JDK's class file (the build is the agent jar's size and
+ * modification time); it holds the CRC-32 of the instrumented bytes before them, checked on every
+ * read. Its trust is the library's: a file this user owns, mode 0400, in a directory only this user
+ * can write, written under a temporary name and renamed; removed like the library's files when
+ * unused for a while.
+ */
+final class InstrumentedJdkClasses {
+
+  private InstrumentedJdkClasses() {}
+
+  /** The cached instrumented form of {@code original}, or null. */
+  static byte[] get(String className, byte[] original) {
+    try {
+      Path file = fileFor(className, original);
+      PosixFileAttributes attributes =
+          Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      if (!attributes.isRegularFile()
+          || attributes.size() <= Long.BYTES
+          || attributes.size() > 2L * original.length + 65536
+          || !FileOwnership.isOwn(file)) {
+        return null;
+      }
+      SharedLibraryCache.markUsed(file, attributes);
+      ByteBuffer content = ByteBuffer.wrap(Files.readAllBytes(file));
+      long crc = content.getLong();
+      byte[] instrumented = new byte[content.remaining()];
+      content.get(instrumented);
+      return crc32(instrumented) == crc ? instrumented : null;
+    } catch (IOException | RuntimeException e) {
+      return null; // absent or unreadable: instrument again
+    }
+  }
+
+  /** Keeps {@code instrumented} for the next JVM; best effort. */
+  static void put(String className, byte[] original, byte[] instrumented) {
+    Path partial = null;
+    try {
+      Path file = fileFor(className, original);
+      partial =
+          file.resolveSibling(
+              file.getFileName() + "." + Long.toHexString(System.nanoTime()) + ".partial");
+      ByteBuffer content = ByteBuffer.allocate(Long.BYTES + instrumented.length);
+      content.putLong(crc32(instrumented)).put(instrumented);
+      Files.write(partial, content.array());
+      Files.setPosixFilePermissions(partial, PosixFilePermissions.fromString("r--------"));
+      Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException | RuntimeException e) {
+      // The next JVM instruments again.
+    } finally {
+      if (partial != null) {
+        try {
+          Files.deleteIfExists(partial);
+        } catch (IOException e) {
+          // already renamed, or gone
+        }
+      }
+    }
+  }
+
+  /** Fails when the library did not come from a jar file: nothing names this build then. */
+  private static Path fileFor(String className, byte[] original) throws IOException {
+    String build = NativeLibraryLoader.jarIdentity();
+    if (build == null) {
+      throw new IOException("no jar file names this build");
+    }
+    return NativeLibraryLoader.privateBase()
+        .resolve(
+            SharedLibraryCache.CLASS_PREFIX
+                + build
+                + "-"
+                + className.replace('/', '.')
+                + "-"
+                + Long.toHexString(crc32(original))
+                + "-"
+                + original.length);
+  }
+
+  private static long crc32(byte[] bytes) {
+    CRC32 crc = new CRC32();
+    crc.update(bytes, 0, bytes.length);
+    return crc.getValue();
+  }
+}
