@@ -57,10 +57,8 @@ if [[ -n "$asprof" ]]; then
   configs+=("-- -agentpath:$asprof=start,nativemem=524288,file=$work/ap.jfr")
 fi
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "n/a"; else printf "%.3f", a / b }'; }
-mib() { awk -v b="$1" 'BEGIN { if (b == "-") print "n/a"; else printf "%.1f", b / 1048576 }'; }
-
-median() { tr ' ' '\n' | grep -v '^-\?$' | sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print v[int((NR + 1) / 2)] }'; }
+# shellcheck source=bench/common.sh
+source bench/common.sh
 
 declare -A ops rss eff
 for round in $(seq "$rounds"); do
@@ -90,7 +88,7 @@ echo
 echo "glibc absolute: 2 threads $(printf '%.0f' "${ops[2,0]}") ops/s, $(mib "${rss[2,0]}") MiB; 16 threads $(printf '%.0f' "${ops[16,0]}") ops/s, $(mib "${rss[16,0]}") MiB"
 
 # Container-aware narenas: a 1-CPU quota on a child cgroup (v1 cpu controller), 16 threads.
-controller=$(awk '{ split($0, h, " - "); split(h[2], a, " "); if (a[1] == "cgroup" && ("," a[3] ",") ~ /,cpu,/) { split(h[1], b, " "); print b[5]; exit } }' /proc/self/mountinfo)
+controller=$(cpu_cgroup_v1)
 if [[ -z "$controller" ]] || ! mkdir "$controller/nativemem-bench-$$" 2>/dev/null; then
   echo; echo "narenas comparison skipped: cannot create a cgroup v1 cpu group (needs root)"; exit 0
 fi

@@ -3,6 +3,7 @@ package dev.nativemem.internal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -48,7 +49,7 @@ public final class SharedLibraryCache {
       return file;
     }
     try (InputStream in = jar.getInputStream(entry)) {
-      extract(in, file);
+      extract(in, file, entry.getSize());
     }
     removeUnused(base, file);
     return file;
@@ -80,8 +81,11 @@ public final class SharedLibraryCache {
     }
   }
 
-  /** Writes under a name of this process's own, then renames: the name only sees whole files. */
-  private static void extract(InputStream in, Path file) throws IOException {
+  /**
+   * Writes under a name of this process's own, then links or renames: the name only ever shows
+   * whole files, and a JVM that raced this one keeps the file it loaded.
+   */
+  private static void extract(InputStream in, Path file, long size) throws IOException {
     Path partial =
         file.resolveSibling(
             file.getFileName()
@@ -93,8 +97,15 @@ public final class SharedLibraryCache {
     try {
       Files.copy(in, partial);
       Files.setPosixFilePermissions(partial, READ_EXECUTE);
-      // Replaces a file of ours that failed isIntact (or a twin a racing JVM just wrote).
-      Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE);
+      try {
+        Files.createLink(file, partial);
+      } catch (FileAlreadyExistsException taken) {
+        if (!isIntact(file, size)) {
+          Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE); // a damaged file of ours
+        }
+      } catch (UnsupportedOperationException noHardLinks) {
+        Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE);
+      }
     } finally {
       Files.deleteIfExists(partial);
     }

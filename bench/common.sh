@@ -1,0 +1,13 @@
+# Helpers the bench/ scripts share (sourced, not run).
+
+# ratio A B: A / B to three places, n/a when either is missing
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "n/a"; else printf "%.3f", a / b }'; }
+# mib BYTES
+mib() { awk -v b="$1" 'BEGIN { if (b == "-") print "n/a"; else printf "%.1f", b / 1048576 }'; }
+# median of the numbers on stdin ("-" entries are failed runs, skipped)
+median() { tr ' ' '\n' | grep -v '^-\?$' | sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print v[int((NR + 1) / 2)] }'; }
+
+# cpu_cgroup_v1: the mount point of the cgroup v1 cpu controller, or nothing
+cpu_cgroup_v1() {
+  awk '{ split($0, h, " - "); split(h[2], a, " "); if (a[1] == "cgroup" && ("," a[3] ",") ~ /,cpu,/) { split(h[1], b, " "); print b[5]; exit } }' /proc/self/mountinfo
+}
