@@ -1,7 +1,6 @@
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.Comparator;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -19,7 +18,7 @@ import org.rocksdb.RocksDB;
  * Prints operations per second, operations per CPU-second of the whole process (steadier than
  * wall-clock throughput on a shared machine) and the peak RSS the kernel reports (VmHWM).
  *
- * <p>{@code java -cp nativemem-demo.jar bench/AllocatorWorkload.java <threads> <seconds>}
+ * <p>Compiled with bench/Measurement.java; {@code AllocatorWorkload <threads> <seconds>}.
  */
 public final class AllocatorWorkload {
   private static final int KEYS = 200_000;
@@ -49,23 +48,12 @@ public final class AllocatorWorkload {
         workers[t].start();
       }
       Thread.sleep(2000); // warm-up: JIT, caches, arenas
-      com.sun.management.OperatingSystemMXBean os =
-          (com.sun.management.OperatingSystemMXBean)
-              java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-      measuring.set(true);
-      long start = System.nanoTime();
-      long cpuStart = os.getProcessCpuTime();
-      Thread.sleep(seconds * 1000L);
-      long done = ops.sum();
-      double cpu = (os.getProcessCpuTime() - cpuStart) / 1e9;
-      double elapsed = (System.nanoTime() - start) / 1e9;
+      Measurement.throughput(measuring, ops, seconds);
       running.set(false);
       for (Thread w : workers) {
         w.join();
       }
-      System.out.printf("OPS %.0f%n", done / elapsed);
-      System.out.printf("OPS_PER_CPU_SECOND %.0f%n", done / cpu);
-      System.out.println("PEAK_RSS " + peakRssBytes());
+      System.out.println("PEAK_RSS " + Measurement.peakRssBytes());
     } finally {
       try (Stream<Path> walk = Files.walk(dir)) {
         walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -111,14 +99,5 @@ public final class AllocatorWorkload {
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  private static long peakRssBytes() throws Exception {
-    for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
-      if (line.startsWith("VmHWM:")) {
-        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-      }
-    }
-    return -1;
   }
 }

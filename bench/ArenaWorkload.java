@@ -3,7 +3,6 @@ import dev.nativemem.NativeMemory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -33,7 +32,7 @@ import org.rocksdb.WriteBufferManager;
  * <p>Samples RSS and the allocator every 250 ms; prints throughput, peak RSS, the peak of resident
  * minus allocated (fragmentation) and, at the end, jemalloc's statistics per arena.
  *
- * <p>{@code java -cp nativemem-demo.jar bench/ArenaWorkload.java <threads> <seconds>}
+ * <p>Compiled with bench/Measurement.java; {@code ArenaWorkload <threads> <seconds>}.
  */
 public final class ArenaWorkload {
   private static final int DBS = 4;
@@ -82,21 +81,10 @@ public final class ArenaWorkload {
       Sampler sampler = new Sampler();
       sampler.start();
       Thread.sleep(3000); // warm-up: JIT, caches, memtables, arenas
-      com.sun.management.OperatingSystemMXBean os =
-          (com.sun.management.OperatingSystemMXBean)
-              java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-      measuring.set(true);
-      long start = System.nanoTime();
-      long cpuStart = os.getProcessCpuTime();
-      Thread.sleep(seconds * 1000L);
-      long done = ops.sum();
-      double cpu = (os.getProcessCpuTime() - cpuStart) / 1e9;
-      double elapsed = (System.nanoTime() - start) / 1e9;
+      Measurement.throughput(measuring, ops, seconds);
       sampler.stopSampling();
-      System.out.printf("OPS %.0f%n", done / elapsed);
-      System.out.printf("OPS_PER_CPU_SECOND %.0f%n", done / cpu);
       System.out.println("THREADS_STARTED " + threadsStarted.get());
-      System.out.println("PEAK_RSS " + peakRssBytes());
+      System.out.println("PEAK_RSS " + Measurement.peakRssBytes());
       System.out.println("PEAK_RESIDENT " + sampler.peakResident);
       System.out.println("PEAK_FRAGMENTATION " + sampler.peakFragmentation);
       printArenas();
@@ -252,14 +240,5 @@ public final class ArenaWorkload {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  private static long peakRssBytes() throws Exception {
-    for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
-      if (line.startsWith("VmHWM:")) {
-        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-      }
-    }
-    return -1;
   }
 }

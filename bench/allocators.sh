@@ -20,6 +20,7 @@ trap 'rm -rf "$work"' EXIT
 
 unzip -q -o -j "$jar" dev/nativemem/native/linux-x86_64/libnativemem_jemalloc.so -d "$work"
 ours="$work/libnativemem_jemalloc.so"
+javac -d "$work/classes" -cp "$jar" bench/Measurement.java bench/AllocatorWorkload.java
 
 ap_version=4.2
 ap_jar="$HOME/.m2/repository/tools/profiler/async-profiler/$ap_version/async-profiler-$ap_version.jar"
@@ -39,7 +40,7 @@ run() {
   jvm=("$@")
   local out
   out=$(env -u LD_PRELOAD -u MALLOC_CONF "${envs[@]}" java -Xmx1g "${jvm[@]}" \
-    -cp "$jar" bench/AllocatorWorkload.java "$threads" "$seconds" 2>"$work/stderr") || {
+    -cp "$work/classes:$jar" AllocatorWorkload "$threads" "$seconds" 2>"$work/stderr") || {
     echo "failed: ${envs[*]} ${jvm[*]}" >&2; cat "$work/stderr" >&2; echo "- - -"; return; }
   echo "$(awk '/^OPS /{print $2}' <<<"$out") $(awk '/^PEAK_RSS/{print $2}' <<<"$out") $(awk '/^OPS_PER_CPU_SECOND/{print $2}' <<<"$out")"
 }
