@@ -6,6 +6,8 @@
 #   java -jar nativemem.jar --help                    the CLI, no native library
 #   java -jar nativemem.jar version                   the CLI, library extracted and loaded
 #   java -javaagent:nativemem.jar -cp . Hello         the agent's cost on every JVM it starts with
+#   ... with -Dnativemem.tmpdir=<empty directory>     the first start of a jar build: the library is
+#                                                     extracted and the JDK classes instrumented once
 #
 # Medians of N runs, taken in turn. Needs `mvn -B -q package -DskipTests` first.
 #
@@ -29,12 +31,13 @@ cpu() { # command... → CPU seconds of one run
   awk '{printf "%.3f\n", $1 + $2}' "$work/time"
 }
 declare -A samples
-names=(hello help version agent)
+names=(hello help version agent first)
 for ((i = 0; i < runs; i++)); do
   samples[hello]+="$(cpu java -cp "$work" Hello) "
   samples[help]+="$(cpu java -jar "$jar" --help) "
   samples[version]+="$(cpu java -jar "$jar" version) "
   samples[agent]+="$(cpu java -javaagent:"$jar" -cp "$work" Hello) "
+  samples[first]+="$(cpu java -Dnativemem.tmpdir="$work/fresh-$i" -javaagent:"$jar" -cp "$work" Hello) "
 done
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 hello=$(median "${samples[hello]}")
@@ -43,7 +46,8 @@ echo
 echo "| what | CPU s | vs hello world |"
 echo "|---|---:|---:|"
 labels=("hello world (java -cp . Hello)" "java -jar nativemem.jar --help" "java -jar nativemem.jar version"
-  "hello world with -javaagent:nativemem.jar")
+  "hello world with -javaagent:nativemem.jar"
+  "the same, first start of this jar build (empty -Dnativemem.tmpdir)")
 for i in "${!names[@]}"; do
   m=$(median "${samples[${names[$i]}]}")
   printf '| %s | %.3f | %.1f× |\n' "${labels[$i]}" "$m" "$(echo "$m / $hello" | bc -l)"
