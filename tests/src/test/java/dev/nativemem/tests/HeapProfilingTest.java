@@ -159,7 +159,11 @@ class HeapProfilingTest {
     List<Map<String, Object>> objects = (List<Map<String, Object>>) json.get("objects");
     Map<String, Object> core =
         objects.stream()
-            .filter(o -> ((String) o.get("path")).endsWith("/libnativemem.so"))
+            // the shared copy, lib-<crc32>-<size>.so, or a per-JVM libnativemem.so
+            .filter(
+                o ->
+                    ((String) o.get("path"))
+                        .matches(".*/(libnativemem|lib-\\p{XDigit}+-\\d+)\\.so"))
             .findFirst()
             .orElseThrow(() -> new AssertionError("libnativemem.so not listed: " + json));
     assertTrue(core.get("copy") instanceof String, "extracted library saved: " + core);
