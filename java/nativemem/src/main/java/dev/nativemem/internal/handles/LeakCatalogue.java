@@ -143,42 +143,124 @@ public final class LeakCatalogue {
    */
   public List<String> selfCheck(ClassLoader loader) {
     List<String> problems = new ArrayList<>();
+    for (Inspection inspection : inspect(loader)) {
+      problems.addAll(inspection.problems);
+    }
+    return problems;
+  }
+
+  /** The frames whose class {@code loader} can load. */
+  public List<String> framesPresent(ClassLoader loader) {
+    List<String> present = new ArrayList<>();
+    for (Inspection inspection : inspect(loader)) {
+      present.addAll(inspection.framesPresent);
+    }
+    return present;
+  }
+
+  /**
+   * Each entry against the classes {@code loader} loads: its frames present, patterns that match
+   * nothing, the library versions those classes come from and whether they are affected.
+   */
+  public List<Inspection> inspect(ClassLoader loader) {
+    List<Inspection> all = new ArrayList<>();
     for (Entry entry : entries) {
+      Inspection inspection = new Inspection(entry);
       for (String frame : entry.frames) {
         Class<?> type;
         try {
           type = Class.forName(classOf(frame), false, loader);
         } catch (ClassNotFoundException | LinkageError e) {
-          continue;
+          continue; // that library is not on this class path
         }
-        if (!declares(type, frame.substring(frame.lastIndexOf('.') + 1))) {
-          problems.add(
-              entry.id
-                  + ": "
-                  + frame
-                  + " matches nothing: "
-                  + type.getName()
-                  + " has no such method");
+        inspection.framesPresent.add(frame);
+        String method = frame.substring(frame.lastIndexOf('.') + 1);
+        try {
+          if (!declares(type, method)) {
+            inspection.problems.add(
+                entry.id
+                    + ": "
+                    + frame
+                    + " matches nothing: "
+                    + type.getName()
+                    + " has no such method");
+          }
+        } catch (LinkageError e) {
+          inspection.problems.add(entry.id + ": cannot inspect " + type.getName() + ": " + e);
+        }
+        if (!entry.affected.isEmpty()) {
+          String version = LibraryVersions.of(type, entry.artifact, entry.versionResource);
+          inspection.versions.add(version == null ? "unknown" : version);
+          inspection.affected |= version == null || entry.affects(version);
+        } else {
+          inspection.affected = true;
         }
       }
+      all.add(inspection);
     }
-    return problems;
+    return all;
   }
 
-  /** The frames of {@code frames} whose class {@code loader} can load, for a self-check's count. */
-  public List<String> framesPresent(ClassLoader loader) {
-    List<String> present = new ArrayList<>();
-    for (Entry entry : entries) {
-      for (String frame : entry.frames) {
-        try {
-          Class.forName(classOf(frame), false, loader);
-          present.add(frame);
-        } catch (ClassNotFoundException | LinkageError e) {
-          // that library is not on this class path
-        }
-      }
+  /** One entry checked against a class path. */
+  public static final class Inspection {
+    private final Entry entry;
+    private final List<String> framesPresent = new ArrayList<>();
+    private final List<String> problems = new ArrayList<>();
+    private final Set<String> versions = new LinkedHashSet<>();
+    private boolean affected;
+
+    Inspection(Entry entry) {
+      this.entry = entry;
     }
-    return present;
+
+    public Entry entry() {
+      return entry;
+    }
+
+    /** Whether the library is there and a version it affects (or one that states none) loads. */
+    public boolean affected() {
+      return affected;
+    }
+
+    public List<String> problems() {
+      return problems;
+    }
+
+    /** One line for people. */
+    @Override
+    public String toString() {
+      String state;
+      if (framesPresent.isEmpty()) {
+        state = "not on this class path";
+      } else {
+        state =
+            (versions.isEmpty() ? entry.library : entry.library + " " + String.join(", ", versions))
+                + (affected ? ": AFFECTED" : ": not affected")
+                + " (fixed in: "
+                + entry.fixedIn
+                + ")";
+      }
+      return entry.id
+          + " ("
+          + entry.kind
+          + " at "
+          + String.join(" or ", entry.frames)
+          + "): "
+          + state;
+    }
+
+    public Map<String, Object> toMap() {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("id", entry.id);
+      m.put("kind", entry.kind);
+      m.put("library", entry.library);
+      m.put("frames_present", framesPresent);
+      m.put("versions", new ArrayList<>(versions));
+      m.put("affected", affected);
+      m.put("fixed_in", entry.fixedIn);
+      m.put("problems", problems);
+      return m;
+    }
   }
 
   private static boolean declares(Class<?> type, String method) {
