@@ -232,6 +232,8 @@ public final class LeakCatalogue {
       String state;
       if (framesPresent.isEmpty()) {
         state = "not on this class path";
+      } else if (entry.affected.isEmpty()) {
+        state = entry.library + ": recognised in every version (fixed in: " + entry.fixedIn + ")";
       } else {
         state =
             (versions.isEmpty() ? entry.library : entry.library + " " + String.join(", ", versions))
