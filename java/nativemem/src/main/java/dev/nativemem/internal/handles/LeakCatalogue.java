@@ -174,9 +174,17 @@ public final class LeakCatalogue {
           continue; // that library is not on this class path
         }
         inspection.framesPresent.add(frame);
+        boolean affected = true;
+        if (!entry.affected.isEmpty()) {
+          String version = LibraryVersions.of(type, entry.artifact, entry.versionResource);
+          inspection.versions.add(version == null ? "unknown" : version);
+          affected = version == null || entry.affects(version);
+        }
+        inspection.affected |= affected;
+        // A fixed release may well have dropped the method: only an affected one must have it.
         String method = frame.substring(frame.lastIndexOf('.') + 1);
         try {
-          if (!declares(type, method)) {
+          if (affected && !declares(type, method)) {
             inspection.problems.add(
                 entry.id
                     + ": "
@@ -187,13 +195,6 @@ public final class LeakCatalogue {
           }
         } catch (LinkageError e) {
           inspection.problems.add(entry.id + ": cannot inspect " + type.getName() + ": " + e);
-        }
-        if (!entry.affected.isEmpty()) {
-          String version = LibraryVersions.of(type, entry.artifact, entry.versionResource);
-          inspection.versions.add(version == null ? "unknown" : version);
-          inspection.affected |= version == null || entry.affects(version);
-        } else {
-          inspection.affected = true;
         }
       }
       all.add(inspection);
