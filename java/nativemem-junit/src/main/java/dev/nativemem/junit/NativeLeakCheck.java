@@ -25,7 +25,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * count and creation stack of each group of leaked and unclosed handles: while the class (or
  * method) runs, every creation stack is recorded whatever the agent's level, so the line is always
  * there. Without the agent it fails and shows the Surefire {@code argLine} that adds it, unless
- * {@code -Dnativemem.junit.requireAgent=false}.
+ * {@code -Dnativemem.junit.requireAgent=false}. A group that is a leak of nativemem's catalogue of
+ * known leaks is named in the failure (id, the version you run, fixed version, what to do);
+ * {@code @NativeLeakSettings(known = @Known(kind = "<catalogue id>", ...))} accepts it.
  */
 public final class NativeLeakCheck
     implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
