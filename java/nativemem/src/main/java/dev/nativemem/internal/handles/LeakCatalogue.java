@@ -86,7 +86,12 @@ public final class LeakCatalogue {
    * @throws IllegalArgumentException naming the entry and field that is missing or wrong
    */
   public static LeakCatalogue parse(String json) {
-    Map<String, Object> root = Json.parseObject(json);
+    Map<String, Object> root;
+    try {
+      root = Json.parseObject(json);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("known-leak catalogue is not a JSON object: " + e, e);
+    }
     List<Entry> entries = new ArrayList<>();
     Set<String> ids = new LinkedHashSet<>();
     for (Map<String, Object> e : Json.objects(root, "entries")) {
