@@ -1,6 +1,7 @@
 package dev.nativemem.cli;
 
 import dev.nativemem.internal.Json;
+import dev.nativemem.internal.handles.CatalogueCheck;
 import dev.nativemem.internal.handles.LeakCatalogue;
 import java.io.File;
 import java.net.URL;
@@ -51,15 +52,15 @@ final class KnownLeaksCommand extends CliCommand {
     // The platform loader as parent: the application's classes, never nativemem's own.
     try (URLClassLoader loader =
         new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader())) {
-      List<LeakCatalogue.Inspection> inspections = LeakCatalogue.get().inspect(loader);
+      List<CatalogueCheck> checks = LeakCatalogue.get().inspect(loader);
       List<Object> json = new ArrayList<>();
       boolean problems = false;
-      for (LeakCatalogue.Inspection inspection : inspections) {
-        json.add(inspection.toMap());
-        problems |= !inspection.problems().isEmpty();
+      for (CatalogueCheck check : checks) {
+        json.add(check.toMap());
+        problems |= !check.problems().isEmpty();
         if (!line.hasOption("json")) {
-          System.out.println(inspection);
-          for (String problem : inspection.problems()) {
+          System.out.println(check);
+          for (String problem : check.problems()) {
             System.out.println("  PATTERN MATCHES NOTHING: " + problem);
           }
         }

@@ -3,7 +3,6 @@ package dev.nativemem.internal.handles;
 import dev.nativemem.internal.Json;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -139,148 +138,9 @@ public final class LeakCatalogue {
     return null;
   }
 
-  /**
-   * Checks each entry against the classes {@code loader} can load: a frame whose class is there but
-   * has no such method (or constructor, for {@code <init>}) is a pattern that can match nothing. A
-   * class that is not there is a library this class path lacks, not a problem.
-   *
-   * @return one line per problem, empty when there is none
-   */
-  public List<String> selfCheck(ClassLoader loader) {
-    List<String> problems = new ArrayList<>();
-    for (Inspection inspection : inspect(loader)) {
-      problems.addAll(inspection.problems);
-    }
-    return problems;
-  }
-
-  /** The frames whose class {@code loader} can load. */
-  public List<String> framesPresent(ClassLoader loader) {
-    List<String> present = new ArrayList<>();
-    for (Inspection inspection : inspect(loader)) {
-      present.addAll(inspection.framesPresent);
-    }
-    return present;
-  }
-
-  /**
-   * Each entry against the classes {@code loader} loads: its frames present, patterns that match
-   * nothing, the library versions those classes come from and whether they are affected.
-   */
-  public List<Inspection> inspect(ClassLoader loader) {
-    List<Inspection> all = new ArrayList<>();
-    for (Entry entry : entries) {
-      Inspection inspection = new Inspection(entry);
-      for (String frame : entry.frames) {
-        Class<?> type;
-        try {
-          type = Class.forName(classOf(frame), false, loader);
-        } catch (ClassNotFoundException | LinkageError e) {
-          continue; // that library is not on this class path
-        }
-        inspection.framesPresent.add(frame);
-        boolean affected = true;
-        if (!entry.affected.isEmpty()) {
-          String version = LibraryVersions.of(type, entry.artifact, entry.versionResource);
-          inspection.versions.add(version == null ? "unknown" : version);
-          affected = version == null || entry.affects(version);
-        }
-        inspection.affected |= affected;
-        // A fixed release may well have dropped the method: only an affected one must have it.
-        String method = frame.substring(frame.lastIndexOf('.') + 1);
-        try {
-          if (affected && !declares(type, method)) {
-            inspection.problems.add(
-                entry.id
-                    + ": "
-                    + frame
-                    + " matches nothing: "
-                    + type.getName()
-                    + " has no such method");
-          }
-        } catch (LinkageError e) {
-          inspection.problems.add(entry.id + ": cannot inspect " + type.getName() + ": " + e);
-        }
-      }
-      all.add(inspection);
-    }
-    return all;
-  }
-
-  /** One entry checked against a class path. */
-  public static final class Inspection {
-    private final Entry entry;
-    private final List<String> framesPresent = new ArrayList<>();
-    private final List<String> problems = new ArrayList<>();
-    private final Set<String> versions = new LinkedHashSet<>();
-    private boolean affected;
-
-    Inspection(Entry entry) {
-      this.entry = entry;
-    }
-
-    public Entry entry() {
-      return entry;
-    }
-
-    /** Whether the library is there and a version it affects (or one that states none) loads. */
-    public boolean affected() {
-      return affected;
-    }
-
-    public List<String> problems() {
-      return problems;
-    }
-
-    /** One line for people. */
-    @Override
-    public String toString() {
-      String state;
-      if (framesPresent.isEmpty()) {
-        state = "not on this class path";
-      } else if (entry.affected.isEmpty()) {
-        state = entry.library + ": recognised in every version (fixed in: " + entry.fixedIn + ")";
-      } else {
-        state =
-            (versions.isEmpty() ? entry.library : entry.library + " " + String.join(", ", versions))
-                + (affected ? ": AFFECTED" : ": not affected")
-                + " (fixed in: "
-                + entry.fixedIn
-                + ")";
-      }
-      return entry.id
-          + " ("
-          + entry.kind
-          + " at "
-          + String.join(" or ", entry.frames)
-          + "): "
-          + state;
-    }
-
-    public Map<String, Object> toMap() {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("id", entry.id);
-      m.put("kind", entry.kind);
-      m.put("library", entry.library);
-      m.put("frames_present", framesPresent);
-      m.put("versions", new ArrayList<>(versions));
-      m.put("affected", affected);
-      m.put("fixed_in", entry.fixedIn);
-      m.put("problems", problems);
-      return m;
-    }
-  }
-
-  private static boolean declares(Class<?> type, String method) {
-    if (method.equals("<init>")) {
-      return type.getDeclaredConstructors().length > 0;
-    }
-    for (Method m : type.getDeclaredMethods()) {
-      if (m.getName().equals(method)) {
-        return true;
-      }
-    }
-    return false;
+  /** Each entry against the classes {@code loader} loads: the catalogue's self-check. */
+  public List<CatalogueCheck> inspect(ClassLoader loader) {
+    return CatalogueCheck.of(entries, loader);
   }
 
   static String classOf(String frame) {
@@ -391,6 +251,19 @@ public final class LeakCatalogue {
         }
       }
       return null;
+    }
+
+    /** Whether the entry names affected versions (else it holds in every version). */
+    boolean versioned() {
+      return !affected.isEmpty();
+    }
+
+    String artifact() {
+      return artifact;
+    }
+
+    String versionResource() {
+      return versionResource;
     }
 
     /** Whether {@code version} of the library has this leak. */

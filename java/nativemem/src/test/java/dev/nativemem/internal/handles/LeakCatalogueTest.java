@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 class LeakCatalogueTest {
@@ -52,20 +53,26 @@ class LeakCatalogueTest {
   void selfCheckFindsTheShippedJdkFramesAndReportsAPatternThatMatchesNothing() {
     LeakCatalogue shipped = LeakCatalogue.get();
     ClassLoader loader = getClass().getClassLoader();
+    List<CatalogueCheck> checks = shipped.inspect(loader);
     assertTrue(
-        shipped.framesPresent(loader).contains("java.lang.Class.getResourceAsStream"),
-        shipped.framesPresent(loader).toString());
-    assertEquals(List.of(), shipped.selfCheck(loader));
+        checks.stream()
+            .anyMatch(c -> c.framesPresent().contains("java.lang.Class.getResourceAsStream")),
+        checks.toString());
+    assertEquals(List.of(), problems(checks));
     LeakCatalogue planted =
         LeakCatalogue.parse(
             "{\"entries\": [{\"id\": \"X-1\", \"link\": \"l\", \"summary\": \"s\","
                 + " \"kind\": \"Inflater\", \"frames\": [\"java.lang.Class.getResourceAsStreem\"],"
                 + " \"library\": \"JDK\", \"fixed_in\": \"f\", \"cost\": \"c\","
                 + " \"workaround\": \"w\"}]}");
-    List<String> problems = planted.selfCheck(loader);
+    List<String> problems = problems(planted.inspect(loader));
     assertEquals(1, problems.size(), problems.toString());
     assertTrue(
         problems.get(0).contains("X-1: java.lang.Class.getResourceAsStreem matches nothing"));
+  }
+
+  private static List<String> problems(List<CatalogueCheck> checks) {
+    return checks.stream().flatMap(c -> c.problems().stream()).collect(Collectors.toList());
   }
 
   @Test
