@@ -50,7 +50,9 @@ final class HandleAdvice {
                 + site.kind()
                 + " leaked (garbage-collected while owning native memory), created at "
                 + where(site.stack())
-                + ": close each one (try-with-resources) where it is created or handed over");
+                + (site.knownLeakId() == null
+                    ? ": close each one (try-with-resources) where it is created or handed over"
+                    : ": a known leak, " + site.knownLeak() + "; " + site.knownLeakAdvice()));
       }
     }
     // Leaks counted without a site (level=counts, or not sampled): the kind at least.

@@ -4,6 +4,7 @@ import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.handles.CreationSites;
 import dev.nativemem.internal.handles.HandleTracker;
+import dev.nativemem.internal.handles.LeakCatalogue;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,10 +28,6 @@ public final class HandleReport {
   private final long sitesDropped;
   private final long sitesKept;
   private final long trackerMemoryBytes;
-
-  /** Leaks every report labels as known upstream, with their reason. */
-  private static final List<KnownLeak> UPSTREAM =
-      Collections.singletonList(KnownLeak.ROCKSDB_DEFAULT_READ_OPTIONS);
 
   HandleReport(
       boolean agentActive, String options, Map<String, Object> json, long javaMemoryBytes) {
@@ -207,6 +204,10 @@ public final class HandleReport {
       out.append("Open, pooled and leaked handles by creation site:\n");
       for (Site s : sites) {
         out.append("  ").append(s.headline()).append('\n');
+        if (s.known != null) {
+          out.append("    ").append(s.known.entry().id()).append(": ");
+          out.append(s.known.advice()).append('\n');
+        }
         out.append(indent(s.stack, "    "));
       }
     }
@@ -364,6 +365,7 @@ public final class HandleReport {
     private final String createdAt;
     private final String stack;
     private final String knownLeak;
+    private final LeakCatalogue.Match known;
 
     Site(Map<String, Object> json) {
       this.kind = Json.string(json, "kind");
@@ -375,14 +377,11 @@ public final class HandleReport {
       String text = Json.string(json, "stack");
       this.createdAt = headlineOf(json, "created_at", text);
       this.stack = CreationSites.frames(text);
-      String known = null;
-      for (KnownLeak k : UPSTREAM) {
-        if (k.matches(kind, text)) {
-          known = k.reason();
-        }
-      }
+      this.known = LeakCatalogue.get().match(kind, text);
       this.knownLeak =
-          json.get("known_leak") instanceof String ? (String) json.get("known_leak") : known;
+          json.get("known_leak") instanceof String
+              ? (String) json.get("known_leak")
+              : known == null ? null : known.label();
     }
 
     /** The first frame of application code, or null when none was recorded. */
@@ -400,9 +399,22 @@ public final class HandleReport {
       return freedByFinalizer;
     }
 
-    /** The reason, when these handles are a known upstream leak; else null. */
+    /**
+     * When these handles are a leak of nativemem's catalogue: what it is, its id, the version you
+     * run and where it is fixed; else null.
+     */
     public String knownLeak() {
       return knownLeak;
+    }
+
+    /** The catalogue id of the known leak (such as {@code FLINK-39753}), or null. */
+    public String knownLeakId() {
+      return known == null ? null : known.entry().id();
+    }
+
+    /** For a known leak: what it costs and what to do until the fixed version; else null. */
+    public String knownLeakAdvice() {
+      return known == null ? null : known.advice();
     }
 
     /** One line: counts, kind, where created, and what is known about it. */
@@ -425,7 +437,9 @@ public final class HandleReport {
         line.append(", created at ").append(createdAt);
       }
       if (knownLeak != null) {
-        line.append(" [known upstream leak: ").append(knownLeak).append(']');
+        boolean upstream = known == null || !known.entry().library().equals("your code");
+        line.append(upstream ? " [known upstream leak: " : " [known leak: ");
+        line.append(knownLeak).append(']');
       }
       return line.toString();
     }
@@ -459,6 +473,7 @@ public final class HandleReport {
       }
       m.put("created_at", createdAt);
       m.put("known_leak", knownLeak);
+      m.put("known", known == null ? null : known.toMap());
       m.put("stack", stack);
       return m;
     }

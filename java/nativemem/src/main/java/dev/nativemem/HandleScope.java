@@ -4,6 +4,7 @@ import dev.nativemem.internal.handles.CreationSites;
 import dev.nativemem.internal.handles.HandleScopeBooks;
 import dev.nativemem.internal.handles.HandleScopeBooks.ScopeEntry;
 import dev.nativemem.internal.handles.HandleTracker;
+import dev.nativemem.internal.handles.LeakCatalogue;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,7 +18,7 @@ import java.util.Map;
  * <pre>{@code
  * try (HandleScope scope = NativeHandles.scope("restart")) {
  *   job.restart();
- *   scope.assertNoLeaks(KnownLeak.ROCKSDB_DEFAULT_READ_OPTIONS);
+ *   scope.assertNoLeaks(KnownLeak.catalogued("FLINK-39923")); // accepted until Flink fixes it
  * }
  * }</pre>
  */
@@ -58,7 +59,9 @@ public final class HandleScope implements AutoCloseable {
 
   /**
    * Collects garbage, then fails if any handle of this scope leaked or is still open, except those
-   * matching {@code known}.
+   * matching {@code known} and the catalogue's known leaks that nothing in the application can
+   * close (RocksDB's own {@code defaultReadOptions_}). A failing site that is a known leak of the
+   * catalogue (such as FLINK-39753) names it: the version you run, where it is fixed, what to do.
    *
    * @throws HandleLeakError listing kind, count and creation site of each group
    */
@@ -83,18 +86,11 @@ public final class HandleScope implements AutoCloseable {
     long openCount = 0;
     for (ScopeEntry entry : books.problems()) {
       String stack = HandleTracker.get().siteText(entry.site);
-      KnownLeak match = null;
-      for (KnownLeak k : allowed) {
-        if (k.matches(entry.kind, stack)) {
-          match = k;
-          break;
-        }
-      }
+      LeakCatalogue.Match catalogued = LeakCatalogue.get().match(entry.kind, stack);
+      String reason = acceptedReason(allowed, catalogued, entry.kind, stack);
       String state = entry.leaked ? "leaked" : "open (never closed)";
-      if (match != null) {
-        accepted
-            .computeIfAbsent(state + " " + entry.kind + ": " + match.reason(), x -> new long[1])[
-            0]++;
+      if (reason != null) {
+        accepted.computeIfAbsent(state + " " + entry.kind + ": " + reason, x -> new long[1])[0]++;
         continue;
       }
       if (entry.leaked) {
@@ -104,8 +100,19 @@ public final class HandleScope implements AutoCloseable {
       }
       String line = CreationSites.applicationFrame(stack);
       String where = line == null ? "" : " at " + line;
+      String label =
+          catalogued == null
+              ? ""
+              : " [known leak: " + catalogued.label() + "]\n" + catalogued.advice();
       String group =
-          state + " " + entry.kind + ", created" + where + "\n" + CreationSites.frames(stack);
+          state
+              + " "
+              + entry.kind
+              + ", created"
+              + where
+              + label
+              + "\n"
+              + CreationSites.frames(stack);
       failing.computeIfAbsent(group, x -> new long[1])[0]++;
     }
     if (failing.isEmpty()) {
@@ -134,6 +141,20 @@ public final class HandleScope implements AutoCloseable {
       text.append(NativeHandles.agentMissingHint()).append('\n');
     }
     return text.toString();
+  }
+
+  /** Why a handle is accepted: a {@code known} leak it matches, or the catalogue's; else null. */
+  private static String acceptedReason(
+      List<KnownLeak> known, LeakCatalogue.Match catalogued, String kind, String stack) {
+    if (catalogued != null && catalogued.entry().accepted()) {
+      return catalogued.label();
+    }
+    for (KnownLeak k : known) {
+      if (k.matches(kind, stack)) {
+        return k.id() != null && catalogued != null ? catalogued.label() : k.reason();
+      }
+    }
+    return null;
   }
 
   /** Stops counting new handles in this scope (handles already counted stay counted). */

@@ -1,27 +1,29 @@
 package dev.nativemem;
 
+import dev.nativemem.internal.handles.LeakCatalogue;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * A leak that is known and accepted, with the reason: reported as known instead of failing a check.
- * Matches handles of one kind, optionally only those whose creation stack contains a fragment.
+ * Matches handles of one kind, optionally only those whose creation stack contains a fragment; or
+ * an entry of nativemem's catalogue of known leaks, by its id ({@link #catalogued}).
  */
 public final class KnownLeak {
   /** RocksDB never closes the {@code ReadOptions} it creates for itself: facebook/rocksdb#15036. */
-  public static final KnownLeak ROCKSDB_DEFAULT_READ_OPTIONS =
-      new KnownLeak(
-          "ReadOptions",
-          "org.rocksdb.RocksDB.<init>",
-          "RocksDB never closes its own defaultReadOptions_ (facebook/rocksdb#15036)");
+  public static final KnownLeak ROCKSDB_DEFAULT_READ_OPTIONS = catalogued("facebook/rocksdb#15036");
 
   private final String kind;
   private final String stackFragment;
   private final String reason;
+  private final LeakCatalogue.Entry entry;
 
-  private KnownLeak(String kind, String stackFragment, String reason) {
+  private KnownLeak(String kind, String stackFragment, String reason, LeakCatalogue.Entry entry) {
     this.kind = Objects.requireNonNull(kind, "kind");
     this.stackFragment = stackFragment;
     this.reason = Objects.requireNonNull(reason, "reason");
+    this.entry = entry;
     if (reason.trim().isEmpty()) {
       throw new IllegalArgumentException("a known leak needs a reason");
     }
@@ -29,7 +31,7 @@ public final class KnownLeak {
 
   /** Every handle of {@code kind}, for the given reason. */
   public static KnownLeak ofKind(String kind, String reason) {
-    return new KnownLeak(kind, null, reason);
+    return new KnownLeak(kind, null, reason, null);
   }
 
   /**
@@ -38,7 +40,37 @@ public final class KnownLeak {
    * the sampled ones.
    */
   public static KnownLeak at(String kind, String stackFragment, String reason) {
-    return new KnownLeak(kind, Objects.requireNonNull(stackFragment, "stackFragment"), reason);
+    return new KnownLeak(
+        kind, Objects.requireNonNull(stackFragment, "stackFragment"), reason, null);
+  }
+
+  /**
+   * The catalogue's entry {@code id} (such as {@code "FLINK-39753"}): its kind, created under its
+   * frames, in a library version it affects.
+   *
+   * @throws IllegalArgumentException for an id the catalogue lacks, listing those it has
+   */
+  public static KnownLeak catalogued(String id) {
+    LeakCatalogue.Entry entry = LeakCatalogue.get().entry(id);
+    if (entry == null) {
+      throw new IllegalArgumentException(
+          "no known leak '" + id + "' in nativemem's catalogue; its ids are " + ids());
+    }
+    return new KnownLeak(entry.kind(), null, entry.summary() + " (" + entry.id() + ")", entry);
+  }
+
+  /** Whether {@code id} names an entry of the catalogue. */
+  public static boolean isCatalogued(String id) {
+    return LeakCatalogue.get().entry(id) != null;
+  }
+
+  /** The ids of the catalogue's entries. */
+  public static List<String> ids() {
+    List<String> ids = new ArrayList<>();
+    for (LeakCatalogue.Entry entry : LeakCatalogue.get().entries()) {
+      ids.add(entry.id());
+    }
+    return ids;
   }
 
   public String kind() {
@@ -49,12 +81,24 @@ public final class KnownLeak {
     return reason;
   }
 
+  /** The catalogue id, or null for a leak given by kind. */
+  public String id() {
+    return entry == null ? null : entry.id();
+  }
+
   boolean matches(String kind, String stack) {
+    if (entry != null) {
+      LeakCatalogue.Match match = LeakCatalogue.get().match(kind, stack);
+      return match != null && match.entry() == entry;
+    }
     return this.kind.equals(kind) && (stackFragment == null || stack.contains(stackFragment));
   }
 
   @Override
   public String toString() {
+    if (entry != null) {
+      return entry.toString() + ": " + reason;
+    }
     return kind + (stackFragment == null ? "" : " at " + stackFragment) + ": " + reason;
   }
 }

@@ -43,6 +43,10 @@ public final class CreationSites {
         WALKER.walk(
             s -> s.dropWhile(CreationSites::isOurs).limit(MAX_FRAMES).collect(Collectors.toList()));
     StringBuilder text = new StringBuilder();
+    LeakCatalogue catalogue = LeakCatalogue.get();
+    for (StackWalker.StackFrame frame : frames) {
+      catalogue.note(frame.getDeclaringClass()); // the library version a known leak depends on
+    }
     for (StackWalker.StackFrame frame : frames) {
       if (!LIBRARY.get(frame.getDeclaringClass())) {
         text.append(HEADLINE).append(frame.toStackTraceElement()).append('\n');

@@ -5,13 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.fasterxml.jackson.jr.ob.JSON;
 import dev.nativemem.apps.harness.AgentReport;
 import dev.nativemem.apps.harness.AppJvm;
 import dev.nativemem.apps.harness.AppRun;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,7 +33,7 @@ class RestartingKeyedJobTest {
   /** Flink 1.x runs frocksdbjni 6.20, whose finalizers close what the garbage collector found. */
   private static final boolean FINALIZERS = FLINK.startsWith("1.");
 
-  /** FLINK-39753: 1.20.4 and 2.2.1 leak in Compactor.compact; 2.3.0 closes (the control). */
+  /** FLINK-39753: 1.20.4 and 2.2.1 leak in Compactor.compact; 1.20.5 and 2.3.0 close (controls). */
   private static final boolean COMPACTOR_LEAKS = Boolean.getBoolean("flink.compactor.leaks");
 
   private static final String BACKEND_BUILT = "Finished building RocksDB keyed state-backend";
@@ -171,6 +174,70 @@ class RestartingKeyedJobTest {
     for (String kind : ROCKSDB_KINDS) {
       assertEquals(0, report.count(kind, "open"), kind + " open\n" + report.summary());
     }
+  }
+
+  /**
+   * The report names each leak at Flink's lines by its catalogue entry, with the Flink version
+   * Maven resolved for this module as the one "you run"; FLINK-39753 only where this release has it
+   * (never on 1.20.5 or 2.3.0).
+   */
+  @Test
+  void theCatalogueNamesEachLeakAtFlinksLinesWithTheVersionRun() {
+    assertAll(
+        () -> assertNamed("ColumnFamilyOptions", COMPACT_LINE, "FLINK-39753"),
+        () -> assertNamed("Statistics", LOAD_DB_LINE, "FLINK-39923"),
+        () -> assertNamed("Inflater", DESERIALIZE_LINE, "flink-deserialize-inflater"),
+        () ->
+            assertEquals(
+                COMPACTOR_LEAKS ? run.lines(COMPACTION) : 0,
+                report.sites().stream()
+                    .filter(s -> "FLINK-39753".equals(s.knownId()))
+                    .mapToLong(AgentReport.Site::leaked)
+                    .sum(),
+                report.summary()));
+  }
+
+  private static void assertNamed(String kind, String frame, String id) {
+    List<AgentReport.Site> sites =
+        report.sites().stream()
+            .filter(s -> s.leaked() > 0 && s.kind().equals(kind) && s.headline().contains(frame))
+            .collect(Collectors.toList());
+    for (AgentReport.Site site : sites) {
+      assertEquals(id, site.knownId(), site.text());
+      assertEquals(List.of(FLINK), site.knownVersions(), site.text());
+    }
+  }
+
+  /**
+   * The catalogue against this module's real Flink jars ({@code known-leaks --class-path}): each
+   * Flink frame it names exists in them, the version it reads is the one Maven resolved, and
+   * FLINK-39753 is affected exactly where Compactor.compact leaks (the bytecode: 1.20.5 and 2.3.0
+   * close the options).
+   */
+  @Test
+  void theCatalogueChecksOutAgainstThisReleasesJars() throws Exception {
+    String classPath = Files.readString(Paths.get(System.getProperty("job.classpath.file"))).trim();
+    AppRun check =
+        new AppJvm("known-leaks-" + FLINK)
+            .main(
+                System.getProperty("nativemem.jar"),
+                "dev.nativemem.cli.NativeMemoryCli",
+                "known-leaks",
+                "--class-path",
+                classPath,
+                "--json");
+    assertEquals(0, check.exitCode(), "a catalogue pattern matches nothing:\n" + check);
+    Map<Object, Map<?, ?>> byId = new HashMap<>();
+    for (Object entry : (List<?>) JSON.std.anyFrom(check.stdout().trim())) {
+      byId.put(((Map<?, ?>) entry).get("id"), (Map<?, ?>) entry);
+    }
+    for (String id : List.of("FLINK-39753", "FLINK-39923", "flink-deserialize-inflater")) {
+      Map<?, ?> entry = byId.get(id);
+      assertEquals(1, ((List<?>) entry.get("frames_present")).size(), entry.toString());
+      assertEquals(List.of(FLINK), entry.get("versions"), entry.toString());
+    }
+    assertEquals(COMPACTOR_LEAKS, byId.get("FLINK-39753").get("affected"), check.stdout());
+    assertEquals(true, byId.get("FLINK-39923").get("affected"), check.stdout());
   }
 
   /**

@@ -123,6 +123,21 @@ public final class AgentReport {
       return createdAt instanceof String ? (String) createdAt : Headline.of(stack());
     }
 
+    /** The id of the catalogue's known leak the report names for this site, or null. */
+    public String knownId() {
+      Object known = json.get("known");
+      return known instanceof Map ? String.valueOf(((Map<?, ?>) known).get("id")) : null;
+    }
+
+    /** The library versions the report says this site's known leak was created by. */
+    public List<String> knownVersions() {
+      Object known = json.get("known");
+      Object versions = known instanceof Map ? ((Map<?, ?>) known).get("versions") : null;
+      return versions instanceof List
+          ? ((List<?>) versions).stream().map(String::valueOf).collect(Collectors.toList())
+          : List.of();
+    }
+
     /** The site's whole JSON object as text (labels, notes: whatever the report adds). */
     public String text() {
       return json.toString();

@@ -16,8 +16,9 @@ import org.apache.kafka.streams.state.Stores;
 
 /**
  * A topology that counts words into RocksDB key-value stores, run under {@link TopologyTestDriver}
- * {@code drivers} times, each driver with {@code stores} stores; prints how many persistent stores
- * the drivers opened.
+ * {@code drivers} times, each driver with {@code stores} stores, at the metrics recording level
+ * given third (Kafka's default, INFO, when absent; DEBUG makes Kafka set RocksDB statistics on);
+ * prints how many persistent stores the drivers opened.
  */
 public final class StoresUnderTestDriver {
   private static final String TOPIC = "words";
@@ -28,9 +29,11 @@ public final class StoresUnderTestDriver {
   public static void main(String[] args) throws Exception {
     int drivers = Integer.parseInt(args[0]);
     int stores = Integer.parseInt(args[1]);
+    String recordingLevel = args.length > 2 ? args[2] : "INFO";
     long opened = 0;
     for (int d = 0; d < drivers; d++) {
-      try (TopologyTestDriver driver = new TopologyTestDriver(topology(stores), settings())) {
+      try (TopologyTestDriver driver =
+          new TopologyTestDriver(topology(stores), settings(recordingLevel))) {
         TestInputTopic<String, String> input =
             driver.createInputTopic(TOPIC, new StringSerializer(), new StringSerializer());
         for (int i = 0; i < RECORDS; i++) {
@@ -48,8 +51,9 @@ public final class StoresUnderTestDriver {
     }
   }
 
-  private static Properties settings() {
+  private static Properties settings(String recordingLevel) {
     Properties props = new Properties();
+    props.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, recordingLevel);
     props.put(StreamsConfig.APPLICATION_ID_CONFIG, "nativemem-word-counts");
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     props.put(StreamsConfig.STATE_DIR_CONFIG, System.getProperty("java.io.tmpdir"));

@@ -6,9 +6,13 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 
 import dev.nativemem.HandleLeakError;
 import dev.nativemem.NativeHandles;
+import dev.nativemem.tests.handles.BehaviourScenarios;
+import java.io.InputStream;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.testkit.engine.EngineExecutionResults;
 import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Event;
@@ -77,5 +81,33 @@ class LeakCheckExtensionTest {
   @Test
   void knownLeakIsReportedAsKnownNotFailed() {
     assertEquals(List.of(), failures(run(LeakFixtures.KnownLeakAccepted.class)));
+  }
+
+  /**
+   * A leak of the catalogue fails the test named: its id, what to do; its id given as a known kind
+   * accepts it.
+   */
+  @Test
+  void aCataloguedLeakIsNamedInTheFailureAndAcceptedByItsId(@TempDir Path dir) throws Exception {
+    LeakFixtures.jar = BehaviourScenarios.jarWithResource(dir);
+    try {
+      List<Throwable> failures = failures(run(LeakFixtures.UnclosedResourceStream.class));
+      assertEquals(1, failures.size(), failures.toString());
+      String message = failures.get(0).getMessage();
+      assertTrue(
+          message.contains(
+              "1 open (never closed) Inflater, created at "
+                  + LeakFixtures.class.getName()
+                  + ".readWithoutClosing(LeakFixtures.java:"),
+          message);
+      assertTrue(message.contains("[known leak: a stream from getResourceAsStream"), message);
+      assertTrue(message.contains("(unclosed-getResourceAsStream; fixed in: your code)"), message);
+      assertTrue(message.contains("do now: close the stream where it is read"), message);
+      assertEquals(List.of(), failures(run(LeakFixtures.UnclosedResourceStreamAccepted.class)));
+    } finally {
+      for (InputStream in : LeakFixtures.UNCLOSED) {
+        in.close();
+      }
+    }
   }
 }

@@ -4,6 +4,12 @@ import static dev.nativemem.tests.handles.SourceLine.here;
 
 import dev.nativemem.junit.NativeLeakCheck;
 import dev.nativemem.junit.NativeLeakSettings;
+import java.io.InputStream;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.rocksdb.ColumnFamilyOptions;
@@ -65,6 +71,36 @@ final class LeakFixtures {
     @Test
     void leaks() {
       new ColumnFamilyOptions();
+    }
+  }
+
+  /** A jar with a resource, set by the test; streams kept unclosed until the test closes them. */
+  static volatile Path jar;
+
+  static final List<InputStream> UNCLOSED = new ArrayList<>();
+
+  static void readWithoutClosing() throws Exception {
+    URLClassLoader loader = new URLClassLoader(new URL[] {jar.toUri().toURL()}, null);
+    InputStream in = loader.getResourceAsStream("data.txt");
+    in.read();
+    UNCLOSED.add(in);
+  }
+
+  @ExtendWith(NativeLeakCheck.class)
+  static class UnclosedResourceStream {
+    @Test
+    void reads() throws Exception {
+      readWithoutClosing();
+    }
+  }
+
+  @ExtendWith(NativeLeakCheck.class)
+  @NativeLeakSettings(
+      known = @NativeLeakSettings.Known(kind = "unclosed-getResourceAsStream", reason = "fixture"))
+  static class UnclosedResourceStreamAccepted {
+    @Test
+    void reads() throws Exception {
+      readWithoutClosing();
     }
   }
 }

@@ -1,0 +1,74 @@
+package dev.nativemem.cli;
+
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.handles.CatalogueCheck;
+import dev.nativemem.internal.handles.LeakCatalogue;
+import java.io.File;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.Option;
+import org.apache.commons.cli.Options;
+
+/**
+ * The catalogue of known native leaks against an application's class path: which libraries it has,
+ * in which versions, and whether they are affected; a catalogue pattern that matches nothing in a
+ * library that is there fails the command (exit 1).
+ */
+final class KnownLeaksCommand extends CliCommand {
+  KnownLeaksCommand() {
+    super(
+        "known-leaks",
+        "List the known native leaks nativemem recognises; with --class-path, which of them the"
+            + " application's libraries have.",
+        "");
+  }
+
+  @Override
+  Options options() {
+    return new Options()
+        .addOption(
+            Option.builder()
+                .longOpt("class-path")
+                .hasArg()
+                .argName("PATH")
+                .desc("The application's class path (jars and directories, ':'-separated).")
+                .get())
+        .addOption(null, "json", false, "Print JSON.");
+  }
+
+  @Override
+  int run(CommandLine line) throws Exception {
+    List<URL> urls = new ArrayList<>();
+    String path = line.getOptionValue("class-path", "");
+    for (String element : path.split(File.pathSeparator)) {
+      if (!element.trim().isEmpty()) {
+        urls.add(Paths.get(element.trim()).toUri().toURL());
+      }
+    }
+    // The platform loader as parent: the application's classes, never nativemem's own.
+    try (URLClassLoader loader =
+        new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader())) {
+      List<CatalogueCheck> checks = LeakCatalogue.get().inspect(loader);
+      List<Object> json = new ArrayList<>();
+      boolean problems = false;
+      for (CatalogueCheck check : checks) {
+        json.add(check.toMap());
+        problems |= !check.problems().isEmpty();
+        if (!line.hasOption("json")) {
+          System.out.println(check);
+          for (String problem : check.problems()) {
+            System.out.println("  PATTERN MATCHES NOTHING: " + problem);
+          }
+        }
+      }
+      if (line.hasOption("json")) {
+        System.out.println(Json.write(json));
+      }
+      return problems ? 1 : 0;
+    }
+  }
+}
