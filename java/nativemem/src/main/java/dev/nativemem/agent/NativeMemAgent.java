@@ -2,17 +2,31 @@ package dev.nativemem.agent;
 
 import java.io.File;
 import java.lang.instrument.Instrumentation;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.util.jar.JarFile;
 
 /**
- * Entry point of {@code -javaagent:nativemem.jar[=options]} and of late attach.
+ * Entry point of {@code -javaagent:nativemem.jar[=options]}, of late attach, and of {@code
+ * nativemem attach} commands.
  *
- * <p>The jar goes onto the bootstrap class path first, so that {@code java.util.zip.Inflater}
- * (loaded by the bootstrap loader) can call the hooks, and every class loader, Flink's per-job ones
- * included, sees one copy of nativemem. Nothing else of nativemem is touched before that.
+ * <p>To track handles the jar goes onto the bootstrap class path first, so that {@code
+ * java.util.zip.Inflater} (loaded by the bootstrap loader) can call the hooks, and every class
+ * loader, Flink's per-job ones included, sees one copy of nativemem. Nothing else of nativemem is
+ * touched before that. In a running JVM whose application already loaded nativemem itself, that
+ * would split nativemem's packages between two loaders (the application's loader asks the bootstrap
+ * loader first for classes it has not loaded yet), so tracking is refused there; attach commands
+ * that do not track run in a class loader of their own instead.
  */
 public final class NativeMemAgent {
   private static final String RUNTIME = "dev.nativemem.agent.AgentRuntime";
+  private static final String FACADE = "dev.nativemem.NativeMemory";
+  private static final String ATTACHED = "dev.nativemem.attach.AttachedCommand";
+  private static final String ATTACH = "nativemem-attach";
+  private static final String ATTACH_TRACKING = "nativemem-attach-tracking:";
+
+  /** The attach commands' own copy of nativemem, made at the first command that needs one. */
+  private static ClassLoader isolated;
 
   private NativeMemAgent() {}
 
@@ -26,19 +40,69 @@ public final class NativeMemAgent {
 
   private static void start(String args, Instrumentation instrumentation, boolean lateAttach) {
     try {
-      if (!onBootClassPath()) {
-        File jar =
-            new File(
-                NativeMemAgent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        instrumentation.appendToBootstrapClassLoaderSearch(new JarFile(jar));
+      boolean command = args != null && args.startsWith(ATTACH);
+      boolean tracking = !command || args.startsWith(ATTACH_TRACKING);
+      String clash = tracking && !onBootClassPath() ? applicationCopy(instrumentation) : null;
+      if (command) {
+        Class<?> attached =
+            Class.forName(
+                ATTACHED, true, tracking && clash == null ? boot(instrumentation) : own());
+        if (clash != null) {
+          attached.getMethod("refuse", String.class, String.class).invoke(null, args, clash);
+        } else {
+          attached
+              .getMethod("run", String.class, Instrumentation.class)
+              .invoke(null, args, instrumentation);
+        }
+        return;
       }
-      Class.forName(RUNTIME, true, null)
+      if (clash != null) {
+        System.err.println("nativemem agent: " + clash + "; the application runs without it");
+        return;
+      }
+      Class.forName(RUNTIME, true, boot(instrumentation))
           .getMethod("start", String.class, Instrumentation.class, boolean.class)
           .invoke(null, args, instrumentation, lateAttach);
     } catch (Throwable e) {
       System.err.println(
           "nativemem agent: cannot start (" + e + "); the application runs without it");
     }
+  }
+
+  /** Puts this jar on the bootstrap class path (once); returns the bootstrap loader, null. */
+  private static ClassLoader boot(Instrumentation instrumentation) throws Exception {
+    if (!onBootClassPath()) {
+      instrumentation.appendToBootstrapClassLoaderSearch(new JarFile(jar()));
+    }
+    return null;
+  }
+
+  private static synchronized ClassLoader own() throws Exception {
+    if (onBootClassPath()) {
+      return null; // one copy for everything already
+    }
+    if (isolated == null) {
+      isolated = new URLClassLoader(new URL[] {jar().toURI().toURL()}, null);
+    }
+    return isolated;
+  }
+
+  /** Why tracking cannot start here: the application loaded nativemem itself; null if not. */
+  private static String applicationCopy(Instrumentation instrumentation) {
+    for (Class<?> loaded : instrumentation.getAllLoadedClasses()) {
+      if (loaded.getName().equals(FACADE) && loaded.getClassLoader() != null) {
+        return "this JVM's application loads nativemem itself (from "
+            + loaded.getProtectionDomain().getCodeSource()
+            + "), so handles cannot be tracked after its start: start it with"
+            + " -javaagent:nativemem.jar instead";
+      }
+    }
+    return null;
+  }
+
+  private static File jar() throws Exception {
+    return new File(
+        NativeMemAgent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
   }
 
   private static boolean onBootClassPath() {

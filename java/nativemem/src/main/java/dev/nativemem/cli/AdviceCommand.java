@@ -22,12 +22,11 @@ final class AdviceCommand extends CliCommand {
   int run(CommandLine line) {
     List<Advice> advice = NativeMemory.advice();
     if (line.hasOption("json")) {
-      System.out.println(
-          advice.stream().map(Advice::toJson).collect(Collectors.joining(",", "[", "]")));
+      out.println(advice.stream().map(Advice::toJson).collect(Collectors.joining(",", "[", "]")));
     } else if (advice.isEmpty()) {
-      System.out.println("No advice: nothing found to change.");
+      out.println("No advice: nothing found to change.");
     } else {
-      advice.forEach(System.out::println);
+      advice.forEach(out::println);
     }
     return 0;
   }

@@ -33,7 +33,7 @@ final class BreakdownCommand extends CliCommand {
             line.hasOption("committed")
                 ? MemoryBreakdown.View.COMMITTED
                 : MemoryBreakdown.View.RESIDENT);
-    System.out.println(line.hasOption("json") ? breakdown.toJson() : breakdown.toString());
+    out.println(line.hasOption("json") ? breakdown.toJson() : breakdown.toString());
     return 0;
   }
 }

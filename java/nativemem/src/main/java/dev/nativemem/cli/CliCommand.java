@@ -1,5 +1,6 @@
 package dev.nativemem.cli;
 
+import java.io.PrintStream;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.Option;
 import org.apache.commons.cli.Options;
@@ -10,6 +11,9 @@ import org.apache.commons.cli.Options;
  */
 abstract class CliCommand {
   static final Option HELP = Option.builder("h").longOpt("help").desc("Show this help.").get();
+
+  /** Where the command prints: standard output, or the attach channel inside a target JVM. */
+  PrintStream out = System.out;
 
   private final String name;
   private final String summary;
@@ -35,6 +39,11 @@ abstract class CliCommand {
 
   final String parameters() {
     return parameters;
+  }
+
+  /** Whether options after the first positional parameter belong to that parameter's command. */
+  boolean passesThrough() {
+    return false;
   }
 
   /** This command's options; {@code --help} is added by the CLI. */

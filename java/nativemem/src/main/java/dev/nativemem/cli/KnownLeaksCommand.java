@@ -59,14 +59,14 @@ final class KnownLeaksCommand extends CliCommand {
         json.add(check.toMap());
         problems |= !check.problems().isEmpty();
         if (!line.hasOption("json")) {
-          System.out.println(check);
+          out.println(check);
           for (String problem : check.problems()) {
-            System.out.println("  PATTERN MATCHES NOTHING: " + problem);
+            out.println("  PATTERN MATCHES NOTHING: " + problem);
           }
         }
       }
       if (line.hasOption("json")) {
-        System.out.println(Json.write(json));
+        out.println(Json.write(json));
       }
       return problems ? 1 : 0;
     }

@@ -1,6 +1,7 @@
 package dev.nativemem.cli;
 
 import dev.nativemem.NativeMemory;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,7 +34,8 @@ public final class NativeMemoryCli {
           new DemoCommand(),
           new EnvCommand(),
           new ReportCommand(),
-          new KnownLeaksCommand()
+          new KnownLeaksCommand(),
+          new AttachCommand()
         }) {
       commands.put(command.name(), command);
     }
@@ -45,12 +47,17 @@ public final class NativeMemoryCli {
 
   /** Runs the CLI and returns its exit code: 0 on success, 2 on a usage error, 1 on failure. */
   public static int run(String... args) {
-    return new NativeMemoryCli().execute(args);
+    return run(System.out, System.err, args);
   }
 
-  private int execute(String[] args) {
-    PrintWriter out = new PrintWriter(System.out, true);
-    PrintWriter err = new PrintWriter(System.err, true);
+  /** The same, printing to {@code out} and {@code err} (an attached command's channel). */
+  public static int run(PrintStream stdout, PrintStream stderr, String... args) {
+    return new NativeMemoryCli().execute(stdout, stderr, args);
+  }
+
+  private int execute(PrintStream stdout, PrintStream stderr, String[] args) {
+    PrintWriter out = new PrintWriter(stdout, true);
+    PrintWriter err = new PrintWriter(stderr, true);
     if (args.length == 0 || isHelp(args[0])) {
       usage(out);
       return 0;
@@ -70,8 +77,10 @@ public final class NativeMemoryCli {
     }
     Options options = command.options().addOption(CliCommand.HELP);
     String[] rest = java.util.Arrays.copyOfRange(args, 1, args.length);
+    command.out = stdout;
     try {
-      CommandLine line = DefaultParser.builder().get().parse(options, rest);
+      CommandLine line =
+          DefaultParser.builder().get().parse(options, rest, command.passesThrough());
       if (line.hasOption(CliCommand.HELP)) {
         usage(command, out);
         return 0;

@@ -100,7 +100,7 @@ final class ReportCommand extends CliCommand {
     }
   }
 
-  private static int write(Path dump, Path base, Format format, int top, Path output) {
+  private int write(Path dump, Path base, Format format, int top, Path output) {
     // Straight to the one native call that parses and symbolizes: HeapProfile.open would parse
     // each dump once more for its summary, which a report does not show.
     String dumpPath = existing(dump);
@@ -119,7 +119,7 @@ final class ReportCommand extends CliCommand {
               + format
               + ")");
     }
-    System.out.print(NativeBridge.profileRender(dumpPath, basePath, format.name(), top));
+    out.print(NativeBridge.profileRender(dumpPath, basePath, format.name(), top));
     return 0;
   }
 }

@@ -31,14 +31,14 @@ final class StatsCommand extends CliCommand {
   @Override
   int run(CommandLine line) {
     if (line.hasOption("report")) {
-      System.out.println(NativeMemory.allocatorReport());
+      out.println(NativeMemory.allocatorReport());
       return 0;
     }
     AllocatorInfo allocator = NativeMemory.allocator();
     AllocatorStats stats = NativeMemory.stats();
     ProcessMemory process = NativeMemory.processMemory();
     if (line.hasOption("json")) {
-      System.out.println(
+      out.println(
           "{\"allocator\":"
               + allocator.toJson()
               + ",\"stats\":"
@@ -47,9 +47,9 @@ final class StatsCommand extends CliCommand {
               + process.toJson()
               + "}");
     } else {
-      System.out.println("allocator  " + allocator);
-      System.out.println("process    " + process);
-      System.out.println(stats);
+      out.println("allocator  " + allocator);
+      out.println("process    " + process);
+      out.println(stats);
     }
     return 0;
   }

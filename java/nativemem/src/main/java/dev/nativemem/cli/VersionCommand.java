@@ -18,7 +18,7 @@ final class VersionCommand extends CliCommand {
   @Override
   int run(CommandLine line) {
     Versions versions = NativeMemory.version();
-    System.out.println(line.hasOption("json") ? versions.toJson() : versions.toString());
+    out.println(line.hasOption("json") ? versions.toJson() : versions.toString());
     return 0;
   }
 }

@@ -1,0 +1,182 @@
+package dev.nativemem.attach;
+
+import dev.nativemem.HandleReport;
+import dev.nativemem.HeapProfile;
+import dev.nativemem.HeapProfiler;
+import dev.nativemem.NativeHandles;
+import dev.nativemem.NativeMemory;
+import dev.nativemem.agent.AgentRuntime;
+import dev.nativemem.cli.NativeMemoryCli;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.lang.instrument.Instrumentation;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Paths;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A command of {@code nativemem attach}, run inside the target JVM by the agent's {@code
+ * agentmain}: what it prints goes back through {@link AttachProtocol}, so the attaching terminal
+ * shows what the same command shows in-process. Files it writes (dumps) are the target's.
+ */
+public final class AttachedCommand {
+  /** The CLI's own commands, run here exactly as {@code java -jar nativemem.jar} runs them. */
+  private static final List<String> CLI_COMMANDS = List.of("stats", "breakdown", "advice");
+
+  /** When this agent started tracking handles after an attach; null before. */
+  private static volatile Instant trackingSince;
+
+  private AttachedCommand() {}
+
+  /** Leaves {@code reason} as the failed result of the command in {@code argument}. */
+  public static void refuse(String argument, String reason) {
+    String id = AttachProtocol.words(argument).get(0);
+    System.setProperty(
+        AttachProtocol.resultProperty(id),
+        AttachProtocol.result(1, "", "nativemem attach: " + reason + "\n"));
+  }
+
+  /** Runs the command in {@code argument} and leaves its result for the CLI to read. */
+  public static void run(String argument, Instrumentation instrumentation) {
+    if (argument.startsWith(AttachProtocol.FORGET)) {
+      System.clearProperty(
+          AttachProtocol.resultProperty(argument.substring(AttachProtocol.FORGET.length())));
+      return;
+    }
+    List<String> words = AttachProtocol.words(argument);
+    String id = words.get(0);
+    List<String> command = new ArrayList<>(words.subList(1, words.size()));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exitCode;
+    try (PrintStream o = new PrintStream(out, true, "UTF-8");
+        PrintStream e = new PrintStream(err, true, "UTF-8")) {
+      exitCode = execute(command, instrumentation, o, e);
+    } catch (Throwable t) {
+      exitCode = 1;
+      err.reset();
+      byte[] message = ("nativemem attach: " + t + "\n").getBytes(StandardCharsets.UTF_8);
+      err.write(message, 0, message.length);
+    }
+    System.setProperty(
+        AttachProtocol.resultProperty(id),
+        AttachProtocol.result(
+            exitCode,
+            new String(out.toByteArray(), StandardCharsets.UTF_8),
+            new String(err.toByteArray(), StandardCharsets.UTF_8)));
+  }
+
+  private static int execute(
+      List<String> command, Instrumentation instrumentation, PrintStream out, PrintStream err) {
+    String name = command.get(0);
+    List<String> options = command.subList(1, command.size());
+    boolean json = options.contains("--json");
+    if (CLI_COMMANDS.contains(name)) {
+      return NativeMemoryCli.run(out, err, command.toArray(new String[0]));
+    }
+    switch (name) {
+      case "handles":
+        return handles(instrumentation, json, out);
+      case "profile":
+        return profile(options, out, err);
+      case "dump":
+        HeapProfile dump =
+            option(options, "--out") == null
+                ? NativeMemory.dumpProfile()
+                : NativeMemory.dumpProfile(Paths.get(option(options, "--out")));
+        out.println(dump.path());
+        return 0;
+      case "report":
+        List<String> report = new ArrayList<>();
+        report.add("report");
+        report.add(NativeMemory.dumpProfile().path().toString());
+        report.addAll(options);
+        return NativeMemoryCli.run(out, err, report.toArray(new String[0]));
+      case "watch":
+      case "incident":
+        err.println(
+            "nativemem attach "
+                + name
+                + ": not available in this version of nativemem (the memory watch and incident"
+                + " bundles are not part of it yet)");
+        return 1;
+      default:
+        err.println("nativemem attach: unknown command '" + name + "'");
+        return 2;
+    }
+  }
+
+  /**
+   * Handles created since tracking began. The first call after an attach starts tracking (the
+   * already loaded RocksDB and zlib classes are retransformed); handles made before are never
+   * counted.
+   */
+  private static int handles(Instrumentation instrumentation, boolean json, PrintStream out) {
+    String since;
+    if (AgentRuntime.active()) {
+      since = trackingSince == null ? "JVM start" : "attach at " + trackingSince;
+    } else {
+      trackingSince = Instant.now();
+      AgentRuntime.start("level=full", instrumentation, true);
+      if (!AgentRuntime.active()) {
+        out.println("handle tracking could not start in this JVM: see its standard error");
+        return 1;
+      }
+      since = "attach at " + trackingSince;
+    }
+    HandleReport report = NativeHandles.report();
+    if (json) {
+      out.println("{\"since\":\"" + since + "\",\"report\":" + report.toJson() + "}");
+    } else {
+      out.println("Handles tracked since " + since + " (handles made before are not counted):");
+      out.println(report);
+    }
+    return 0;
+  }
+
+  private static int profile(List<String> options, PrintStream out, PrintStream err) {
+    HeapProfiler profiler = NativeMemory.profiling();
+    if (!profiler.isAvailable()) {
+      err.println("nativemem attach profile: " + profiler.unavailableReason());
+      return 1;
+    }
+    String action = options.isEmpty() ? "" : options.get(0);
+    switch (action) {
+      case "start":
+        String interval = option(options, "--interval");
+        if (interval != null) {
+          try {
+            profiler.sampleInterval(Long.parseLong(interval));
+          } catch (NumberFormatException e) {
+            err.println("nativemem attach profile: --interval takes bytes, got '" + interval + "'");
+            return 2;
+          }
+        }
+        profiler.start();
+        out.println(
+            "sampling on, one sample per " + profiler.sampleIntervalBytes() + " bytes on average");
+        return 0;
+      case "stop":
+        profiler.stop();
+        out.println("sampling off");
+        return 0;
+      default:
+        err.println("nativemem attach profile: say 'start [--interval BYTES]' or 'stop'");
+        return 2;
+    }
+  }
+
+  /** The value after {@code name} in {@code options}, or null. */
+  private static String option(List<String> options, String name) {
+    int at = options.indexOf(name);
+    if (at < 0) {
+      return null;
+    }
+    if (at + 1 >= options.size()) {
+      throw new IllegalArgumentException(name + " needs a value");
+    }
+    return options.get(at + 1);
+  }
+}

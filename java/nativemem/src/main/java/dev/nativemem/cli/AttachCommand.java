@@ -1,0 +1,135 @@
+package dev.nativemem.cli;
+
+import dev.nativemem.attach.AttachClient;
+import dev.nativemem.attach.AttachProtocol;
+import dev.nativemem.internal.FileOwnership;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.Options;
+
+/**
+ * {@code nativemem attach <pid> <command>}: loads this jar's agent into a running JVM through the
+ * JDK's attach mechanism, runs the command there and prints what it printed. The JVM accepts an
+ * attach only from its own user; the result comes back through the attach socket ({@link
+ * AttachProtocol}), never through a file.
+ */
+final class AttachCommand extends CliCommand {
+  static final List<String> COMMANDS =
+      List.of(
+          "stats",
+          "breakdown",
+          "advice",
+          "handles",
+          "profile",
+          "dump",
+          "report",
+          "watch",
+          "incident");
+
+  AttachCommand() {
+    super(
+        "attach",
+        "Run a command inside a running JVM, which need not have nativemem: stats, breakdown,"
+            + " advice, handles (tracked from the first call on), profile start [--interval"
+            + " BYTES] | stop, dump [--out PATH], report [report options] (dump and analyse);"
+            + " add --json where the command takes it.",
+        "<pid> <command> [command options]");
+  }
+
+  @Override
+  boolean passesThrough() {
+    return true;
+  }
+
+  @Override
+  Options options() {
+    return new Options();
+  }
+
+  @Override
+  int run(CommandLine line) throws Exception {
+    List<String> args = line.getArgList();
+    if (args.size() < 2) {
+      throw new UsageException("say which JVM and what to run, e.g. 'attach 4242 stats'");
+    }
+    String pid = args.get(0);
+    if (!pid.matches("[1-9][0-9]{0,9}")) {
+      throw new UsageException("<pid> must be a process id, got '" + pid + "'");
+    }
+    if (Long.parseLong(pid) == ProcessHandle.current().pid()) {
+      throw new UsageException("<pid> is this process; name the JVM to look into");
+    }
+    List<String> command = args.subList(1, args.size());
+    if (!COMMANDS.contains(command.get(0))) {
+      throw new UsageException(
+          "unknown command '" + command.get(0) + "'; one of " + String.join(", ", COMMANDS));
+    }
+    requireAttachableJvm(pid);
+    AttachProtocol.Result result = AttachClient.run(pid, ownJar(), command);
+    if (result == null) {
+      throw new IllegalStateException(
+          "process "
+              + pid
+              + " gave no result: it runs another nativemem agent that predates"
+              + " attach; restart it, or attach with that version's jar");
+    }
+    out.print(result.out);
+    System.err.print(result.err);
+    return result.exitCode;
+  }
+
+  /**
+   * Fails fast, with what to do, where the JDK would wait 10 s and then say little: a pid that is
+   * gone, another user's process, a process that is not a JVM.
+   */
+  private static void requireAttachableJvm(String pid) throws IOException {
+    Path proc = Paths.get("/proc", pid);
+    if (!Files.isDirectory(proc)) {
+      throw new IllegalStateException("no process " + pid + " (as this container sees pids)");
+    }
+    int owner = (Integer) Files.getAttribute(proc, "unix:uid");
+    if (owner != FileOwnership.processUid()) {
+      throw new IllegalStateException(
+          "process "
+              + pid
+              + " runs as uid "
+              + owner
+              + " and a JVM accepts an attach only from its own user: run this command as that"
+              + " user (for example 'sudo -u \"#"
+              + owner
+              + "\" java -jar nativemem.jar attach "
+              + pid
+              + " ...')");
+    }
+    try {
+      for (String mapped : Files.readAllLines(proc.resolve("maps"), StandardCharsets.ISO_8859_1)) {
+        if (mapped.endsWith("/libjvm.so")) {
+          return;
+        }
+      }
+    } catch (IOException e) {
+      return; // the JDK's own attempt says what is wrong
+    }
+    throw new IllegalStateException("process " + pid + " is not a Java virtual machine");
+  }
+
+  /** This jar, whose manifest names the agent the target loads. */
+  private static String ownJar() {
+    try {
+      Path jar =
+          Paths.get(
+              AttachCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      if (!Files.isRegularFile(jar)) {
+        throw new IllegalStateException("attach runs from the nativemem jar, not from " + jar);
+      }
+      return jar.toString();
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException("cannot name the nativemem jar: " + e.getMessage(), e);
+    }
+  }
+}

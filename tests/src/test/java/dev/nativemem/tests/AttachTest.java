@@ -1,0 +1,239 @@
+package dev.nativemem.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.jr.ob.JSON;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code nativemem attach <pid> <command>} against running JVMs that did not start with nativemem:
+ * the answers are the target's own (checked against the same command run inside it, planted handles
+ * of known count and line, a dump the target wrote), and refusals say what to do.
+ */
+class AttachTest {
+  @TempDir Path tmp;
+
+  /** A running {@link AttachTarget}, talked to through its stdin and stdout. */
+  private static final class Target implements AutoCloseable {
+    final Process process;
+    final long pid;
+    private final BufferedReader out;
+    private final Writer in;
+    private final Path stderr;
+
+    Target(List<String> classPath, String... env) throws IOException {
+      List<String> command = new ArrayList<>();
+      command.add(ForkedJvm.JAVA);
+      command.add("-cp");
+      command.add(String.join(java.io.File.pathSeparator, classPath));
+      command.add(AttachTarget.class.getName());
+      stderr = Files.createTempFile("attach-target", ".err");
+      ProcessBuilder builder = new ProcessBuilder(command).redirectError(stderr.toFile());
+      builder.environment().remove("LD_PRELOAD");
+      builder.environment().remove("MALLOC_CONF");
+      for (int i = 0; i + 1 < env.length; i += 2) {
+        builder.environment().put(env[i], env[i + 1]);
+      }
+      process = builder.start();
+      out =
+          new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+      in = new java.io.OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+      pid = Long.parseLong(answer("READY ").substring("READY ".length()));
+    }
+
+    /** Sends a line, returns the first output line starting with {@code prefix}. */
+    String send(String line, String prefix) throws IOException {
+      in.write(line + "\n");
+      in.flush();
+      return answer(prefix);
+    }
+
+    private String answer(String prefix) throws IOException {
+      for (String line = out.readLine(); line != null; line = out.readLine()) {
+        if (line.startsWith(prefix)) {
+          return line;
+        }
+      }
+      throw new IOException(
+          "the target ended before printing '" + prefix + "': " + Files.readString(stderr));
+    }
+
+    @Override
+    public void close() throws Exception {
+      process.destroy();
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+      Files.deleteIfExists(stderr);
+    }
+  }
+
+  private static ForkedJvm.Result attach(long pid, String... command) throws Exception {
+    List<String> args = new ArrayList<>(List.of("attach", Long.toString(pid)));
+    args.addAll(List.of(command));
+    return new ForkedJvm().cli(args.toArray(new String[0]));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> object(Map<String, Object> json, String key) {
+    return (Map<String, Object>) json.get(key);
+  }
+
+  /** With nativemem on the target's class path too: the attached answer is the in-process one. */
+  @Test
+  void statsAndBreakdownAreTheTargetsOwn() throws Exception {
+    try (Target target = new Target(List.of(ForkedJvm.JAR.toString(), ForkedJvm.TEST_CLASSES))) {
+      target.send("self stats --json", "{");
+      ForkedJvm.Result attached = attach(target.pid, "stats", "--json");
+      assertEquals(0, attached.exitCode, attached.toString());
+      Map<String, Object> inside = JSON.std.mapFrom(target.send("self stats --json", "{"));
+      Map<String, Object> outside = JSON.std.mapFrom(attached.stdout.trim());
+      assertEquals(inside.get("allocator"), outside.get("allocator"));
+      long rssInside = ((Number) object(inside, "process").get("rss_bytes")).longValue();
+      long rssOutside = ((Number) object(outside, "process").get("rss_bytes")).longValue();
+      assertTrue(
+          Math.abs(rssInside - rssOutside) < rssInside / 5,
+          "RSS " + rssInside + " in-process against " + rssOutside + " attached");
+
+      ForkedJvm.Result breakdown = attach(target.pid, "breakdown", "--json");
+      assertEquals(0, breakdown.exitCode, breakdown.toString());
+      Map<String, Object> view = JSON.std.mapFrom(breakdown.stdout.trim());
+      Map<String, Object> own = JSON.std.mapFrom(target.send("self breakdown --json", "{"));
+      assertEquals(own.get("cpus"), view.get("cpus"));
+      assertEquals(
+          object(own, "container").get("limit_bytes"),
+          object(view, "container").get("limit_bytes"));
+
+      // Tracking would put a second nativemem on the bootstrap class path under the application's
+      // own: refused, and the application's copy keeps working.
+      ForkedJvm.Result handles = attach(target.pid, "handles");
+      assertEquals(1, handles.exitCode, handles.toString());
+      assertTrue(handles.stderr.contains("loads nativemem itself"), handles.toString());
+      assertTrue(target.send("self advice --json", "[").startsWith("["));
+    }
+  }
+
+  /** Handles count from the first {@code handles}: planted ones exactly, earlier ones never. */
+  @Test
+  void handlesSinceAttachAreExactAndEarlierOnesAreNotClaimed() throws Exception {
+    try (Target target = new Target(List.of(ForkedJvm.TEST_CLASSES))) {
+      target.send("open 3", "OPENED");
+      ForkedJvm.Result first = attach(target.pid, "handles");
+      assertEquals(0, first.exitCode, first.toString());
+      assertTrue(first.stdout.contains("Handles tracked since attach at "), first.stdout);
+      String opened = target.send("open 5", "OPENED");
+      String line = opened.substring(opened.indexOf(" AT ") + 4);
+
+      ForkedJvm.Result later = attach(target.pid, "handles", "--json");
+      assertEquals(0, later.exitCode, later.toString());
+      Map<String, Object> json = JSON.std.mapFrom(later.stdout.trim());
+      assertTrue(((String) json.get("since")).startsWith("attach at "), later.stdout);
+      Map<String, Object> report = object(json, "report");
+      long open = 0;
+      for (Object site : (List<?>) report.get("sites")) {
+        Map<?, ?> s = (Map<?, ?>) site;
+        String headline = String.valueOf(s.get("created_at"));
+        if ("Inflater".equals(s.get("kind"))
+            && headline.contains("AttachTarget.openOne(AttachTarget.java:" + line + ")")) {
+          open += ((Number) s.get("open")).longValue();
+        }
+      }
+      assertEquals(5, open, later.stdout);
+    }
+  }
+
+  /** Under the bundled allocator the target dumps a profile it wrote itself, 0600, analysable. */
+  @Test
+  void profileAndDumpInATargetUnderTheBundledAllocator() throws Exception {
+    try (Target target =
+        new Target(
+            List.of(ForkedJvm.TEST_CLASSES), "LD_PRELOAD", ForkedJvm.OWN_JEMALLOC.toString())) {
+      ForkedJvm.Result start = attach(target.pid, "profile", "start", "--interval", "4096");
+      assertEquals(0, start.exitCode, start.toString());
+      assertTrue(start.stdout.contains("one sample per 4096 bytes"), start.stdout);
+      target.send("open 2000", "OPENED");
+      Path dump = tmp.resolve("attached.heap");
+      ForkedJvm.Result dumped = attach(target.pid, "dump", "--out", dump.toString());
+      assertEquals(0, dumped.exitCode, dumped.toString());
+      assertEquals(dump.toString(), dumped.stdout.trim());
+      assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dump)));
+      ForkedJvm.Result report = new ForkedJvm().cli("report", dump.toString(), "--top", "10");
+      assertEquals(0, report.exitCode, report.toString());
+      assertTrue(report.stdout.contains("inflateInit2_"), report.stdout);
+      assertEquals(0, attach(target.pid, "profile", "stop").exitCode);
+    }
+  }
+
+  @Test
+  void profilingOnGlibcSaysWhatToAddAtTheNextStart() throws Exception {
+    try (Target target = new Target(List.of(ForkedJvm.TEST_CLASSES))) {
+      ForkedJvm.Result r = attach(target.pid, "profile", "start");
+      assertEquals(1, r.exitCode, r.toString());
+      assertTrue(r.stderr.contains("LD_PRELOAD"), r.toString());
+    }
+  }
+
+  @Test
+  void aProcessThatIsNotAJvmOrIsGoneIsNamed() throws Exception {
+    Process sleeper = new ProcessBuilder("sleep", "60").start();
+    try {
+      ForkedJvm.Result r = attach(sleeper.pid(), "stats");
+      assertEquals(1, r.exitCode, r.toString());
+      assertTrue(r.stderr.contains("is not a Java virtual machine"), r.toString());
+    } finally {
+      sleeper.destroyForcibly().waitFor();
+    }
+    ForkedJvm.Result gone = attach(sleeper.pid(), "stats");
+    assertEquals(1, gone.exitCode, gone.toString());
+    assertTrue(gone.stderr.contains("no process " + sleeper.pid()), gone.toString());
+    ForkedJvm.Result unknown = attach(sleeper.pid(), "flamegraph");
+    assertEquals(2, unknown.exitCode, unknown.toString());
+  }
+
+  /** A JVM accepts an attach only from its own user: said before the JDK's 10 s wait. */
+  @Test
+  void anotherUsersProcessIsRefusedWithWhatToDo() throws Exception {
+    assumeTrue(
+        "root".equals(System.getProperty("user.name")),
+        "starting a process as another user needs root");
+    Process other = new ProcessBuilder("runuser", "-u", "nobody", "--", "sleep", "60").start();
+    try {
+      long pid = childOf(other);
+      ForkedJvm.Result r = attach(pid, "stats");
+      assertEquals(1, r.exitCode, r.toString());
+      assertTrue(r.stderr.contains("runs as uid 65534"), r.toString());
+      assertTrue(r.stderr.contains("run this command as that user"), r.toString());
+    } finally {
+      other.destroyForcibly().waitFor();
+      other.descendants().forEach(ProcessHandle::destroyForcibly);
+    }
+  }
+
+  /** runuser forks the command: the process that runs as the other user is its child. */
+  private static long childOf(Process parent) throws InterruptedException {
+    for (int i = 0; i < 100; i++) {
+      java.util.Optional<ProcessHandle> child = parent.children().findFirst();
+      if (child.isPresent()) {
+        return child.get().pid();
+      }
+      Thread.sleep(50);
+    }
+    return parent.pid();
+  }
+}
