@@ -25,6 +25,9 @@ import java.util.Objects;
  * now.writeFlameGraph(Path.of("/tmp/app.svg"));
  * ProfileReport growth = now.diff(HeapProfile.open(Path.of("/tmp/app-before.heap")));
  * }</pre>
+ *
+ * <p>Each of these methods analyses the dump again; {@link #request()} makes several outputs from
+ * one analysis.
  */
 public final class HeapProfile {
   /** Sites listed by {@link #analyze()}. */
