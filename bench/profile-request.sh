@@ -5,7 +5,7 @@
 #
 # Makes the dump with the C workload of the Rust tests (tree depth 17: 2^17 leaf stacks) under
 # Debian's jemalloc with lg_prof_sample:9, then runs ProfileRequestBenchmark. Needs
-# `mvn -B -q install -DskipTests` first (benchmarks/target/benchmark.classpath).
+# `mvn -B -q install -DskipTests` first (the jar, benchmarks/target/benchmark.classpath).
 #
 # usage: bench/profile-request.sh [depth=17] [extra JMH options...]
 set -euo pipefail
@@ -21,5 +21,7 @@ LD_PRELOAD="$jemalloc" MALLOC_CONF="prof:true,lg_prof_sample:9" \
   "$work/heap_workload" "$work/big.heap" "$depth"
 echo "dump: $(grep -c '^@' "$work/big.heap") stacks, $(du -h "$work/big.heap" | cut -f1); $(nproc) cores"
 
-java -cp "$(cat benchmarks/target/benchmark.classpath):benchmarks/target/classes" \
+# This worktree's jar first: the class path file names the copy in ~/.m2, which another build
+# may have replaced.
+java -cp "java/nativemem/target/nativemem-0.1.0.jar:$(cat benchmarks/target/benchmark.classpath):benchmarks/target/classes" \
   org.openjdk.jmh.Main ProfileRequestBenchmark -p dump="$work/big.heap" "$@"

@@ -4,11 +4,15 @@ import dev.nativemem.HeapProfile;
 import dev.nativemem.ProfileReport;
 import dev.nativemem.ProfileRequest;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -67,24 +71,48 @@ public class ProfileRequestBenchmark {
     Files.delete(out);
   }
 
+  /**
+   * CPU milliseconds of the benchmark thread, which runs the native analysis too: steadier than
+   * wall time on a loaded machine.
+   */
+  @State(Scope.Thread)
+  @AuxCounters(AuxCounters.Type.EVENTS)
+  public static class Cpu {
+    public double cpuMs;
+
+    <T> T measure(Supplier<T> work) {
+      long start = THREADS.getCurrentThreadCpuTime();
+      T result = work.get();
+      cpuMs += (THREADS.getCurrentThreadCpuTime() - start) / 1e6;
+      return result;
+    }
+  }
+
+  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
   /** {@code analyze()}, {@code writeFlameGraph()}, {@code writePprof()}: three analyses. */
   @Benchmark
-  public ProfileReport threeCalls() {
-    ProfileReport report = profile.analyze();
-    profile.writeFlameGraph(out.resolve("a.svg"));
-    profile.writePprof(out.resolve("a.pb.gz"));
-    return report;
+  public ProfileReport threeCalls(Cpu cpu) {
+    return cpu.measure(
+        () -> {
+          ProfileReport report = profile.analyze();
+          profile.writeFlameGraph(out.resolve("a.svg"));
+          profile.writePprof(out.resolve("a.pb.gz"));
+          return report;
+        });
   }
 
   /** The same three outputs from one request: one analysis. */
   @Benchmark
-  public ProfileReport oneRequest() {
-    return profile
-        .request()
-        .report()
-        .write(ProfileRequest.Format.SVG, out.resolve("a.svg"))
-        .write(ProfileRequest.Format.PPROF, out.resolve("a.pb.gz"))
-        .run()
-        .report();
+  public ProfileReport oneRequest(Cpu cpu) {
+    return cpu.measure(
+        () ->
+            profile
+                .request()
+                .report()
+                .write(ProfileRequest.Format.SVG, out.resolve("a.svg"))
+                .write(ProfileRequest.Format.PPROF, out.resolve("a.pb.gz"))
+                .run()
+                .report());
   }
 }
