@@ -90,6 +90,12 @@ public class ProfileRequestBenchmark {
 
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
+  /** {@code analyze()} alone: one analysis and the top sites, what each extra output adds to. */
+  @Benchmark
+  public ProfileReport analyzeOnly(Cpu cpu) {
+    return cpu.measure(profile::analyze);
+  }
+
   /** {@code analyze()}, {@code writeFlameGraph()}, {@code writePprof()}: three analyses. */
   @Benchmark
   public ProfileReport threeCalls(Cpu cpu) {
