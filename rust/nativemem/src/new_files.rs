@@ -57,11 +57,12 @@ pub fn write_new(target: &Path, contents: &[u8], purpose: Purpose) -> Result<(),
         source,
     };
     let temp = dir.temp_name(&name.to_string_lossy());
-    let written = dir.create_private(&temp).and_then(|mut file| {
-        file.write_all(contents)?;
-        file.sync_all()
-    });
-    let placed = written.and_then(|()| dir.rename_no_replace(&temp, &dir, &name));
+    // Not ours if this fails (a name taken, however unlikely): nothing to remove then.
+    let mut file = dir.create_private(&temp).map_err(failed)?;
+    let placed = file
+        .write_all(contents)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| dir.rename_no_replace(&temp, &dir, &name));
     match placed {
         Ok(()) => Ok(()),
         Err(e) => {
