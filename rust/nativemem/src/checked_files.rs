@@ -1,7 +1,7 @@
 //! Opening files another user may have planted or named: never blocking on a FIFO, never
 //! reading a device, following a final symbolic link only where the caller allows it, and
-//! reading with a size cap; and the rule for directories we write into. Used by `sampling` (files it copies into a sidecar) and `profile`
-//! (every file a dump or a sidecar names). Errors are `io::Error`s whose text says what was
+//! reading with a size cap. Used by `sampling` (files it copies into a sidecar) and `profile`
+//! (every file a dump or a sidecar names); files we write are `new_files`'. Errors are `io::Error`s whose text says what was
 //! wrong with the file; callers add its name and what to do.
 
 use std::fs::{File, OpenOptions};
@@ -78,31 +78,6 @@ pub fn read_capped(path: &Path, links: Links, cap: u64) -> io::Result<Vec<u8>> {
 /// take a path: they reopen the checked file, not whatever the original name points to now.
 pub fn fd_path(file: &File) -> PathBuf {
     PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()))
-}
-
-/// Why no file should be written in a directory with this owner and mode, if so: another user
-/// could rename, replace or delete what we put there (SECURITY.md). A directory of ours or root's
-/// is safe unless others may write it without the sticky bit (as `/tmp` has).
-pub fn unsafe_to_write_in(dir: &Path, owner: u32, mode: u32) -> Option<String> {
-    // SAFETY: geteuid has no preconditions.
-    let me = unsafe { libc::geteuid() };
-    if owner != me && owner != 0 {
-        return Some(format!(
-            "the directory {} belongs to uid {owner}, who could replace or delete what is written \
-             there; write into a directory of yours (uid {me})",
-            dir.display()
-        ));
-    }
-    if mode & 0o022 != 0 && mode & libc::S_ISVTX == 0 {
-        return Some(format!(
-            "the directory {} is writable by other users and not sticky (mode {:o}), so anyone \
-             could replace what is written there or redirect it; write into a directory only you \
-             can write, or a sticky one such as /tmp",
-            dir.display(),
-            mode & 0o7777
-        ));
-    }
-    None
 }
 
 fn too_large(size: u64, cap: u64) -> io::Error {

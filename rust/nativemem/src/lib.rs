@@ -9,6 +9,7 @@
 //! - [`sampling`]: heap profiles from the process's jemalloc, dumped with their symbols;
 //! - [`profile`]: heap profiles (jemalloc dumps) read, symbolized and rendered;
 //! - [`checked_files`]: opening files others may have planted (no FIFOs, devices, links; capped);
+//! - [`new_files`]: creating files for the user (private, never replacing, never redirected);
 //! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
 //!   `catch_unwind` and turns errors into Java exceptions.
 
@@ -17,6 +18,7 @@ pub mod checked_files;
 pub mod handles;
 mod jni;
 pub mod native_view;
+pub mod new_files;
 pub mod process;
 pub mod profile;
 pub mod sampling;

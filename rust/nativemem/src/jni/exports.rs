@@ -2,10 +2,12 @@
 
 use super::{guard, BridgeError};
 use crate::allocator::{self, AllocatorError, ProcessAllocator};
+use crate::new_files::{self, NewFileError, Purpose};
 use crate::process;
-use jni::objects::{JClass, JString};
-use jni::sys::{jlong, jstring};
+use jni::objects::{JByteArray, JClass, JString};
+use jni::sys::{jboolean, jlong, jstring, JNI_FALSE, JNI_TRUE};
 use jni::JNIEnv;
+use std::path::PathBuf;
 
 pub(super) fn to_java(env: &mut JNIEnv, text: &str) -> Result<jstring, BridgeError> {
     Ok(env.new_string(text)?.into_raw())
@@ -75,6 +77,41 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_mallctlRead<'l>(
             .jemalloc()
             .ok_or_else(|| AllocatorError::NotJemalloc { key: key.clone() })?;
         Ok(ctl.read_integer(&key)?)
+    })
+}
+
+/// Writes a new file for the Java side (the agent's report) by the rules of [`new_files`]:
+/// returns false, writing nothing, if `path` exists, so the caller can pick another name.
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_writeNewFile<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    path: JString<'l>,
+    contents: JByteArray<'l>,
+    noun: JString<'l>,
+    example: JString<'l>,
+) -> jboolean {
+    guard(&mut env, JNI_FALSE, |env| {
+        let path = PathBuf::from(from_java(env, &path, "path")?);
+        let (noun, example) = (
+            from_java(env, &noun, "noun")?,
+            from_java(env, &example, "example")?,
+        );
+        if contents.is_null() {
+            return Err(BridgeError::InvalidArgument(
+                "contents must not be null".into(),
+            ));
+        }
+        let bytes = env.convert_byte_array(&contents)?;
+        let purpose = Purpose {
+            noun: &noun,
+            example: &example,
+        };
+        match new_files::write_new(&path, &bytes, purpose) {
+            Ok(()) => Ok(JNI_TRUE),
+            Err(NewFileError::Exists { .. }) => Ok(JNI_FALSE),
+            Err(e) => Err(e.into()),
+        }
     })
 }
 

@@ -11,6 +11,7 @@ mod sampling;
 mod stack_keys;
 
 use crate::allocator::AllocatorError;
+use crate::new_files::NewFileError;
 use crate::process::ProcessError;
 use crate::profile::ProfileError;
 use crate::sampling::SamplingError;
@@ -34,6 +35,8 @@ pub enum BridgeError {
     Sampling(#[from] SamplingError),
     #[error(transparent)]
     Profile(#[from] ProfileError),
+    #[error(transparent)]
+    File(#[from] NewFileError),
 }
 
 const BASE_EXCEPTION: &str = "dev/nativemem/NativeMemoryException";
@@ -52,9 +55,11 @@ impl BridgeError {
             BridgeError::Sampling(SamplingError::Unavailable(_)) => {
                 "dev/nativemem/ProfilingUnavailableException"
             }
-            BridgeError::Sampling(SamplingError::BadPath(_)) => {
-                "java/lang/IllegalArgumentException"
-            }
+            BridgeError::Sampling(
+                SamplingError::BadPath(_)
+                | SamplingError::File(NewFileError::BadPath(_) | NewFileError::Exists { .. }),
+            ) => "java/lang/IllegalArgumentException",
+            BridgeError::File(NewFileError::BadPath(_)) => "java/lang/IllegalArgumentException",
             BridgeError::Profile(error) if error.is_bad_input() => {
                 "java/lang/IllegalArgumentException"
             }

@@ -10,10 +10,10 @@ pub mod demangle;
 pub mod diff;
 pub mod flamegraph;
 pub mod mappings;
-pub mod output;
 pub mod parse;
 pub mod pprof;
 pub mod report;
+pub mod request;
 pub mod sidecar;
 pub mod stacks;
 pub mod strip;
@@ -21,8 +21,10 @@ pub mod symbolize;
 pub mod unbias;
 
 pub use parse::HeapDump;
+pub use request::{Outcome, Output, Request};
 pub use stacks::Stacks;
 
+use crate::new_files::{self, NewFileError, Purpose};
 use std::path::{Path, PathBuf};
 
 /// Errors from reading, analysing or writing heap profiles. Each says what to do next.
@@ -51,17 +53,12 @@ pub enum ProfileError {
          damaged, write a new one"
     )]
     Implausible { path: PathBuf, bytes: f64 },
-    #[error("cannot write {path}: {source}")]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{0}")]
-    UnsafeDirectory(String),
-    #[error("{path} already exists; choose another file name or delete it first")]
-    Exists { path: PathBuf },
+    #[error(transparent)]
+    File(#[from] NewFileError),
     #[error("unknown output format '{0}': use text, collapsed, svg or pprof")]
     UnknownFormat(String),
+    #[error("{0}")]
+    BadRequest(String),
     #[error("cannot draw the flame graph: {0}")]
     FlameGraph(String),
 }
@@ -75,14 +72,16 @@ impl ProfileError {
                 | ProfileError::NotHeapV2 { .. }
                 | ProfileError::Malformed { .. }
                 | ProfileError::Implausible { .. }
-                | ProfileError::UnsafeDirectory(_)
+                | ProfileError::File(NewFileError::BadPath(_))
                 | ProfileError::UnknownFormat(_)
+                | ProfileError::BadRequest(_)
         )
     }
 }
 
-/// An output of [`Analysis::render`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// An output of [`Analysis::render`]; named in requests as in [`Format::name`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Format {
     /// Top sites, flat and cumulative, in jeprof's columns.
     Text,
@@ -94,17 +93,31 @@ pub enum Format {
     Pprof,
 }
 
+impl Format {
+    /// The name requests, the CLI and the Java `Format` enum use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Collapsed => "collapsed",
+            Format::Svg => "svg",
+            Format::Pprof => "pprof",
+        }
+    }
+
+    /// Binary (pprof) or too large to print (svg): only written to files.
+    pub fn is_binary(self) -> bool {
+        matches!(self, Format::Svg | Format::Pprof)
+    }
+}
+
 impl std::str::FromStr for Format {
     type Err = ProfileError;
 
     fn from_str(name: &str) -> Result<Format, ProfileError> {
-        match name {
-            "text" => Ok(Format::Text),
-            "collapsed" => Ok(Format::Collapsed),
-            "svg" => Ok(Format::Svg),
-            "pprof" => Ok(Format::Pprof),
-            other => Err(ProfileError::UnknownFormat(other.to_owned())),
-        }
+        [Format::Text, Format::Collapsed, Format::Svg, Format::Pprof]
+            .into_iter()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| ProfileError::UnknownFormat(name.to_owned()))
     }
 }
 
@@ -173,29 +186,31 @@ pub struct Analysis {
     path: PathBuf,
     current: Stacks,
     base: Option<Stacks>,
-    /// `current - base` when there is a base, else `current` again.
-    shown: Stacks,
+    /// `current - base` when there is a base.
+    growth: Option<Stacks>,
 }
 
 impl Analysis {
     pub fn open(path: &Path, base: Option<&Path>) -> Result<Analysis, ProfileError> {
         let (_, current) = analyze(path)?;
         let base = base.map(analyze).transpose()?.map(|(_, stacks)| stacks);
-        let shown = match &base {
-            Some(base) => diff::difference(&current, base),
-            None => current.clone(),
-        };
+        let growth = base.as_ref().map(|base| diff::difference(&current, base));
         Ok(Analysis {
             path: path.to_owned(),
             current,
             base,
-            shown,
+            growth,
         })
+    }
+
+    /// What the report and pprof show: the growth for a difference, else the dump itself.
+    fn shown(&self) -> &Stacks {
+        self.growth.as_ref().unwrap_or(&self.current)
     }
 
     /// Top `top` sites (growth by site for a difference).
     pub fn report(&self, top: usize) -> report::Report {
-        report::report(&self.shown, top)
+        report::report(self.shown(), top)
     }
 
     /// The analysis in `format`.
@@ -221,13 +236,21 @@ impl Analysis {
                 };
                 flamegraph::render(&self.current, self.base.as_ref(), &title)?
             }
-            Format::Pprof => pprof::render(&self.shown, modified_nanos(&self.path)),
+            Format::Pprof => pprof::render(self.shown(), modified_nanos(&self.path)),
         })
     }
 
     /// Writes the analysis in `format` to a new file `out` (0600; never replaces a file).
     pub fn write(&self, format: Format, top: usize, out: &Path) -> Result<(), ProfileError> {
-        output::write_new(out, &self.render(format, top)?)
+        let purpose = Purpose {
+            noun: "profile output",
+            example: "profile.svg",
+        };
+        Ok(new_files::write_new(
+            out,
+            &self.render(format, top)?,
+            purpose,
+        )?)
     }
 }
 

@@ -1,11 +1,11 @@
-//! `prof.dump` written the way files for the user are (files.rs): into a private directory
+//! `prof.dump` written the way files for the user are (`new_files`): into a private directory
 //! reached by descriptor, mode 0600, renamed into place, never overwriting, one dump at a time,
 //! nothing left behind on failure.
 
-use super::files::{create_private, Dir};
 use super::symbols::{sidecar_path, write_sidecar, SidecarInput};
 use super::{profiler, SamplingError};
 use crate::allocator::keys;
+use crate::new_files::{create_private, Dir, Purpose};
 use serde::Serialize;
 use std::ffi::CString;
 use std::io::{BufRead, BufReader};
@@ -38,7 +38,7 @@ pub fn dump(request: &DumpRequest) -> Result<DumpedProfile, SamplingError> {
     static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let ctl = profiler()?;
-    let (dir, name) = Dir::for_new_file(&request.target)?;
+    let (dir, name) = Dir::for_new_file(&request.target, HEAP_PROFILE)?;
     let target = std::path::absolute(&request.target).map_err(|source| SamplingError::Write {
         path: request.target.clone(),
         source,
@@ -85,6 +85,12 @@ pub fn dump(request: &DumpRequest) -> Result<DumpedProfile, SamplingError> {
         sampled_bytes: header.sampled_bytes,
     })
 }
+
+/// For messages about the dump's path.
+const HEAP_PROFILE: Purpose = Purpose {
+    noun: "heap profile",
+    example: "app.heap",
+};
 
 /// Names inside the private work directory.
 const DUMP: &str = "heap";

@@ -6,13 +6,13 @@
 //! `MALLOC_CONF=prof:true,prof_active:false`.
 
 mod dump;
-mod files;
 mod maps;
 mod symbols;
 
 pub use dump::{dump, DumpRequest, DumpedProfile};
 
 use crate::allocator::{keys, AllocatorError, Mallctl, ProcessAllocator};
+use crate::new_files::NewFileError;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -26,6 +26,9 @@ pub enum SamplingError {
     Unavailable(String),
     #[error("{0}")]
     BadPath(String),
+    /// The dump's path or directory, as every file nativemem creates is checked.
+    #[error(transparent)]
+    File(#[from] NewFileError),
     #[error("cannot write the heap profile {path}: {source}")]
     Write {
         path: PathBuf,

@@ -8,10 +8,10 @@
 //! allows, which costs nothing; else copied. The JVM's perf map, which names JIT frames, is
 //! copied in too.
 
-use super::files::create_private;
 use super::maps::{executable_objects, MappedObject};
 use super::SamplingError;
 use crate::checked_files::{fd_path, open_regular, read_capped, Links, MAX_PERF_MAP_BYTES};
+use crate::new_files::create_private;
 use serde::Serialize;
 use std::fs::File;
 use std::io::{self, Write};

@@ -25,6 +25,9 @@ import java.util.Objects;
  * now.writeFlameGraph(Path.of("/tmp/app.svg"));
  * ProfileReport growth = now.diff(HeapProfile.open(Path.of("/tmp/app-before.heap")));
  * }</pre>
+ *
+ * <p>Each of these methods analyses the dump again; {@link #request()} makes several outputs from
+ * one analysis.
  */
 public final class HeapProfile {
   /** Sites listed by {@link #analyze()}. */
@@ -58,15 +61,7 @@ public final class HeapProfile {
    * @throws IllegalArgumentException if the file is not a jemalloc heap_v2 dump
    */
   public static HeapProfile open(Path dump) {
-    Objects.requireNonNull(dump, "dump");
-    Path absolute = dump.toAbsolutePath();
-    if (!Files.isRegularFile(absolute)) {
-      throw new NativeMemoryException(
-          "heap profile "
-              + absolute
-              + " does not exist or is not a file; write one with NativeMemory.dumpProfile() or"
-              + " the 'prof.dump' mallctl");
-    }
+    Path absolute = ProfileRequest.existing(dump);
     NativeLibraryLoader.load();
     Map<String, Object> summary =
         Json.parseObject(NativeBridge.profileSummaryJson(absolute.toString()));
@@ -119,6 +114,14 @@ public final class HeapProfile {
     return stackCount;
   }
 
+  /**
+   * A request for several outputs from one analysis of this dump; each method below is one request
+   * and reads the dump again.
+   */
+  public ProfileRequest request() {
+    return ProfileRequest.of(path);
+  }
+
   /** The {@value #DEFAULT_TOP} top sites, flat and cumulative. */
   public ProfileReport analyze() {
     return analyze(DEFAULT_TOP);
@@ -126,7 +129,7 @@ public final class HeapProfile {
 
   /** The {@code top} top sites, flat and cumulative. */
   public ProfileReport analyze(int top) {
-    return report(null, top);
+    return request().top(top).report().run().report();
   }
 
   /** Growth by site since {@code base} (an earlier dump), like {@code jeprof --base}. */
@@ -136,57 +139,37 @@ public final class HeapProfile {
 
   /** Growth by site since {@code base}, {@code top} sites each way. */
   public ProfileReport diff(HeapProfile base, int top) {
-    Objects.requireNonNull(base, "base");
-    return report(base, top);
+    return since(base).top(top).report().run().report();
   }
 
   /** Writes a flame graph SVG of the in-use bytes to a new file. */
   public void writeFlameGraph(Path out) {
-    write("svg", null, out);
+    request().write(ProfileRequest.Format.SVG, out).run();
   }
 
   /** Writes a differential flame graph (red grew, blue shrank since {@code base}). */
   public void writeFlameGraph(HeapProfile base, Path out) {
-    write("svg", Objects.requireNonNull(base, "base"), out);
+    since(base).write(ProfileRequest.Format.SVG, out).run();
   }
 
   /** Writes a gzipped pprof profile ({@code go tool pprof}, Pyroscope) to a new file. */
   public void writePprof(Path out) {
-    write("pprof", null, out);
+    request().write(ProfileRequest.Format.PPROF, out).run();
   }
 
   /** Writes collapsed stacks ({@code root;...;leaf bytes}) to a new file. */
   public void writeCollapsed(Path out) {
-    write("collapsed", null, out);
+    request().write(ProfileRequest.Format.COLLAPSED, out).run();
   }
 
   /** The top sites as text in jeprof's columns. */
   public String toText(int top) {
-    return NativeBridge.profileRender(path.toString(), null, "text", checkTop(top));
+    ProfileRequest.Format text = ProfileRequest.Format.TEXT;
+    return request().top(top).render(text).run().rendered(text);
   }
 
-  private ProfileReport report(HeapProfile base, int top) {
-    String json =
-        NativeBridge.profileReportJson(
-            path.toString(), base == null ? null : base.path.toString(), checkTop(top));
-    return new ProfileReport(Json.parseObject(json), base != null);
-  }
-
-  private void write(String format, HeapProfile base, Path out) {
-    Objects.requireNonNull(out, "out");
-    NativeBridge.profileWrite(
-        path.toString(),
-        base == null ? null : base.path.toString(),
-        format,
-        DEFAULT_TOP,
-        out.toAbsolutePath().toString());
-  }
-
-  private static int checkTop(int top) {
-    if (top <= 0) {
-      throw new IllegalArgumentException("top must be positive, got " + top);
-    }
-    return top;
+  private ProfileRequest since(HeapProfile base) {
+    return request().base(Objects.requireNonNull(base, "base").path);
   }
 
   public String toJson() {

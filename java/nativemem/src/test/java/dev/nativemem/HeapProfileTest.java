@@ -154,6 +154,57 @@ class HeapProfileTest {
         Files.readAllLines(collapsed).stream().anyMatch(l -> l.matches(".*;planted_big \\d+")));
   }
 
+  /** One request gives what the single-output methods give, each from the same analysis. */
+  @Test
+  void oneRequestMakesEveryOutputTheSingleCallsMake() throws IOException {
+    HeapProfile profile = HeapProfile.open(dump("now.heap"));
+    Path svg = dir.resolve("request.svg");
+    Path pprof = dir.resolve("request.pb.gz");
+    ProfileRequest.Result result =
+        profile
+            .request()
+            .top(5)
+            .report()
+            .write(ProfileRequest.Format.SVG, svg)
+            .write(ProfileRequest.Format.PPROF, pprof)
+            .render(ProfileRequest.Format.TEXT)
+            .run();
+    assertEquals(profile.analyze(5).toJson(), result.report().toJson());
+    assertEquals(profile.toText(5), result.rendered(ProfileRequest.Format.TEXT));
+    assertTrue(result.rendered(ProfileRequest.Format.TEXT).contains("planted_big"));
+    Path single = dir.resolve("single.svg");
+    profile.writeFlameGraph(single);
+    assertEquals(
+        new String(Files.readAllBytes(single), StandardCharsets.UTF_8),
+        new String(Files.readAllBytes(svg), StandardCharsets.UTF_8));
+    for (Path written : new Path[] {svg, pprof}) {
+      assertEquals(
+          "rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(written)));
+    }
+    IllegalStateException notAsked =
+        assertThrows(
+            IllegalStateException.class, () -> result.rendered(ProfileRequest.Format.COLLAPSED));
+    assertTrue(notAsked.getMessage().contains("render(COLLAPSED)"), notAsked.getMessage());
+    IllegalArgumentException binary =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> profile.request().render(ProfileRequest.Format.PPROF));
+    assertTrue(binary.getMessage().contains("write it to a file"), binary.getMessage());
+    // An output that exists fails the request; the outputs asked before it are written.
+    Path collapsed = dir.resolve("request.collapsed");
+    NativeMemoryException exists =
+        assertThrows(
+            NativeMemoryException.class,
+            () ->
+                profile
+                    .request()
+                    .write(ProfileRequest.Format.COLLAPSED, collapsed)
+                    .write(ProfileRequest.Format.SVG, svg)
+                    .run());
+    assertTrue(exists.getMessage().contains(svg + " already exists"), exists.getMessage());
+    assertTrue(Files.isRegularFile(collapsed));
+  }
+
   @Test
   void badInputGetsClearExceptions() throws IOException {
     assertThrows(NullPointerException.class, () -> HeapProfile.open(null));

@@ -1,7 +1,7 @@
 package dev.nativemem.cli;
 
-import dev.nativemem.internal.NativeBridge;
-import java.nio.file.Files;
+import dev.nativemem.ProfileRequest;
+import dev.nativemem.ProfileRequest.Format;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Locale;
@@ -10,14 +10,6 @@ import org.apache.commons.cli.Option;
 import org.apache.commons.cli.Options;
 
 final class ReportCommand extends CliCommand {
-  /** What the report is written as. */
-  enum Format {
-    text,
-    svg,
-    pprof,
-    collapsed
-  }
-
   ReportCommand() {
     super(
         "report",
@@ -78,22 +70,9 @@ final class ReportCommand extends CliCommand {
     return write(dump, base, format, (int) top, output);
   }
 
-  /** The dump's absolute path; an error that says what to do when there is no such file. */
-  private static String existing(Path dump) {
-    Path absolute = dump.toAbsolutePath();
-    if (!Files.isRegularFile(absolute)) {
-      throw new IllegalArgumentException(
-          "heap profile "
-              + absolute
-              + " does not exist or is not a file; write one with NativeMemory.dumpProfile() or"
-              + " the 'prof.dump' mallctl");
-    }
-    return absolute.toString();
-  }
-
   private static Format format(String name) {
     try {
-      return Format.valueOf(name.toLowerCase(Locale.ROOT));
+      return Format.valueOf(name.toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw new UsageException(
           "--format must be one of text, svg, pprof, collapsed; got '" + name + "'");
@@ -101,25 +80,22 @@ final class ReportCommand extends CliCommand {
   }
 
   private int write(Path dump, Path base, Format format, int top, Path output) {
-    // Straight to the one native call that parses and symbolizes: HeapProfile.open would parse
-    // each dump once more for its summary, which a report does not show.
-    String dumpPath = existing(dump);
-    String basePath = base == null ? null : existing(base);
-    if (output != null) {
-      NativeBridge.profileWrite(
-          dumpPath, basePath, format.name(), top, output.toAbsolutePath().toString());
-      System.err.println("wrote " + output.toAbsolutePath());
-      return 0;
-    }
-    if (format == Format.svg || format == Format.pprof) {
+    String name = format.name().toLowerCase(Locale.ROOT);
+    if (output == null && format.fileOnly()) {
       throw new UsageException(
-          "--format "
-              + format
-              + " writes a file: add -o FILE (for example -o profile."
-              + format
-              + ")");
+          "--format " + name + " writes a file: add -o FILE (for example -o profile." + name + ")");
     }
-    out.print(NativeBridge.profileRender(dumpPath, basePath, format.name(), top));
+    // Not HeapProfile.open, which would parse each dump once more for a summary not shown here.
+    ProfileRequest request = ProfileRequest.of(dump).top(top);
+    if (base != null) {
+      request.base(base);
+    }
+    if (output != null) {
+      request.write(format, output).run();
+      System.err.println("wrote " + output.toAbsolutePath());
+    } else {
+      out.print(request.render(format).run().rendered(format));
+    }
     return 0;
   }
 }

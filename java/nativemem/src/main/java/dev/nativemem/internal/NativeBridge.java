@@ -120,18 +120,24 @@ public final class NativeBridge {
    */
   public static native String dumpProfileJson(String target, String saveFrom, String perfMap);
 
-  // Heap profiles (dev.nativemem.HeapProfile). A null base means "no base dump".
+  /**
+   * Writes {@code contents} to the new file {@code path} as every file nativemem creates is written
+   * (SECURITY.md: temp name, 0600, never replacing, refused in a directory others could swap);
+   * returns false, writing nothing, if {@code path} exists. {@code noun} and {@code example}
+   * ("report", "report.json") name the file in messages.
+   */
+  public static native boolean writeNewFile(
+      String path, byte[] contents, String noun, String example);
+
+  // Heap profiles (dev.nativemem.HeapProfile, ProfileRequest).
 
   /** Header of a heap_v2 dump as JSON; throws IllegalArgumentException if it is not one. */
   public static native String profileSummaryJson(String dump);
 
-  /** Top sites (growth since {@code base} when given) as JSON. */
-  public static native String profileReportJson(String dump, String base, int top);
-
-  /** The analysis as text or collapsed stacks. */
-  public static native String profileRender(String dump, String base, String format, int top);
-
-  /** The analysis written to a new file {@code out} (mode 0600; never replaces a file). */
-  public static native void profileWrite(
-      String dump, String base, String format, int top, String out);
+  /**
+   * Runs a profile request, JSON {@code {dump, base, top, report, outputs: [{format, path}]}}: one
+   * analysis, outputs with a path written to new files (0600, never replacing one). Returns {@code
+   * {report, rendered: [text of each output without a path, in order]}}.
+   */
+  public static native String profileRequestJson(String request);
 }

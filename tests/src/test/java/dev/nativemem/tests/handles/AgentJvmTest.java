@@ -161,6 +161,24 @@ class AgentJvmTest {
     }
   }
 
+  /** A private directory inside one that others may write could be swapped for theirs: refused. */
+  @Test
+  void reportFileIsRefusedBelowADirectoryOthersCanSwapItIn() throws Exception {
+    Path open = Files.createDirectory(dir.resolve("open-above"));
+    Path inner = Files.createDirectory(open.resolve("inner"));
+    Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Result result =
+        new ScenarioJvm().agent("level=full,report=" + inner.resolve("r.json")).run("workload");
+    assertEquals(0, result.exitCode(), result.toString());
+    assertTrue(
+        result.stderr().contains(open + " is writable by other users and not sticky"),
+        result.stderr());
+    assertTrue(result.stderr().contains("swap " + inner.toRealPath()), result.stderr());
+    try (Stream<Path> files = Files.list(inner)) {
+      assertEquals(0, files.count());
+    }
+  }
+
   /** The CLI demo, started without the agent: it runs the incidents in a child JVM that has it. */
   @Test
   void demoShowsTheThreeIncidentsThenNoLeak() throws Exception {

@@ -1,0 +1,541 @@
+//! Files nativemem creates for the user: heap profiles, their sidecars, profile outputs, the
+//! agent's handle report. One set of rules (SECURITY.md), kept here only:
+//!
+//! - the target directory is opened once and checked on its descriptor: ours or root's, writable
+//!   by others only if sticky (as `/tmp`), and no directory above it lets another user swap it;
+//! - everything is then done relative to that descriptor, so a link swapped in after the checks
+//!   redirects nothing; files are created `O_EXCL|O_NOFOLLOW`, mode 0600, under a temporary name;
+//! - finished files are renamed into place with `RENAME_NOREPLACE` (or linked where a file system
+//!   lacks it): an existing name is never replaced, and a failed write leaves nothing behind.
+
+use std::ffi::CString;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Errors from creating a file for the user. Each says what to do next.
+#[derive(Debug, thiserror::Error)]
+pub enum NewFileError {
+    /// The path or its directory cannot be used; the message names it and says why.
+    #[error("{0}")]
+    BadPath(String),
+    #[error(
+        "{path} already exists; {noun}s never overwrite a file: choose a new name or delete it"
+    )]
+    Exists { path: PathBuf, noun: String },
+    #[error("cannot write the {noun} {path}: {source}")]
+    Write {
+        path: PathBuf,
+        noun: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// What a file is, for messages: "the heap profile path is empty; pass a file name such as
+/// /tmp/app.heap".
+#[derive(Debug, Clone, Copy)]
+pub struct Purpose<'a> {
+    /// Singular, as in "the heap profile".
+    pub noun: &'a str,
+    /// A file name to suggest, as in "app.heap".
+    pub example: &'a str,
+}
+
+/// Writes `contents` to the new file `target` (mode 0600): under a temporary name in the same
+/// directory, then renamed into place, which fails with [`NewFileError::Exists`] (leaving nothing
+/// behind) if `target` exists.
+pub fn write_new(target: &Path, contents: &[u8], purpose: Purpose) -> Result<(), NewFileError> {
+    let (dir, name) = Dir::for_new_file(target, purpose)?;
+    let failed = |source| NewFileError::Write {
+        path: target.to_owned(),
+        noun: purpose.noun.to_owned(),
+        source,
+    };
+    let temp = dir.temp_name(&name.to_string_lossy());
+    // Not ours if this fails (a name taken, however unlikely): nothing to remove then.
+    let mut file = dir.create_private(&temp).map_err(failed)?;
+    let placed = file
+        .write_all(contents)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| dir.rename_no_replace(&temp, &dir, &name));
+    match placed {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            dir.remove_file(&temp);
+            Err(match e.kind() {
+                io::ErrorKind::AlreadyExists => NewFileError::Exists {
+                    path: target.to_owned(),
+                    noun: purpose.noun.to_owned(),
+                },
+                _ => failed(e),
+            })
+        }
+    }
+}
+
+/// A directory opened once; names are resolved relative to its descriptor.
+pub struct Dir {
+    fd: OwnedFd,
+    /// As the user named it, for messages.
+    pub shown: PathBuf,
+}
+
+impl Dir {
+    /// Opens the directory a new file `target` goes into, after checking that `target` is a
+    /// usable name, that the directory is writable by us and that no other user can swap
+    /// entries in it. Returns the directory and the file name.
+    pub fn for_new_file(target: &Path, purpose: Purpose) -> Result<(Dir, CString), NewFileError> {
+        let bad = |what: String| Err(NewFileError::BadPath(what));
+        if target.as_os_str().is_empty() {
+            return bad(format!(
+                "the {} path is empty; pass a file name such as /tmp/{}",
+                purpose.noun, purpose.example
+            ));
+        }
+        if target.is_dir() {
+            return bad(format!(
+                "{} is a directory; pass the path of a new file inside it, e.g. {}/{}",
+                target.display(),
+                target.display(),
+                purpose.example
+            ));
+        }
+        let Some(name) = target.file_name() else {
+            return bad(format!(
+                "{} does not end in a file name; pass e.g. /tmp/{}",
+                target.display(),
+                purpose.example
+            ));
+        };
+        let shown = parent_of(target);
+        let c_dir = cstr(&shown)?;
+        // SAFETY: a NUL-terminated path; the descriptor returned is owned below.
+        let fd = unsafe {
+            libc::open(
+                c_dir.as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            let err = io::Error::last_os_error();
+            return bad(if err.kind() == io::ErrorKind::NotFound {
+                format!(
+                    "the directory {} of {} does not exist; create it first",
+                    shown.display(),
+                    target.display()
+                )
+            } else {
+                format!(
+                    "the directory {} of {} cannot be opened ({err}); choose another directory",
+                    shown.display(),
+                    target.display()
+                )
+            });
+        }
+        // SAFETY: fd was just opened and is owned by nobody else.
+        let dir = Dir {
+            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+            shown,
+        };
+        dir.check_shared_safely(target, purpose)?;
+        let name = cstr(Path::new(name))?;
+        if dir.has(&name) {
+            return Err(NewFileError::Exists {
+                path: target.to_owned(),
+                noun: purpose.noun.to_owned(),
+            });
+        }
+        Ok((dir, name))
+    }
+
+    /// Refuses a directory in which another user could rename, replace or delete our files, or
+    /// that another user could swap for one of theirs (through a directory above it).
+    fn check_shared_safely(&self, target: &Path, purpose: Purpose) -> Result<(), NewFileError> {
+        let st = self.stat()?;
+        let fix = |problem: String| {
+            NewFileError::BadPath(format!(
+                "{problem}; write the {} into a directory only you can write, or a sticky one \
+                 such as /tmp",
+                purpose.noun
+            ))
+        };
+        if let Some(problem) = unsafe_to_write_in(&self.shown, st.st_uid, st.st_mode) {
+            return Err(fix(problem));
+        }
+        // Where the descriptor really is, as the kernel says; each directory above it is checked.
+        let fd_link = format!("/proc/self/fd/{}", self.fd.as_raw_fd());
+        let real = std::fs::read_link(fd_link).map_err(|e| self.io_error(e))?;
+        for above in real.ancestors().skip(1) {
+            let meta = above.symlink_metadata().map_err(|e| self.io_error(e))?;
+            if let Some(problem) = unsafe_to_write_in(above, meta.uid(), meta.mode()) {
+                return Err(fix(format!(
+                    "{problem}, or swap {} for a directory of theirs",
+                    real.display()
+                )));
+            }
+        }
+        // SAFETY: a descriptor we own and a NUL-terminated ".".
+        if unsafe {
+            libc::faccessat(
+                self.fd.as_raw_fd(),
+                c".".as_ptr(),
+                libc::W_OK | libc::X_OK,
+                0,
+            )
+        } != 0
+        {
+            return Err(NewFileError::BadPath(format!(
+                "the directory {} is not writable by this process (uid {}); choose another \
+                 directory for {}",
+                self.shown.display(),
+                // SAFETY: geteuid has no preconditions.
+                unsafe { libc::geteuid() },
+                target.display()
+            )));
+        }
+        Ok(())
+    }
+
+    fn stat(&self) -> Result<libc::stat, NewFileError> {
+        // SAFETY: an all-zero stat is a valid out-parameter.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: a descriptor we own and a pointer to a stat.
+        if unsafe { libc::fstat(self.fd.as_raw_fd(), &mut st) } != 0 {
+            return Err(self.io_error(io::Error::last_os_error()));
+        }
+        Ok(st)
+    }
+
+    /// Whether `name` exists (as anything, a dangling link included).
+    pub fn has(&self, name: &CString) -> bool {
+        // SAFETY: as in `stat`.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: a descriptor we own, a NUL-terminated name and a stat out-parameter.
+        unsafe {
+            libc::fstatat(
+                self.fd.as_raw_fd(),
+                name.as_ptr(),
+                &mut st,
+                libc::AT_SYMLINK_NOFOLLOW,
+            ) == 0
+        }
+    }
+
+    /// Makes a fresh 0700 directory inside this one and opens it; the caller removes it.
+    pub fn private_child(&self, hint: &str) -> Result<(Dir, CString), NewFileError> {
+        let name = self.temp_name(hint);
+        let at = self.fd.as_raw_fd();
+        // SAFETY: a descriptor we own and a NUL-terminated name.
+        if unsafe { libc::mkdirat(at, name.as_ptr(), 0o700) } != 0 {
+            return Err(self.io_error(io::Error::last_os_error()));
+        }
+        // SAFETY: as above; O_NOFOLLOW: what we just made, not a link put in its place.
+        let fd = unsafe {
+            libc::openat(
+                at,
+                name.as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return Err(self.io_error(io::Error::last_os_error()));
+        }
+        let child = Dir {
+            // SAFETY: fd was just opened and is owned by nobody else.
+            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+            shown: self.shown.join(name.to_string_lossy().as_ref()),
+        };
+        Ok((child, name))
+    }
+
+    /// A path that reaches `name` through this directory's descriptor, for code that takes a
+    /// path (jemalloc's `prof.dump`, std's file functions): no name above it is looked up again.
+    pub fn anchored(&self, name: &str) -> PathBuf {
+        PathBuf::from(format!("/proc/self/fd/{}", self.fd.as_raw_fd())).join(name)
+    }
+
+    /// Renames `from` in this directory to `to` in `into`, failing rather than replacing `to`.
+    pub fn rename_no_replace(&self, from: &CString, into: &Dir, to: &CString) -> io::Result<()> {
+        let (at, into_at) = (self.fd.as_raw_fd(), into.fd.as_raw_fd());
+        // SAFETY: descriptors we own and NUL-terminated names; renameat2 only reads them.
+        let rc = unsafe {
+            libc::renameat2(
+                at,
+                from.as_ptr(),
+                into_at,
+                to.as_ptr(),
+                libc::RENAME_NOREPLACE,
+            )
+        };
+        if rc == 0 {
+            return Ok(());
+        }
+        let err = io::Error::last_os_error();
+        if err.raw_os_error() != Some(libc::EINVAL) {
+            return Err(err);
+        }
+        // A file system without RENAME_NOREPLACE: a hard link fails if `to` exists (files only;
+        // for a directory linkat fails and so does the dump, leaving nothing behind).
+        // SAFETY: as above.
+        if unsafe { libc::linkat(at, from.as_ptr(), into_at, to.as_ptr(), 0) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: as above.
+        unsafe { libc::unlinkat(at, from.as_ptr(), 0) };
+        Ok(())
+    }
+
+    /// Removes `name` and everything below it, without following links (std's remove_dir_all).
+    pub fn remove_tree(&self, name: &CString) {
+        let path = self.anchored(&name.to_string_lossy());
+        if std::fs::remove_dir_all(&path).is_err() {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+
+    /// A fresh name for a temporary entry made from `hint`: hidden, unique in this process.
+    fn temp_name(&self, hint: &str) -> CString {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let name = format!(".{hint}.{}-{n}.tmp", std::process::id());
+        // A hint from a CString or a path's lossy text has no NUL byte.
+        CString::new(name).unwrap_or_default()
+    }
+
+    /// Creates `name` in this directory, which must not exist as anything, mode 0600.
+    fn create_private(&self, name: &CString) -> io::Result<File> {
+        // SAFETY: a descriptor we own and a NUL-terminated name; the result is owned below.
+        let fd = unsafe {
+            libc::openat(
+                self.fd.as_raw_fd(),
+                name.as_ptr(),
+                libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                0o600 as libc::c_uint,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: fd was just opened and is owned by nobody else.
+        Ok(unsafe { File::from_raw_fd(fd) })
+    }
+
+    /// Removes the file `name` we made, if it is still there.
+    fn remove_file(&self, name: &CString) {
+        // SAFETY: a descriptor we own and a NUL-terminated name.
+        unsafe { libc::unlinkat(self.fd.as_raw_fd(), name.as_ptr(), 0) };
+    }
+
+    fn io_error(&self, source: io::Error) -> NewFileError {
+        NewFileError::Write {
+            path: self.shown.clone(),
+            noun: "file".into(),
+            source,
+        }
+    }
+}
+
+/// The directory a relative or absolute file path lives in.
+pub fn parent_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Creates `path`, which must not exist, readable and writable by the owner only.
+pub fn create_private(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+fn cstr(path: &Path) -> Result<CString, NewFileError> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| NewFileError::BadPath(format!("{} contains a NUL byte", path.display())))
+}
+
+/// Why no file should be written in a directory with this owner and mode, if so: another user
+/// could rename, replace or delete what we put there. A directory of ours or root's is safe unless
+/// others may write it without the sticky bit (as `/tmp` has).
+fn unsafe_to_write_in(dir: &Path, owner: u32, mode: u32) -> Option<String> {
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    if owner != me && owner != 0 {
+        return Some(format!(
+            "the directory {} belongs to uid {owner} (not this process's uid {me}), who could \
+             replace or delete what is written there",
+            dir.display()
+        ));
+    }
+    if mode & 0o022 != 0 && mode & libc::S_ISVTX == 0 {
+        return Some(format!(
+            "the directory {} is writable by other users and not sticky (mode {:o}), so anyone \
+             could replace what is written there",
+            dir.display(),
+            mode & 0o7777
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("nativemem-files-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    const HEAP: Purpose = Purpose {
+        noun: "heap profile",
+        example: "app.heap",
+    };
+
+    fn message(target: &Path) -> String {
+        match Dir::for_new_file(target, HEAP) {
+            Err(e @ (NewFileError::BadPath(_) | NewFileError::Exists { .. })) => e.to_string(),
+            Err(other) => panic!("{other:?}"),
+            Ok(_) => panic!("{} accepted", target.display()),
+        }
+    }
+
+    #[test]
+    fn targets_are_checked_with_the_path_in_the_message() {
+        let dir = scratch("check");
+        assert!(message(&dir).contains("is a directory"));
+        let missing = dir.join("nope/x.heap");
+        assert!(message(&missing).contains("does not exist") && message(&missing).contains("nope"));
+        let existing = dir.join("x.heap");
+        std::fs::write(&existing, b"x").unwrap();
+        assert!(message(&existing).contains("already exists"));
+        std::os::unix::fs::symlink("/nonexistent", dir.join("dangling.heap")).unwrap();
+        assert!(message(&dir.join("dangling.heap")).contains("already exists"));
+        assert_eq!(
+            message(Path::new("")),
+            "the heap profile path is empty; pass a file name such as /tmp/app.heap"
+        );
+        assert!(Dir::for_new_file(&dir.join("new.heap"), HEAP).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn world_writable_directories_must_be_sticky() {
+        let dir = scratch("sticky");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let refused = message(&dir.join("a.heap"));
+        assert!(refused.contains("not sticky (mode 777)"), "{refused}");
+        assert!(
+            refused.contains("directory only you can write"),
+            "{refused}"
+        );
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        assert!(Dir::for_new_file(&dir.join("a.heap"), HEAP).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn rename_never_replaces_and_private_children_are_0700() {
+        let base = scratch("rename");
+        let (dir, name) = Dir::for_new_file(&base.join("b"), HEAP).unwrap();
+        let (work, work_name) = dir.private_child("b").unwrap();
+        let mode = std::fs::metadata(base.join(work_name.to_str().unwrap()))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700);
+        std::fs::write(work.anchored("a"), b"a").unwrap();
+        std::fs::write(base.join("b"), b"b").unwrap();
+        let a = CString::new("a").unwrap();
+        let err = work.rename_no_replace(&a, &dir, &name).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(base.join("b")).unwrap(), b"b");
+        std::fs::remove_file(base.join("b")).unwrap();
+        work.rename_no_replace(&a, &dir, &name).unwrap();
+        assert_eq!(std::fs::read(base.join("b")).unwrap(), b"a");
+        dir.remove_tree(&work_name);
+        assert!(!dir.has(&work_name));
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// An attacker who can swap the directory for a link after the checks (as in a world-writable
+    /// parent) redirects nothing: every later step goes through the descriptors.
+    #[test]
+    fn a_directory_swapped_after_the_checks_redirects_nothing() {
+        let base = scratch("swap");
+        let (dir_path, elsewhere) = (base.join("dir"), base.join("elsewhere"));
+        std::fs::create_dir_all(&dir_path).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let (dir, name) = Dir::for_new_file(&dir_path.join("x.heap"), HEAP).unwrap();
+        let (work, work_name) = dir.private_child("x.heap").unwrap();
+        std::fs::rename(&dir_path, base.join("moved")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &dir_path).unwrap();
+        create_private(&work.anchored("heap")).unwrap();
+        work.rename_no_replace(&CString::new("heap").unwrap(), &dir, &name)
+            .unwrap();
+        dir.remove_tree(&work_name);
+        assert!(base.join("moved/x.heap").is_file());
+        assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn writes_private_files_and_refuses_to_overwrite() {
+        let dir = scratch("write");
+        let path = dir.join("report.svg");
+        write_new(&path, b"one", HEAP).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"one");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let err = write_new(&path, b"two", HEAP).unwrap_err();
+        assert!(matches!(err, NewFileError::Exists { .. }), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"one");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+        assert!(write_new(&dir.join("missing/x.svg"), b"x", HEAP).is_err());
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let err = write_new(&dir.join("open.svg"), b"x", HEAP).unwrap_err();
+        assert!(err.to_string().contains("not sticky"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("write the heap profile into a directory only you can write"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A private directory inside one that others may write without the sticky bit could be
+    /// renamed away and replaced by theirs: refused, naming the directory above.
+    #[test]
+    fn a_directory_others_could_swap_is_refused() {
+        let base = scratch("above");
+        let inner = base.join("inner");
+        std::fs::create_dir_all(&inner).unwrap();
+        std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let refused = message(&inner.join("x.heap"));
+        assert!(
+            refused.contains(&format!("{} is writable by other users", base.display())),
+            "{refused}"
+        );
+        assert!(refused.contains("swap"), "{refused}");
+        std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        assert!(Dir::for_new_file(&inner.join("x.heap"), HEAP).is_ok());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}
