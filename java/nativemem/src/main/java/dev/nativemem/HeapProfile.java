@@ -39,7 +39,7 @@ public final class HeapProfile {
   private final long inUseObjects;
   private final long stackCount;
 
-  private HeapProfile(Path path, Instant time, Map<String, Object> summary) {
+  HeapProfile(Path path, Instant time, Map<String, Object> summary) {
     this.path = path;
     this.time = time;
     this.sampleIntervalBytes = Json.number(summary, "sample_interval_bytes");

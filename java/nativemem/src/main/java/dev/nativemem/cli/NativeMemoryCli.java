@@ -32,7 +32,8 @@ public final class NativeMemoryCli {
           new AdviceCommand(),
           new DemoCommand(),
           new EnvCommand(),
-          new ReportCommand()
+          new ReportCommand(),
+          new SettingsCommand()
         }) {
       commands.put(command.name(), command);
     }
