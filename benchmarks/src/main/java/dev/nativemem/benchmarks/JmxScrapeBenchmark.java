@@ -30,7 +30,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * the MXBean before the snapshot, where each attribute read its own breakdown (and the stats). Each
  * scrape starts after the shared snapshot expired, so every scrape takes a fresh reading.
  */
-@BenchmarkMode(Mode.AverageTime)
+@BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 3, time = 3)
 @Measurement(iterations = 5, time = 5)
