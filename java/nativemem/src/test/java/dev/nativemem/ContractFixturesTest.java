@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.JvmRegions;
 import dev.nativemem.internal.ProfileDump;
+import dev.nativemem.internal.SamplingStatus;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
@@ -108,7 +109,7 @@ class ContractFixturesTest {
 
   @Test
   void samplingStatus() {
-    check("sampling-status.json", ContractFixturesTest::samplingStatus);
+    check("sampling-status.json", SamplingStatus::new);
   }
 
   /**
@@ -140,17 +141,6 @@ class ContractFixturesTest {
   @Test
   void profileReport() {
     check("profile-report.json", json -> new ProfileReport(json, false));
-  }
-
-  private static Object samplingStatus(Map<String, Object> json) {
-    try {
-      var constructor =
-          dev.nativemem.internal.SamplingStatus.class.getDeclaredConstructor(Map.class);
-      constructor.setAccessible(true);
-      return constructor.newInstance(json);
-    } catch (ReflectiveOperationException e) {
-      throw new AssertionError(e);
-    }
   }
 
   /**

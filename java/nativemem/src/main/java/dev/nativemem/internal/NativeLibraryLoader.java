@@ -80,7 +80,7 @@ public final class NativeLibraryLoader {
       throw new NativeMemoryException(unusable);
     }
     String platform = platform(System.getProperty("os.name"), System.getProperty("os.arch"));
-    String explicit = System.getProperty(LIBRARY_PATH_PROPERTY);
+    String explicit = Setting.LIBRARY_PATH.value();
     Path path = explicit != null ? loadExplicit(explicit) : loadFromJar(platform);
     String nativeVersion;
     checking = path;
@@ -311,7 +311,7 @@ public final class NativeLibraryLoader {
   }
 
   private static Path privateBaseDirectory() throws IOException {
-    String configured = System.getProperty(TMPDIR_PROPERTY);
+    String configured = Setting.TMPDIR.value();
     Path base =
         configured != null
             ? Paths.get(configured)

@@ -36,9 +36,19 @@ public final class ProfileDump {
 
   private ProfileDump() {}
 
+  /** {@link Setting#PROFILE_KEEP}; a value that is no number keeps the default. */
+  private static int keep() {
+    try {
+      return Integer.decode(Setting.PROFILE_KEEP.value());
+    } catch (NumberFormatException e) {
+      return DEFAULT_KEEP;
+    }
+  }
+
   /** {@code <dir>/nativemem-<pid>-<UTC time>.heap}. */
   public static Path defaultTarget() {
-    String dir = System.getProperty(DIRECTORY_PROPERTY, System.getProperty("java.io.tmpdir"));
+    String configured = Setting.PROFILE_DIR.value();
+    String dir = configured != null ? configured : System.getProperty("java.io.tmpdir");
     String name =
         "nativemem-"
             + ProcessHandle.current().pid()
@@ -56,7 +66,7 @@ public final class ProfileDump {
    */
   public static HeapProfile writeDefault() {
     HeapProfile profile = write(defaultTarget());
-    prune(profile.path(), Integer.getInteger(KEEP_PROPERTY, DEFAULT_KEEP));
+    prune(profile.path(), keep());
     return profile;
   }
 

@@ -10,7 +10,8 @@ public final class SamplingStatus {
   private final boolean threadActive;
   private final long sampleIntervalBytes;
 
-  SamplingStatus(Map<String, Object> json) {
+  /** Reads the native JSON; throws naming a missing key. */
+  public SamplingStatus(Map<String, Object> json) {
     this.available = Json.bool(json, "available");
     this.unavailableReason = Json.string(json, "unavailable_reason");
     this.active = Json.bool(json, "active");
