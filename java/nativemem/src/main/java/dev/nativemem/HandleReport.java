@@ -29,6 +29,9 @@ public final class HandleReport {
   private final long sitesKept;
   private final long trackerMemoryBytes;
 
+  /** The {@code schema} of {@link #toJson()}: its name and version. */
+  public static final String SCHEMA = "nativemem-handle-report/1";
+
   HandleReport(
       boolean agentActive, String options, Map<String, Object> json, long javaMemoryBytes) {
     this.agentActive = agentActive;
@@ -149,8 +152,14 @@ public final class HandleReport {
     return trackerMemoryBytes;
   }
 
+  /**
+   * The report as JSON, the agent's {@code report=...json} file: {@code schema} ({@value #SCHEMA})
+   * first, so a reader of a kept file knows what it reads; the number changes when a key is renamed
+   * or removed, not when one is added.
+   */
   public String toJson() {
     Map<String, Object> json = new LinkedHashMap<>();
+    json.put("schema", SCHEMA);
     json.put("agent_active", agentActive);
     json.put("options", options);
     List<Object> kindList = new ArrayList<>();

@@ -42,7 +42,7 @@ public final class HeapProfile {
   private final long inUseObjects;
   private final long stackCount;
 
-  private HeapProfile(Path path, Instant time, Map<String, Object> summary) {
+  HeapProfile(Path path, Instant time, Map<String, Object> summary) {
     this.path = path;
     this.time = time;
     this.sampleIntervalBytes = Json.number(summary, "sample_interval_bytes");
@@ -205,7 +205,7 @@ public final class HeapProfile {
    * When the dump was taken: from its {@code .symbols/symbols.json} sidecar (read by the native
    * side, bounded and never from a FIFO or link), else the dump's mtime.
    */
-  private static Instant timeOf(Path dump, Map<String, Object> summary) {
+  static Instant timeOf(Path dump, Map<String, Object> summary) {
     Object fromSidecar = summary.get("dump_time_ms");
     if (fromSidecar instanceof Number) {
       return Instant.ofEpochMilli(((Number) fromSidecar).longValue());

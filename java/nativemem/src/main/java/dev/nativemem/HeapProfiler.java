@@ -1,8 +1,7 @@
 package dev.nativemem;
 
-import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
-import java.util.Map;
+import dev.nativemem.internal.SamplingStatus;
 
 /**
  * Sampling heap profiles from the jemalloc serving this process ({@link NativeMemory#profiling()}).
@@ -23,17 +22,17 @@ public final class HeapProfiler {
 
   /** Whether jemalloc serves {@code malloc}, was built with profiling, and started with it. */
   public boolean isAvailable() {
-    return Boolean.TRUE.equals(status().get("available"));
+    return SamplingStatus.read().available();
   }
 
   /** Why profiling is unavailable and how to fix it; empty when it is available. */
   public String unavailableReason() {
-    return String.valueOf(status().get("unavailable_reason"));
+    return SamplingStatus.read().unavailableReason();
   }
 
   /** Whether jemalloc is sampling now ({@code prof.active}). */
   public boolean isActive() {
-    return Boolean.TRUE.equals(available().get("active"));
+    return available().active();
   }
 
   /** Starts sampling in the whole process ({@code prof.active=true}). */
@@ -48,7 +47,7 @@ public final class HeapProfiler {
 
   /** Whether allocations by the calling thread are sampled ({@code thread.prof.active}). */
   public boolean isThreadActive() {
-    return Boolean.TRUE.equals(available().get("thread_active"));
+    return available().threadActive();
   }
 
   /** Samples the calling thread's allocations or not; other threads are unaffected. */
@@ -58,7 +57,7 @@ public final class HeapProfiler {
 
   /** Average bytes allocated between two samples ({@code 2^prof.lg_sample}). */
   public long sampleIntervalBytes() {
-    return ((Number) available().get("sample_interval_bytes")).longValue();
+    return available().sampleIntervalBytes();
   }
 
   /**
@@ -85,25 +84,21 @@ public final class HeapProfiler {
 
   @Override
   public String toString() {
-    Map<String, Object> s = status();
-    if (!Boolean.TRUE.equals(s.get("available"))) {
-      return "heap profiling unavailable: " + s.get("unavailable_reason");
+    SamplingStatus s = SamplingStatus.read();
+    if (!s.available()) {
+      return "heap profiling unavailable: " + s.unavailableReason();
     }
     return "heap profiling "
-        + (Boolean.TRUE.equals(s.get("active")) ? "active" : "ready (inactive)")
+        + (s.active() ? "active" : "ready (inactive)")
         + ", sample interval "
-        + s.get("sample_interval_bytes")
+        + s.sampleIntervalBytes()
         + " bytes";
   }
 
-  private static Map<String, Object> status() {
-    return Json.parseObject(NativeBridge.samplingStatusJson());
-  }
-
-  private static Map<String, Object> available() {
-    Map<String, Object> s = status();
-    if (!Boolean.TRUE.equals(s.get("available"))) {
-      throw new ProfilingUnavailableException(String.valueOf(s.get("unavailable_reason")));
+  private static SamplingStatus available() {
+    SamplingStatus s = SamplingStatus.read();
+    if (!s.available()) {
+      throw new ProfilingUnavailableException(s.unavailableReason());
     }
     return s;
   }

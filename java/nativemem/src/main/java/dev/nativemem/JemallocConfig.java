@@ -1,7 +1,7 @@
 package dev.nativemem;
 
 import dev.nativemem.internal.Json;
-import java.util.LinkedHashMap;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
 
@@ -13,7 +13,7 @@ public final class JemallocConfig {
   private final Map<String, Object> json;
 
   JemallocConfig(Map<String, Object> json) {
-    this.json = new LinkedHashMap<>(json);
+    this.json = Collections.unmodifiableMap(json);
     Json.bool(json, "config_prof"); // fail early on a malformed document
   }
 

@@ -17,6 +17,9 @@ public final class MemorySnapshot {
   /** How long a snapshot serves {@link NativeMemory#snapshot()} before a fresh one is taken. */
   public static final Duration MAX_AGE = Duration.ofMillis(200);
 
+  /** The {@code schema} of {@link #toJson()}: its name and version. */
+  public static final String SCHEMA = "nativemem-snapshot/1";
+
   private static final Object LOCK = new Object();
   private static MemorySnapshot latest;
 
@@ -58,9 +61,14 @@ public final class MemorySnapshot {
     return stats;
   }
 
-  /** {@code {"taken_at": ..., "breakdown": {...}, "stats": {...}}}. */
+  /**
+   * {@code {"schema": "nativemem-snapshot/1", "taken_at": ..., "breakdown": {...}, "stats":
+   * {...}}}: the unit kept in files and bundles, read back by other versions; {@code schema}
+   * changes when a key is renamed or removed, not when one is added.
+   */
   public String toJson() {
     Map<String, Object> json = new LinkedHashMap<>();
+    json.put("schema", SCHEMA);
     json.put("taken_at", takenAt.toString());
     json.put("breakdown", Json.parseObject(breakdown.toJson()));
     json.put("stats", Json.parseObject(stats.toJson()));

@@ -44,6 +44,15 @@ public final class NativeHandles {
     return AGENT_MISSING.replace("VERSION", NativeMemory.version().java());
   }
 
+  /**
+   * How much is recorded per handle: the agent's {@code level=} (else {@link
+   * Setting#HANDLES_LEVEL}); without the agent, handles registered with {@link #track} are counted
+   * at this level.
+   */
+  public static TrackingLevel trackingLevel() {
+    return HandleTracker.get().options().level();
+  }
+
   /** Counts per kind, open and leaked handles per creation site, zombie caches. */
   public static HandleReport report() {
     HandleTracker tracker = HandleTracker.get();

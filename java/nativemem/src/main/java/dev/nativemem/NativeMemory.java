@@ -25,25 +25,16 @@ public final class NativeMemory {
   /**
    * The Java and native versions.
    *
-   * @throws NativeMemoryException if the loaded native library is not the one this jar was built
-   *     with (a stale {@code -Dnativemem.library.path}, for example)
+   * @throws NativeMemoryException if the native library is not the version of these classes (a
+   *     stale {@code -Dnativemem.library.path}, for example); every call throws it, from the first
+   *     on, since the library is checked when it loads
    */
   public static Versions version() {
-    NativeLibraryLoader.load();
-    String javaVersion = NativeLibraryLoader.javaVersion();
-    String nativeVersion = NativeBridge.version();
-    if (!javaVersion.equals(nativeVersion)) {
-      throw new NativeMemoryException(
-          "nativemem jar "
-              + javaVersion
-              + " loaded native library "
-              + nativeVersion
-              + " from "
-              + NativeLibraryLoader.loadedPath()
-              + "; they must match: remove -Dnativemem.library.path or point it at the library"
-              + " built with this jar");
-    }
-    return new Versions(javaVersion, nativeVersion, NativeLibraryLoader.loadedPath().toString());
+    NativeLibraryLoader.load(); // refuses a native library of another version
+    return new Versions(
+        NativeLibraryLoader.javaVersion(),
+        NativeBridge.version(),
+        NativeLibraryLoader.loadedPath().toString());
   }
 
   /** Which allocator serves this process's {@code malloc}. */
@@ -142,7 +133,7 @@ public final class NativeMemory {
   }
 
   static {
-    if (Boolean.getBoolean("nativemem.jmx")) {
+    if (Boolean.parseBoolean(Setting.JMX.value())) {
       try {
         NativeMemoryMBean.register();
       } catch (NativeMemoryException e) {

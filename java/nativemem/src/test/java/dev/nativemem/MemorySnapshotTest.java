@@ -41,4 +41,17 @@ class MemorySnapshotTest {
     assertTrue(snapshot.breakdown().rssBytes() > 16L << 20, snapshot.toString());
     assertTrue(snapshot.toJson().contains("\"breakdown\":{"), snapshot.toJson());
   }
+
+  /** Files keep these two; a reader of another version tells what it reads by {@code schema}. */
+  @Test
+  void persistedJsonNamesItsSchemaFirst() {
+    java.util.Map<String, Object> snapshot =
+        dev.nativemem.internal.Json.parseObject(NativeMemory.snapshot().toJson());
+    assertEquals("nativemem-snapshot/1", snapshot.get("schema"));
+    assertEquals("schema", snapshot.keySet().iterator().next());
+    java.util.Map<String, Object> report =
+        dev.nativemem.internal.Json.parseObject(NativeHandles.report().toJson());
+    assertEquals("nativemem-handle-report/1", report.get("schema"));
+    assertEquals("schema", report.keySet().iterator().next());
+  }
 }

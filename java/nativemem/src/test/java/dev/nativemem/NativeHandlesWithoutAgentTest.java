@@ -21,6 +21,18 @@ class NativeHandlesWithoutAgentTest {
     }
   }
 
+  /** Without the agent or the property, the level is the settings table's default. */
+  @Test
+  void trackingLevelIsTheSettingsDefaultWithoutTheAgent() {
+    assertFalse(NativeHandles.agentActive());
+    assertEquals(
+        TrackingLevel.of(Setting.HANDLES_LEVEL.defaultValue()), NativeHandles.trackingLevel());
+    assertEquals(TrackingLevel.FULL, TrackingLevel.of(" Full "));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> TrackingLevel.of("stacks"));
+    assertTrue(e.getMessage().contains("off, counts, sampled, full"), e.getMessage());
+  }
+
   @Test
   void trackedResourcesAreCountedAndTheirLeaksFound() throws Exception {
     assertFalse(NativeHandles.agentActive());

@@ -1,6 +1,7 @@
 package dev.nativemem.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.jr.ob.JSON;
@@ -88,6 +89,34 @@ class CliTest {
         new ForkedJvm().java(jdk25).main("dev.nativemem.cli.NativeMemoryCli", "version");
     assertEquals(0, classPath.exitCode, classPath.toString());
     assertTrue(classPath.stderr.contains("restricted method"), classPath.toString());
+  }
+
+  /**
+   * The settings set are told once as the library loads, through System.Logger (java.util.logging
+   * prints its level), a misspelled one as a warning; under the agent, which runs before the
+   * application configures logging, plainly on standard error. Nothing at the defaults: see {@link
+   * #noRestrictedMethodWarningOnJdk25}, whose standard error stays empty.
+   */
+  @Test
+  void settingsSetAreToldOnceWhenTheLibraryLoads() throws Exception {
+    String told = "nativemem settings: nativemem.profile.keep=4 (others default)";
+    String typo = "nativemem: ignoring nativemem.handles.levle, which no setting reads";
+    ForkedJvm.Result app =
+        new ForkedJvm()
+            .jvmArg("-Dnativemem.profile.keep=4", "-Dnativemem.handles.levle=full")
+            .cli("version");
+    assertEquals(0, app.exitCode, app.toString());
+    assertTrue(app.stderr.contains("INFO: " + told), app.toString());
+    assertEquals(app.stderr.indexOf(told), app.stderr.lastIndexOf(told), "told once");
+    assertTrue(app.stderr.contains("WARNING: " + typo), app.toString());
+    ForkedJvm.Result agent =
+        new ForkedJvm()
+            .jvmArg("-javaagent:" + ForkedJvm.JAR + "=level=counts", "-Dnativemem.profile.keep=4")
+            .cli("version");
+    assertEquals(0, agent.exitCode, agent.toString());
+    assertTrue(agent.stderr.contains(told + "\n"), agent.toString());
+    assertFalse(agent.stderr.contains("INFO: "), "not through java.util.logging: " + agent);
+    assertEquals(agent.stderr.indexOf(told), agent.stderr.lastIndexOf(told), "told once");
   }
 
   @Test

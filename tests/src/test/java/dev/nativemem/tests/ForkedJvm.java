@@ -94,6 +94,18 @@ final class ForkedJvm {
     return run(command);
   }
 
+  /** {@code java <jvmArgs> -p nativemem.jar[:modules] <args>}: the jar as a named module. */
+  Result modulePath(List<Path> modules, String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(jvmArgs);
+    List<String> entries = new ArrayList<>();
+    entries.add(JAR.toString());
+    modules.forEach(m -> entries.add(m.toString()));
+    command.add("-p");
+    command.add(String.join(java.io.File.pathSeparator, entries));
+    command.addAll(Arrays.asList(args));
+    return run(command);
+  }
+
   private Result run(List<String> args) throws IOException, InterruptedException {
     if (!Files.isRegularFile(JAR)) {
       throw new IllegalStateException(JAR + " is missing: run 'mvn verify' from the project root");

@@ -4,6 +4,7 @@ import dev.nativemem.HandleLeakError;
 import dev.nativemem.HandleScope;
 import dev.nativemem.KnownLeak;
 import dev.nativemem.NativeHandles;
+import dev.nativemem.Setting;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -31,7 +32,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class NativeLeakCheck
     implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
-  public static final String REQUIRE_AGENT_PROPERTY = "nativemem.junit.requireAgent";
+  public static final String REQUIRE_AGENT_PROPERTY = Setting.JUNIT_REQUIRE_AGENT.property();
   private static final ExtensionContext.Namespace NAMESPACE =
       ExtensionContext.Namespace.create(NativeLeakCheck.class);
 
@@ -65,8 +66,7 @@ public final class NativeLeakCheck
   }
 
   private static void requireAgent() {
-    if (!NativeHandles.agentActive()
-        && !"false".equals(System.getProperty(REQUIRE_AGENT_PROPERTY))) {
+    if (!NativeHandles.agentActive() && !"false".equals(Setting.JUNIT_REQUIRE_AGENT.value())) {
       throw new ExtensionConfigurationException(
           "NativeLeakCheck: "
               + NativeHandles.agentMissingHint()

@@ -1,8 +1,9 @@
 package dev.nativemem.agent;
 
 import dev.nativemem.NativeHandles;
+import dev.nativemem.TrackingLevel;
+import dev.nativemem.internal.SettingsInEffect;
 import dev.nativemem.internal.handles.HandleTracker;
-import dev.nativemem.internal.handles.TrackingLevel;
 import dev.nativemem.internal.handles.TrackingOptions;
 import java.lang.instrument.Instrumentation;
 import java.lang.instrument.UnmodifiableClassException;
@@ -44,6 +45,7 @@ public final class AgentRuntime {
       return;
     }
     try {
+      SettingsInEffect.useStandardError();
       HandleTracker.get().activate(options, lateAttach);
       HandleHooks.preload();
     } catch (Throwable e) {

@@ -35,6 +35,7 @@ public final class NativeMemoryCli {
           new EnvCommand(),
           new ReportCommand(),
           new KnownLeaksCommand(),
+          new SettingsCommand(),
           new AttachCommand()
         }) {
       commands.put(command.name(), command);

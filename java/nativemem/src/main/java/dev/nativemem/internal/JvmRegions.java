@@ -94,7 +94,11 @@ public final class JvmRegions {
       flat[2 * i] = ranges.get(i)[0];
       flat[2 * i + 1] = ranges.get(i)[1];
     }
-    Map<String, Object> json = Json.parseObject(NativeBridge.residentRangesJson(flat));
+    return residentTotal(Json.parseObject(NativeBridge.residentRangesJson(flat)));
+  }
+
+  /** The sum of the native {@code residentRangesJson()}; null if part of a range is unmapped. */
+  public static Long residentTotal(Map<String, Object> json) {
     long total = 0;
     for (Object bytes : (List<?>) json.get("resident_bytes")) {
       if (!(bytes instanceof Number)) {

@@ -19,8 +19,11 @@ public final class NativeBridge {
 
   public static native long mallctlRead(String key);
 
-  /** Panics inside the native library; proves that panics arrive as Java exceptions. */
-  public static native void selfTestPanic(String message);
+  /**
+   * Panics inside the native library; proves that panics arrive as Java exceptions. For tests only:
+   * package-private, so no code outside this package (and no module) can call it.
+   */
+  static native void selfTestPanic(String message);
 
   // Allocator statistics, remedies and the native side of the memory breakdown.
 

@@ -1,6 +1,7 @@
 package dev.nativemem.internal;
 
 import dev.nativemem.NativeMemoryException;
+import dev.nativemem.Setting;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -44,8 +45,8 @@ import java.util.zip.ZipFile;
  * such load.
  */
 public final class NativeLibraryLoader {
-  public static final String LIBRARY_PATH_PROPERTY = "nativemem.library.path";
-  public static final String TMPDIR_PROPERTY = "nativemem.tmpdir";
+  public static final String LIBRARY_PATH_PROPERTY = Setting.LIBRARY_PATH.property();
+  public static final String TMPDIR_PROPERTY = Setting.TMPDIR.property();
   static final String LIBRARY_FILE = "libnativemem.so";
   static final List<String> SUPPORTED_PLATFORMS = List.of("linux-x86_64", "linux-aarch64");
   private static final String PROCESS_DIR_PREFIX = "pid";
@@ -58,6 +59,12 @@ public final class NativeLibraryLoader {
   private static Path privateBase;
   private static volatile String jarIdentity;
   private static Properties properties;
+
+  /** The library being checked, while its version is read (by this thread, holding the lock). */
+  private static Path checking;
+
+  /** Why the library this class loader loaded cannot be used; every later call fails alike. */
+  private static String unusable;
 
   /** Held (never read) while this class loader lives: tells other JVMs the directory is in use. */
   @SuppressWarnings("unused")
@@ -78,12 +85,52 @@ public final class NativeLibraryLoader {
   }
 
   private static synchronized void loadOnce() {
-    if (loaded != null) {
-      return;
+    if (loaded != null || checking != null) {
+      return; // loaded, or NativeBridge's initializer calling back while the version is read
+    }
+    if (unusable != null) {
+      throw new NativeMemoryException(unusable);
     }
     String platform = platform(System.getProperty("os.name"), System.getProperty("os.arch"));
-    String explicit = System.getProperty(LIBRARY_PATH_PROPERTY);
-    loaded = explicit != null ? loadExplicit(explicit) : loadFromJar(platform);
+    String explicit = Setting.LIBRARY_PATH.value();
+    Path path = explicit != null ? loadExplicit(explicit) : loadFromJar(platform);
+    String nativeVersion;
+    checking = path;
+    try {
+      nativeVersion = NativeBridge.version();
+    } finally {
+      checking = null;
+    }
+    String javaVersion = javaVersion();
+    if (!javaVersion.equals(nativeVersion)) {
+      unusable = versionMismatch(javaVersion, nativeVersion, path, explicit != null);
+      throw new NativeMemoryException(unusable);
+    }
+    loaded = path;
+    SettingsInEffect.log();
+  }
+
+  /**
+   * The JSON both sides exchange changes between versions, so a library of another version is
+   * refused when it loads, before any call could misread it.
+   */
+  static String versionMismatch(
+      String javaVersion, String nativeVersion, Path library, boolean explicit) {
+    return "nativemem's Java classes are version "
+        + javaVersion
+        + " but the native library "
+        + library
+        + " is version "
+        + nativeVersion
+        + "; they must be the same version: "
+        + (explicit
+            ? "remove -D"
+                + LIBRARY_PATH_PROPERTY
+                + " or point it at the libnativemem.so built"
+                + " with nativemem "
+                + javaVersion
+            : "the class path holds parts of two nativemem versions (two nativemem jars, or a"
+                + " jar that shades an older one): keep one");
   }
 
   /** The file this class loader loaded the library from. */
@@ -362,7 +409,7 @@ public final class NativeLibraryLoader {
   }
 
   private static Path privateBaseDirectory() throws IOException {
-    String configured = System.getProperty(TMPDIR_PROPERTY);
+    String configured = Setting.TMPDIR.value();
     Path base =
         configured != null
             ? Paths.get(configured)

@@ -1,6 +1,7 @@
 package dev.nativemem.internal;
 
 import dev.nativemem.HeapProfile;
+import dev.nativemem.Setting;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -20,12 +21,12 @@ import java.util.regex.Pattern;
 /** Writes heap profiles with their symbols sidecar; one dump at a time in this class loader. */
 public final class ProfileDump {
   /** Where {@code dumpProfile()} writes when no path is given; default {@code java.io.tmpdir}. */
-  public static final String DIRECTORY_PROPERTY = "nativemem.profile.dir";
+  public static final String DIRECTORY_PROPERTY = Setting.PROFILE_DIR.property();
 
   /** How many default-named dumps {@code dumpProfile()} keeps in that directory; default 16. */
-  public static final String KEEP_PROPERTY = "nativemem.profile.keep";
+  public static final String KEEP_PROPERTY = Setting.PROFILE_KEEP.property();
 
-  private static final int DEFAULT_KEEP = 16;
+  private static final int DEFAULT_KEEP = Integer.parseInt(Setting.PROFILE_KEEP.defaultValue());
   private static final Pattern DEFAULT_NAME =
       Pattern.compile("nativemem-\\d+-\\d{8}T\\d{6}\\.\\d{3}Z\\.heap");
 
@@ -35,9 +36,19 @@ public final class ProfileDump {
 
   private ProfileDump() {}
 
+  /** {@link Setting#PROFILE_KEEP}; a value that is no number keeps the default. */
+  private static int keep() {
+    try {
+      return Integer.decode(Setting.PROFILE_KEEP.value());
+    } catch (NumberFormatException e) {
+      return DEFAULT_KEEP;
+    }
+  }
+
   /** {@code <dir>/nativemem-<pid>-<UTC time>.heap}. */
   public static Path defaultTarget() {
-    String dir = System.getProperty(DIRECTORY_PROPERTY, System.getProperty("java.io.tmpdir"));
+    String configured = Setting.PROFILE_DIR.value();
+    String dir = configured != null ? configured : System.getProperty("java.io.tmpdir");
     String name =
         "nativemem-"
             + ProcessHandle.current().pid()
@@ -55,7 +66,7 @@ public final class ProfileDump {
    */
   public static HeapProfile writeDefault() {
     HeapProfile profile = write(defaultTarget());
-    prune(profile.path(), Integer.getInteger(KEEP_PROPERTY, DEFAULT_KEEP));
+    prune(profile.path(), keep());
     return profile;
   }
 
@@ -98,10 +109,9 @@ public final class ProfileDump {
     NativeLibraryLoader.load();
     synchronized (LOCK) {
       // Fail before the perf map is written if profiling cannot run at all.
-      Map<String, Object> status = Json.parseObject(NativeBridge.samplingStatusJson());
-      if (!Boolean.TRUE.equals(status.get("available"))) {
-        throw new dev.nativemem.ProfilingUnavailableException(
-            String.valueOf(status.get("unavailable_reason")));
+      SamplingStatus status = SamplingStatus.read();
+      if (!status.available()) {
+        throw new dev.nativemem.ProfilingUnavailableException(status.unavailableReason());
       }
       Path perfMap = PerfMap.writeTemp();
       try {
@@ -111,16 +121,24 @@ public final class ProfileDump {
             NativeLibraryLoader.loadedPath().getParent()
                 // A temp dir of "/" would save every library of the process.
                 + (tmp.getNameCount() > 0 ? "\n" + tmp : "");
-        Map<String, Object> dumped =
-            Json.parseObject(
-                NativeBridge.dumpProfileJson(
-                    target.toString(), saveFrom, perfMap == null ? null : perfMap.toString()));
-        return HeapProfile.open(Paths.get(Json.string(dumped, "path")));
+        String dumped =
+            NativeBridge.dumpProfileJson(
+                target.toString(), saveFrom, perfMap == null ? null : perfMap.toString());
+        return HeapProfile.open(dumpedPath(Json.parseObject(dumped)));
       } finally {
         if (perfMap != null) {
           FileTrees.deleteQuietly(perfMap.getParent());
         }
       }
     }
+  }
+
+  /**
+   * Where the native {@code dumpProfileJson()} wrote the dump. Its other fields ({@code
+   * symbols_dir}, {@code time_ms}, {@code sample_interval_bytes}, {@code sampled_bytes}) are reread
+   * from the dump and its sidecar by {@link HeapProfile#open}.
+   */
+  public static Path dumpedPath(Map<String, Object> dumped) {
+    return Paths.get(Json.string(dumped, "path"));
   }
 }

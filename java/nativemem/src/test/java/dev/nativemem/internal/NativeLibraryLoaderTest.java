@@ -4,7 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class NativeLibraryLoaderTest {
 
@@ -40,5 +47,43 @@ class NativeLibraryLoaderTest {
             .getFileName()
             .toString()
             .startsWith("pid" + ProcessHandle.current().pid() + "-"));
+  }
+
+  /**
+   * A child JVM whose class path puts another version's {@code nativemem.properties} first: the
+   * first call fails as the library loads, naming both versions and what to do.
+   */
+  @Test
+  void libraryOfAnotherVersionIsRefusedWhenItLoads(@TempDir Path dir) throws Exception {
+    Path properties = dir.resolve("dev/nativemem/nativemem.properties");
+    Files.createDirectories(properties.getParent());
+    Files.write(properties, "version=0.0.1-older\n".getBytes(StandardCharsets.UTF_8));
+    Path err = dir.resolve("stderr.txt");
+    Process child =
+        new ProcessBuilder(
+                Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                dir + File.pathSeparator + System.getProperty("java.class.path"),
+                "dev.nativemem.cli.NativeMemoryCli",
+                "stats")
+            .redirectOutput(dir.resolve("stdout.txt").toFile())
+            .redirectError(err.toFile())
+            .start();
+    assertTrue(child.waitFor(60, TimeUnit.SECONDS), "child JVM did not finish");
+    String message = Files.readString(err);
+    assertEquals(1, child.exitValue(), message);
+    String nativeVersion = NativeLibraryLoader.javaVersion(); // this build's, on both sides
+    assertTrue(message.contains("version 0.0.1-older"), message);
+    assertTrue(message.contains("is version " + nativeVersion), message);
+    assertTrue(message.contains("keep one"), message);
+  }
+
+  @Test
+  void versionMismatchWithAnExplicitLibrarySaysWhichPropertyToFix() {
+    String message =
+        NativeLibraryLoader.versionMismatch("0.2.0", "0.1.0", Paths.get("/opt/old.so"), true);
+    assertTrue(message.contains("/opt/old.so is version 0.1.0"), message);
+    assertTrue(message.contains("-Dnativemem.library.path"), message);
+    assertTrue(message.contains("built with nativemem 0.2.0"), message);
   }
 }

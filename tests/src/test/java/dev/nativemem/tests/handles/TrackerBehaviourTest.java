@@ -213,7 +213,11 @@ class TrackerBehaviourTest {
         failure);
     if (!options.isEmpty()) {
       assertTrue(
-          result.value("plain_failure").contains("(creation stack not recorded: level=counts)"),
+          result
+              .value("plain_failure")
+              .contains(
+                  "(creation stack not recorded: level=counts; use level=sampled or level=full,"
+                      + " the agent argument or -Dnativemem.handles.level, to see sites)"),
           result.toString());
     }
   }

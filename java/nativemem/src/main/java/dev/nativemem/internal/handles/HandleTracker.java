@@ -1,5 +1,7 @@
 package dev.nativemem.internal.handles;
 
+import dev.nativemem.Setting;
+import dev.nativemem.TrackingLevel;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import java.lang.ref.Reference;
@@ -369,7 +371,11 @@ public final class HandleTracker {
                   ? "(creation stack not sampled: level=sampled records 1 in "
                       + options.interval()
                       + "; use level=full to see every site)"
-                  : "(creation stack not recorded: level=" + level.word() + ")");
+                  : "(creation stack not recorded: level="
+                      + level.word()
+                      + "; use level=sampled or level=full, the agent argument or -D"
+                      + Setting.HANDLES_LEVEL.property()
+                      + ", to see sites)");
       noStackSite = site;
     }
     return site;

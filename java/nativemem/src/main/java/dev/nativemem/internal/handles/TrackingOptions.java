@@ -1,5 +1,7 @@
 package dev.nativemem.internal.handles;
 
+import dev.nativemem.Setting;
+import dev.nativemem.TrackingLevel;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -22,7 +24,6 @@ import java.util.Set;
  * application's own wrappers and frameworks).
  */
 public final class TrackingOptions {
-  public static final String PROPERTY_PREFIX = "nativemem.handles.";
   static final List<String> KEYS =
       Arrays.asList("level", "interval", "include", "exclude", "report", "skip");
   public static final String ROCKSDB_GROUP = "rocksdb";
@@ -62,12 +63,12 @@ public final class TrackingOptions {
    * @throws IllegalArgumentException naming the bad option and the valid ones
    */
   public static TrackingOptions parse(String agentArgs, Properties properties) {
-    String level = properties.getProperty(PROPERTY_PREFIX + "level", "sampled");
-    String interval = properties.getProperty(PROPERTY_PREFIX + "interval", "128");
-    String include = properties.getProperty(PROPERTY_PREFIX + "include", "");
-    String exclude = properties.getProperty(PROPERTY_PREFIX + "exclude", "");
-    String report = properties.getProperty(PROPERTY_PREFIX + "report", "");
-    String skip = properties.getProperty(PROPERTY_PREFIX + "skip", "");
+    String level = Setting.HANDLES_LEVEL.valueIn(properties);
+    String interval = Setting.HANDLES_INTERVAL.valueIn(properties);
+    String include = Setting.HANDLES_INCLUDE.valueIn(properties);
+    String exclude = Setting.HANDLES_EXCLUDE.valueIn(properties);
+    String report = Setting.HANDLES_REPORT.valueIn(properties);
+    String skip = Setting.HANDLES_SKIP.valueIn(properties);
     if (agentArgs != null && !agentArgs.trim().isEmpty()) {
       for (String pair : agentArgs.split(",")) {
         int eq = pair.indexOf('=');
@@ -109,7 +110,7 @@ public final class TrackingOptions {
           "interval '" + interval + "' must be a whole number of 1 or more");
     }
     return new TrackingOptions(
-        TrackingLevel.parse(level),
+        TrackingLevel.of(level),
         every,
         kinds(include),
         kinds(exclude),

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nativemem.TrackingLevel;
 import java.nio.file.Paths;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,11 @@
-package dev.nativemem.internal.handles;
+package dev.nativemem;
 
 import java.util.Locale;
 
-/** How much the agent records per handle. */
+/**
+ * How much the agent records per native handle: the agent argument {@code level=} or {@link
+ * Setting#HANDLES_LEVEL}; {@link NativeHandles#trackingLevel()} says which is in effect.
+ */
 public enum TrackingLevel {
   /** Nothing: classes are not instrumented. */
   OFF,
@@ -13,7 +16,13 @@ public enum TrackingLevel {
   /** Counts, and the creation stack of every handle. */
   FULL;
 
-  static TrackingLevel parse(String text) {
+  /**
+   * The level named {@code text} ({@code off}, {@code counts}, {@code sampled}, {@code full}; any
+   * case).
+   *
+   * @throws IllegalArgumentException naming the valid words
+   */
+  public static TrackingLevel of(String text) {
     try {
       return valueOf(text.trim().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
@@ -22,6 +31,7 @@ public enum TrackingLevel {
     }
   }
 
+  /** The word the agent argument and the setting take: {@code sampled}. */
   public String word() {
     return name().toLowerCase(Locale.ROOT);
   }

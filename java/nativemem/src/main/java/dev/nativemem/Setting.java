@@ -1,0 +1,140 @@
+package dev.nativemem;
+
+import java.util.Optional;
+import java.util.Properties;
+
+/**
+ * Every {@code nativemem.*} system property, with its default and meaning: the one table the code
+ * reads them through, {@code java -jar nativemem.jar settings} prints and the README's "Settings"
+ * section is checked against. The ones set are logged once, when the native library loads ({@code
+ * internal.SettingsInEffect}).
+ */
+public enum Setting {
+  LIBRARY_PATH(
+      "nativemem.library.path",
+      null,
+      "the copy extracted from the jar",
+      "Load exactly this `libnativemem.so`; a wrong path is an error, there is no fallback."),
+  TMPDIR(
+      "nativemem.tmpdir",
+      null,
+      "${java.io.tmpdir}/nativemem-<user>",
+      "Where the native library is extracted; it must be yours and writable by no other user."),
+  JMX(
+      "nativemem.jmx",
+      "false",
+      null,
+      "`true`: register the `NativeMemoryMXBean` when `NativeMemory` is first used."),
+  PROFILE_DIR(
+      "nativemem.profile.dir",
+      null,
+      "${java.io.tmpdir}",
+      "Where `NativeMemory.dumpProfile()` writes when no path is given."),
+  PROFILE_KEEP(
+      "nativemem.profile.keep",
+      "16",
+      null,
+      "How many default-named dumps `dumpProfile()` keeps there; older ones are removed."),
+  HANDLES_LEVEL(
+      "nativemem.handles.level",
+      "sampled",
+      null,
+      "Handle tracking: `off`, `counts` (no stacks), `sampled` (1 stack in `interval`), `full`"
+          + " (every stack); the agent argument `level=` wins."),
+  HANDLES_INTERVAL(
+      "nativemem.handles.interval",
+      "128",
+      null,
+      "`sampled`: one creation stack per this many handles per thread; the agent argument"
+          + " `interval=` wins."),
+  HANDLES_INCLUDE(
+      "nativemem.handles.include",
+      "",
+      "all kinds",
+      "Kinds to track joined by `+` (`ColumnFamilyOptions+Statistics`), or the groups `rocksdb`, `zip`."),
+  HANDLES_EXCLUDE(
+      "nativemem.handles.exclude", "", "none", "Kinds or groups not to track, joined by `+`."),
+  HANDLES_REPORT(
+      "nativemem.handles.report",
+      "",
+      "none",
+      "Handle report written at exit: JSON if it ends in `.json`, text otherwise; 0600, never"
+          + " overwrites."),
+  HANDLES_SKIP(
+      "nativemem.handles.skip",
+      "",
+      "none",
+      "Class-name prefixes joined by `+` whose frames are never a handle's \"created at\" line."),
+  JUNIT_REQUIRE_AGENT(
+      "nativemem.junit.requireAgent",
+      "true",
+      null,
+      "`false`: `NativeLeakCheck` runs without the agent, checking only resources registered"
+          + " with `NativeHandles.track`.");
+
+  private final String property;
+  private final String defaultValue;
+  private final String shownDefault;
+  private final String description;
+
+  /**
+   * @param defaultValue the value when unset, or null when the code computes it
+   * @param shownDefault how the default reads for people, when not {@code defaultValue} itself
+   */
+  Setting(String property, String defaultValue, String shownDefault, String description) {
+    this.property = property;
+    this.defaultValue = defaultValue;
+    this.shownDefault = shownDefault;
+    this.description = description;
+  }
+
+  /** The system property, {@code nativemem.…}. */
+  public String property() {
+    return property;
+  }
+
+  /** The value when the property is unset; null when it is computed (a directory, a path). */
+  public String defaultValue() {
+    return defaultValue;
+  }
+
+  /** The default as people read it. */
+  public String shownDefault() {
+    return shownDefault != null ? shownDefault : defaultValue;
+  }
+
+  /** What it does, in one sentence. */
+  public String description() {
+    return description;
+  }
+
+  /** The value in this JVM: the system property, else {@link #defaultValue()}. */
+  public String value() {
+    return valueIn(System.getProperties());
+  }
+
+  /** The value in {@code properties}, else {@link #defaultValue()}. */
+  public String valueIn(Properties properties) {
+    return properties.getProperty(property, defaultValue);
+  }
+
+  /** Whether the property is set in this JVM. */
+  public boolean isSet() {
+    return System.getProperty(property) != null;
+  }
+
+  /** The setting named {@code property}, if there is one. */
+  public static Optional<Setting> of(String property) {
+    for (Setting setting : values()) {
+      if (setting.property.equals(property)) {
+        return Optional.of(setting);
+      }
+    }
+    return Optional.empty();
+  }
+
+  @Override
+  public String toString() {
+    return property;
+  }
+}

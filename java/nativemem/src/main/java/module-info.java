@@ -1,0 +1,20 @@
+/**
+ * nativemem's API. Only {@code dev.nativemem} is exported: the bridge to the native library, the
+ * handle tracker, the agent and the CLI stay inside, so other modules (the JUnit extension, metrics
+ * binders) reach the native side only through the facade. Commons CLI, ASM and jackson-jr are
+ * shaded into the jar ({@code dev.nativemem.shaded.*}), hence {@code requires static}: needed to
+ * compile, never resolved at run time. On the class path (the agent, {@code java -jar}, fat jars)
+ * this descriptor is ignored.
+ */
+module dev.nativemem {
+  exports dev.nativemem;
+
+  requires java.management;
+  requires java.instrument;
+  // The attaching side of 'nativemem attach' (AttachClient); absent from a JRE without jdk.attach.
+  requires static jdk.attach;
+  requires static org.apache.commons.cli;
+  requires static org.objectweb.asm;
+  requires static com.fasterxml.jackson.jr.ob;
+  requires static rocksdbjni;
+}

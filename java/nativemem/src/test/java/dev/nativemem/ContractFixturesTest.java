@@ -1,0 +1,310 @@
+package dev.nativemem;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.JvmRegions;
+import dev.nativemem.internal.ProfileDump;
+import dev.nativemem.internal.SamplingStatus;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The JSON contract with the native library: each golden fixture, written by the Rust test {@code
+ * rust/nativemem/tests/contract_fixtures.rs} from the types the JNI exports serialize, is read by
+ * its Java class through every public accessor. A key Java reads that the fixture lacks fails (the
+ * strict readers throw, the optional ones are caught by recording); so does a key the fixture has
+ * that Java never reads, unless listed below as passed through on purpose.
+ */
+class ContractFixturesTest {
+
+  @Test
+  void allocatorInfo() {
+    check("allocator-jemalloc.json", AllocatorInfo::new);
+    check("allocator-glibc.json", AllocatorInfo::new);
+  }
+
+  @Test
+  void allocatorStats() {
+    check("allocator-stats-jemalloc.json", AllocatorStats::new);
+    check("allocator-stats-glibc.json", AllocatorStats::new);
+  }
+
+  @Test
+  void processMemory() {
+    check("process-memory.json", ProcessMemory::new);
+  }
+
+  @Test
+  void nativeViewOfTheBreakdown() {
+    check(
+        "native-view.json",
+        json ->
+            new MemoryBreakdown(json, null, NativeHandles.report(), MemoryBreakdown.View.COMMITTED),
+        // In toJson()'s "process" and "cpus", passed through whole.
+        "process.vm_size_bytes",
+        "process.vm_hwm_bytes",
+        "container_cpus.cgroup_version");
+  }
+
+  @Test
+  void residentRanges() {
+    check("resident-ranges.json", JvmRegions::residentTotal);
+  }
+
+  @Test
+  void remedyResult() {
+    check("remedy.json", RemedyResult::new);
+  }
+
+  /**
+   * The report also reads what only its own {@code toJson()} writes (the application frame and the
+   * known-leak reason), when a report is read back from a file: never from the native library.
+   */
+  @Test
+  void handleReport() {
+    Set<String> javaOnly =
+        Set.of(
+            "sites[].created_at",
+            "sites[].known_leak",
+            "zombie_caches[].cache_created_at",
+            "zombie_caches[].retainers[].created_at");
+    check(
+        "handle-report.json",
+        json -> new HandleReport(true, "level=full", json, 0),
+        javaOnly,
+        // The registry's own ids, which link its tables, and its bookkeeping: not for users.
+        new String[] {
+          "sites[].site_id",
+          "oldest_open[].handle_id",
+          "oldest_open[].site_id",
+          "zombie_caches[].cache_id",
+          "zombie_caches[].cache_site_id",
+          "zombie_caches[].retainers[].handle_id",
+          "zombie_caches[].retainers[].site_id",
+          "ended_records_dropped",
+          // Not modelled in Java yet: a cache's capacity on its open-handle record.
+          "oldest_open[].capacity_bytes"
+        });
+  }
+
+  @Test
+  void samplingStatus() {
+    check("sampling-status.json", SamplingStatus::new);
+  }
+
+  /**
+   * Only the path is read: the profile is then opened from the file, whose header and sidecar say
+   * the rest again.
+   */
+  @Test
+  void dumpedProfile() {
+    check(
+        "dumped-profile.json",
+        ProfileDump::dumpedPath,
+        "symbols_dir",
+        "time_ms",
+        "sample_interval_bytes",
+        "sampled_bytes");
+  }
+
+  @Test
+  void profileSummary() {
+    Path dump = Paths.get("/var/tmp/app.heap");
+    check(
+        "profile-summary.json",
+        json -> new HeapProfile(dump, HeapProfile.timeOf(dump, json), json),
+        // The dump's own figures; its warnings come again in analyze()'s report, which reads them.
+        "mapping_count",
+        "warnings");
+  }
+
+  @Test
+  void profileReport() {
+    check("profile-report.json", json -> new ProfileReport(json, false));
+  }
+
+  /**
+   * Reads {@code fixture} into {@code reader}'s object, calls every public accessor on it and on
+   * the objects they return, and compares the keys read with the keys present.
+   */
+  private static void check(
+      String fixture, Function<Map<String, Object>, Object> reader, String... passedThrough) {
+    check(fixture, reader, Set.of(), passedThrough);
+  }
+
+  /**
+   * As above; {@code javaOnly} are keys Java reads that the native library never writes (they come
+   * from Java's own JSON read back).
+   */
+  private static void check(
+      String fixture,
+      Function<Map<String, Object>, Object> reader,
+      Set<String> javaOnly,
+      String[] passedThrough) {
+    Map<String, Object> parsed = Json.parseObject(resource(fixture));
+    Set<String> present = new TreeSet<>();
+    collectKeys("", parsed, present);
+    Set<String> read = new TreeSet<>();
+    Set<String> added = new TreeSet<>();
+    Object value = reader.apply(new RecordingMap("", parsed, read, added));
+    exercise(value, Collections.newSetFromMap(new IdentityHashMap<>()));
+
+    Set<String> missing = new TreeSet<>(read);
+    missing.removeAll(present);
+    missing.removeAll(added);
+    missing.removeAll(javaOnly);
+    assertEquals(
+        Set.of(),
+        missing,
+        fixture + ": Java reads keys the native library does not write (renamed on one side?)");
+    Set<String> unread = new TreeSet<>(present);
+    unread.removeAll(read);
+    unread.removeAll(List.of(passedThrough));
+    assertEquals(
+        Set.of(),
+        unread,
+        fixture + ": the native library writes keys no Java accessor reads (renamed on one side?)");
+    assertTrue(present.size() > 0, fixture + " is empty");
+  }
+
+  private static String resource(String fixture) {
+    try (InputStream in =
+        ContractFixturesTest.class.getResourceAsStream("/dev/nativemem/contract/" + fixture)) {
+      if (in == null) {
+        throw new AssertionError(
+            fixture
+                + " is missing: write the fixtures with NATIVEMEM_WRITE_FIXTURES=1 cargo test"
+                + " -p nativemem --test contract_fixtures");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Key paths: {@code a.b} for nested objects, {@code a[].b} inside lists. */
+  private static void collectKeys(String prefix, Object value, Set<String> keys) {
+    if (value instanceof Map) {
+      for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
+        String path = prefix + e.getKey();
+        keys.add(path);
+        collectKeys(path + ".", e.getValue(), keys);
+      }
+    } else if (value instanceof List) {
+      for (Object element : (List<?>) value) {
+        collectKeys(prefix.substring(0, Math.max(0, prefix.length() - 1)) + "[].", element, keys);
+      }
+    }
+  }
+
+  /** Calls every public no-argument accessor of nativemem's types, depth first. */
+  private static void exercise(Object value, Set<Object> seen) {
+    if (value == null || !seen.add(value)) {
+      return;
+    }
+    if (value instanceof Optional) {
+      ((Optional<?>) value).ifPresent(v -> exercise(v, seen));
+      return;
+    }
+    if (value instanceof Collection) {
+      ((Collection<?>) value).forEach(v -> exercise(v, seen));
+      return;
+    }
+    if (value instanceof Map) {
+      ((Map<?, ?>) value).values().forEach(v -> exercise(v, seen));
+      return;
+    }
+    if (!value.getClass().getName().startsWith("dev.nativemem.")) {
+      return;
+    }
+    for (Method method : value.getClass().getMethods()) {
+      if (method.getParameterCount() != 0
+          || Modifier.isStatic(method.getModifiers())
+          || method.getDeclaringClass() == Object.class
+          || method.getDeclaringClass().isEnum()
+          || method.getName().equals("analyze")) {
+        continue;
+      }
+      try {
+        exercise(method.invoke(value), seen);
+      } catch (IllegalAccessException e) {
+        throw new AssertionError(e);
+      } catch (InvocationTargetException e) {
+        throw new AssertionError(
+            value.getClass().getSimpleName() + "." + method.getName() + "() failed on the fixture",
+            e.getCause());
+      }
+    }
+    value.toString();
+  }
+
+  /**
+   * A JSON object that notes each key read from it (and each key Java adds to it), and wraps what
+   * it holds likewise.
+   */
+  private static final class RecordingMap extends LinkedHashMap<String, Object> {
+    private final String prefix;
+    private final Set<String> read;
+    private final Set<String> added;
+
+    RecordingMap(String prefix, Map<String, Object> json, Set<String> read, Set<String> added) {
+      this.prefix = prefix;
+      this.read = read;
+      this.added = added;
+      json.forEach((key, value) -> super.put(key, wrap(prefix + key, value, read, added)));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Object wrap(String path, Object value, Set<String> read, Set<String> added) {
+      if (value instanceof Map) {
+        return new RecordingMap(path + ".", (Map<String, Object>) value, read, added);
+      }
+      if (value instanceof List) {
+        List<Object> list = new ArrayList<>();
+        for (Object element : (List<?>) value) {
+          list.add(wrap(path + "[]", element, read, added));
+        }
+        return list;
+      }
+      return value;
+    }
+
+    @Override
+    public Object put(String key, Object value) {
+      added.add(prefix + key);
+      return super.put(key, value);
+    }
+
+    @Override
+    public Object get(Object key) {
+      read.add(prefix + key);
+      return super.get(key);
+    }
+
+    @Override
+    public Object getOrDefault(Object key, Object defaultValue) {
+      read.add(prefix + key);
+      return super.getOrDefault(key, defaultValue);
+    }
+  }
+}
