@@ -242,7 +242,9 @@ class ContractFixturesTest {
           || Modifier.isStatic(method.getModifiers())
           || method.getDeclaringClass() == Object.class
           || method.getDeclaringClass().isEnum()
-          || method.getName().equals("analyze")) {
+          // analyze() and request() read the dump file itself, not the fixture
+          || method.getName().equals("analyze")
+          || method.getName().equals("request")) {
         continue;
       }
       try {
