@@ -23,6 +23,27 @@ public final class AttachTarget {
     return new Object[] {new Inflater(), new Throwable()};
   }
 
+  /**
+   * Ends this JVM abruptly as soon as an attached command that tracks handles starts (nativemem
+   * appears on the bootstrap class path), so the attaching side sees the target die during it.
+   */
+  private static void haltWhenAttached() {
+    Thread watcher =
+        new Thread(
+            () -> {
+              while (true) {
+                try {
+                  Class.forName("dev.nativemem.attach.AttachedCommand", false, null);
+                  Runtime.getRuntime().halt(3);
+                } catch (ClassNotFoundException notYet) {
+                  Thread.onSpinWait();
+                }
+              }
+            });
+    watcher.setDaemon(true);
+    watcher.start();
+  }
+
   public static void main(String[] args) throws Exception {
     System.out.println("READY " + ProcessHandle.current().pid());
     BufferedReader in =
@@ -44,6 +65,9 @@ public final class AttachTarget {
         System.out.println("SELF DONE");
       } else if (line.equals("exit")) {
         return;
+      } else if (line.equals("halt when attached")) {
+        haltWhenAttached();
+        System.out.println("ARMED");
       }
     }
   }

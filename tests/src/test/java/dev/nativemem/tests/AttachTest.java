@@ -134,6 +134,8 @@ class AttachTest {
   void handlesSinceAttachAreExactAndEarlierOnesAreNotClaimed() throws Exception {
     try (Target target = new Target(List.of(ForkedJvm.TEST_CLASSES))) {
       target.send("open 3", "OPENED");
+      // A command run first loads nativemem in the agent's own class loader: not the application's.
+      assertEquals(0, attach(target.pid, "advice").exitCode);
       ForkedJvm.Result first = attach(target.pid, "handles");
       assertEquals(0, first.exitCode, first.toString());
       assertTrue(first.stdout.contains("Handles tracked since attach at "), first.stdout);
@@ -206,34 +208,87 @@ class AttachTest {
     assertEquals(2, unknown.exitCode, unknown.toString());
   }
 
+  /** A target that dies while the command runs leaves the CLI with a message, not a hang. */
+  @Test
+  void aTargetThatDiesDuringTheCommandIsSaidToHaveExited() throws Exception {
+    try (Target target = new Target(List.of(ForkedJvm.TEST_CLASSES))) {
+      target.send("halt when attached", "ARMED");
+      ForkedJvm.Result r = attach(target.pid, "handles");
+      assertEquals(1, r.exitCode, r.toString());
+      assertTrue(r.stderr.contains("exited during the command"), r.toString());
+      assertTrue(target.process.waitFor(10, TimeUnit.SECONDS), "the target did not die");
+    }
+  }
+
+  /** A JVM with a /tmp of its own (another mount namespace) is named, with the way in. */
+  @Test
+  void aTargetWithAnotherTmpIsNamedWithTheWayIn() throws Exception {
+    assumeTrue(
+        "root".equals(System.getProperty("user.name")),
+        "a private /tmp for a child needs root (unshare --mount)");
+    Process target =
+        new ProcessBuilder(
+                "unshare",
+                "--mount",
+                "--fork",
+                "sh",
+                "-c",
+                "mount -t tmpfs tmpfs /tmp && exec "
+                    + ForkedJvm.JAVA
+                    + " -cp "
+                    + ForkedJvm.TEST_CLASSES
+                    + " "
+                    + AttachTarget.class.getName())
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    try {
+      String ready =
+          new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8))
+              .readLine();
+      assumeTrue(ready != null && ready.startsWith("READY "), "unshare --mount failed here");
+      long pid = Long.parseLong(ready.substring("READY ".length()));
+      ForkedJvm.Result r = attach(pid, "stats");
+      assertEquals(1, r.exitCode, r.toString());
+      assertTrue(r.stderr.contains("sees another /tmp than this command"), r.toString());
+      assertTrue(r.stderr.contains("nsenter -t " + pid + " -m"), r.toString());
+    } finally {
+      target.destroyForcibly().waitFor();
+      target.descendants().forEach(ProcessHandle::destroyForcibly);
+    }
+  }
+
   /** A JVM accepts an attach only from its own user: said before the JDK's 10 s wait. */
   @Test
   void anotherUsersProcessIsRefusedWithWhatToDo() throws Exception {
     assumeTrue(
         "root".equals(System.getProperty("user.name")),
         "starting a process as another user needs root");
-    Process other = new ProcessBuilder("runuser", "-u", "nobody", "--", "sleep", "60").start();
+    // A JVM run as nobody (the test classes are world-readable here; if not, it says so).
+    Process other =
+        new ProcessBuilder(
+                "runuser",
+                "-u",
+                "nobody",
+                "--",
+                ForkedJvm.JAVA,
+                "-cp",
+                ForkedJvm.TEST_CLASSES,
+                AttachTarget.class.getName())
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
     try {
-      long pid = childOf(other);
+      String ready =
+          new BufferedReader(new InputStreamReader(other.getInputStream(), StandardCharsets.UTF_8))
+              .readLine();
+      assumeTrue(ready != null && ready.startsWith("READY "), "nobody cannot run the test JVM");
+      long pid = Long.parseLong(ready.substring("READY ".length()));
       ForkedJvm.Result r = attach(pid, "stats");
       assertEquals(1, r.exitCode, r.toString());
       assertTrue(r.stderr.contains("runs as uid 65534"), r.toString());
       assertTrue(r.stderr.contains("run this command as that user"), r.toString());
     } finally {
-      other.destroyForcibly().waitFor();
       other.descendants().forEach(ProcessHandle::destroyForcibly);
+      other.destroyForcibly().waitFor();
     }
-  }
-
-  /** runuser forks the command: the process that runs as the other user is its child. */
-  private static long childOf(Process parent) throws InterruptedException {
-    for (int i = 0; i < 100; i++) {
-      java.util.Optional<ProcessHandle> child = parent.children().findFirst();
-      if (child.isPresent()) {
-        return child.get().pid();
-      }
-      Thread.sleep(50);
-    }
-    return parent.pid();
   }
 }

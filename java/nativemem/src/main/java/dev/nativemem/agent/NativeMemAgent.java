@@ -88,11 +88,13 @@ public final class NativeMemAgent {
   }
 
   /** Why tracking cannot start here: the application loaded nativemem itself; null if not. */
-  private static String applicationCopy(Instrumentation instrumentation) {
+  private static synchronized String applicationCopy(Instrumentation instrumentation) {
     for (Class<?> loaded : instrumentation.getAllLoadedClasses()) {
-      if (loaded.getName().equals(FACADE) && loaded.getClassLoader() != null) {
+      ClassLoader loader = loaded.getClassLoader();
+      if (loaded.getName().equals(FACADE) && loader != null && loader != isolated) {
+        java.security.CodeSource source = loaded.getProtectionDomain().getCodeSource();
         return "this JVM's application loads nativemem itself (from "
-            + loaded.getProtectionDomain().getCodeSource()
+            + (source == null ? loader : source.getLocation())
             + "), so handles cannot be tracked after its start: start it with"
             + " -javaagent:nativemem.jar instead";
       }

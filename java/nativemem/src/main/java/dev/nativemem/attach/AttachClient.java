@@ -5,6 +5,10 @@ import com.sun.tools.attach.AgentLoadException;
 import com.sun.tools.attach.AttachNotSupportedException;
 import com.sun.tools.attach.VirtualMachine;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.List;
 
 /**
@@ -28,7 +32,7 @@ public final class AttachClient {
       throw new IllegalStateException(
           "process " + pid + " could not run the nativemem agent: " + e.getMessage(), e);
     } catch (IOException e) {
-      if (!ProcessHandle.of(Long.parseLong(pid)).map(ProcessHandle::isAlive).orElse(false)) {
+      if (exits(pid)) {
         throw new IllegalStateException("process " + pid + " exited during the command", e);
       }
       throw new IllegalStateException("lost the connection to process " + pid + ": " + e, e);
@@ -39,6 +43,27 @@ public final class AttachClient {
         // the target is gone; said above
       }
     }
+  }
+
+  /** Whether {@code pid} is gone or dying (a zombie) within a second: its connection broke. */
+  private static boolean exits(String pid) {
+    Path stat = Paths.get("/proc", pid, "stat");
+    for (int i = 0; i < 20; i++) {
+      try {
+        String text = new String(Files.readAllBytes(stat), StandardCharsets.US_ASCII);
+        char state = text.charAt(text.lastIndexOf(')') + 2);
+        if (state == 'Z' || state == 'X') {
+          return true;
+        }
+        Thread.sleep(50);
+      } catch (IOException | RuntimeException gone) {
+        return true;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return false;
   }
 
   private static VirtualMachine attach(String pid) {

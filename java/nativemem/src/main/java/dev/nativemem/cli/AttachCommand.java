@@ -106,16 +106,48 @@ final class AttachCommand extends CliCommand {
               + pid
               + " ...')");
     }
+    boolean jvm = false;
     try {
       for (String mapped : Files.readAllLines(proc.resolve("maps"), StandardCharsets.ISO_8859_1)) {
-        if (mapped.endsWith("/libjvm.so")) {
-          return;
-        }
+        jvm |= mapped.endsWith("/libjvm.so");
       }
     } catch (IOException e) {
       return; // the JDK's own attempt says what is wrong
     }
-    throw new IllegalStateException("process " + pid + " is not a Java virtual machine");
+    if (!jvm) {
+      throw new IllegalStateException("process " + pid + " is not a Java virtual machine");
+    }
+    requireSameTmp(pid, proc);
+  }
+
+  /**
+   * The JDK meets the target at its attach socket in {@code /tmp}; in the same PID namespace it
+   * looks in this process's {@code /tmp}. A target in another mount namespace with its own {@code
+   * /tmp} (a container sharing the host's PIDs, a service with a private {@code /tmp}) would leave
+   * the JDK waiting 10 s for nothing: said at once, with what to do.
+   */
+  private static void requireSameTmp(String pid, Path proc) {
+    try {
+      Object mine = Files.getAttribute(Paths.get("/tmp"), "unix:ino");
+      Object theirs = Files.getAttribute(proc.resolve("root/tmp"), "unix:ino");
+      Object myDevice = Files.getAttribute(Paths.get("/tmp"), "unix:dev");
+      Object theirDevice = Files.getAttribute(proc.resolve("root/tmp"), "unix:dev");
+      if (mine.equals(theirs) && myDevice.equals(theirDevice)) {
+        return;
+      }
+    } catch (IOException | RuntimeException e) {
+      return; // cannot tell: the JDK's own attempt says what is wrong
+    }
+    throw new IllegalStateException(
+        "process "
+            + pid
+            + " sees another /tmp than this command (another mount namespace: a container, or a"
+            + " service with a private /tmp), and the JDK's attach meets it in its /tmp: run this"
+            + " command in its namespace, e.g. 'nsenter -t "
+            + pid
+            + " -m -- java -jar nativemem.jar attach "
+            + pid
+            + " ...', or inside its container (kubectl exec / docker exec)");
   }
 
   /** This jar, whose manifest names the agent the target loads. */
