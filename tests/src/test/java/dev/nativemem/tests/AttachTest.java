@@ -223,72 +223,52 @@ class AttachTest {
   /** A JVM with a /tmp of its own (another mount namespace) is named, with the way in. */
   @Test
   void aTargetWithAnotherTmpIsNamedWithTheWayIn() throws Exception {
-    assumeTrue(
-        "root".equals(System.getProperty("user.name")),
-        "a private /tmp for a child needs root (unshare --mount)");
-    Process target =
-        new ProcessBuilder(
-                "unshare",
-                "--mount",
-                "--fork",
-                "sh",
-                "-c",
-                "mount -t tmpfs tmpfs /tmp && exec "
-                    + ForkedJvm.JAVA
-                    + " -cp "
-                    + ForkedJvm.TEST_CLASSES
-                    + " "
-                    + AttachTarget.class.getName())
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
-            .start();
-    try {
-      String ready =
-          new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8))
-              .readLine();
-      assumeTrue(ready != null && ready.startsWith("READY "), "unshare --mount failed here");
-      long pid = Long.parseLong(ready.substring("READY ".length()));
-      ForkedJvm.Result r = attach(pid, "stats");
-      assertEquals(1, r.exitCode, r.toString());
-      assertTrue(r.stderr.contains("sees another /tmp than this command"), r.toString());
-      assertTrue(r.stderr.contains("nsenter -t " + pid + " -m"), r.toString());
-    } finally {
-      target.destroyForcibly().waitFor();
-      target.descendants().forEach(ProcessHandle::destroyForcibly);
-    }
+    Attempt a =
+        attachThrough(
+            "unshare --mount failed here",
+            "unshare",
+            "--mount",
+            "--fork",
+            "sh",
+            "-c",
+            "mount -t tmpfs tmpfs /tmp && exec \"$0\" \"$@\"");
+    assertEquals(1, a.result.exitCode, a.result.toString());
+    assertTrue(
+        a.result.stderr.contains("sees another /tmp than this command"), a.result.toString());
+    assertTrue(a.result.stderr.contains("nsenter -t " + a.pid + " -m"), a.result.toString());
   }
 
   /** A JVM accepts an attach only from its own user: said before the JDK's 10 s wait. */
   @Test
   void anotherUsersProcessIsRefusedWithWhatToDo() throws Exception {
-    assumeTrue(
-        "root".equals(System.getProperty("user.name")),
-        "starting a process as another user needs root");
-    // A JVM run as nobody (the test classes are world-readable here; if not, it says so).
-    Process other =
-        new ProcessBuilder(
-                "runuser",
-                "-u",
-                "nobody",
-                "--",
-                ForkedJvm.JAVA,
-                "-cp",
-                ForkedJvm.TEST_CLASSES,
-                AttachTarget.class.getName())
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
-            .start();
+    // The test classes are world-readable here; if not, the test says so and skips.
+    Attempt a = attachThrough("nobody cannot run the test JVM", "runuser", "-u", "nobody", "--");
+    assertEquals(1, a.result.exitCode, a.result.toString());
+    assertTrue(a.result.stderr.contains("runs as uid 65534"), a.result.toString());
+    assertTrue(a.result.stderr.contains("run this command as that user"), a.result.toString());
+  }
+
+  private record Attempt(long pid, ForkedJvm.Result result) {}
+
+  /** Starts an {@link AttachTarget} through {@code launcher} (root only) and attaches to it. */
+  private static Attempt attachThrough(String ifItCannotStart, String... launcher)
+      throws Exception {
+    assumeTrue("root".equals(System.getProperty("user.name")), "the launcher needs root");
+    List<String> command = new ArrayList<>(List.of(launcher));
+    command.addAll(
+        List.of(ForkedJvm.JAVA, "-cp", ForkedJvm.TEST_CLASSES, AttachTarget.class.getName()));
+    Process target =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     try {
       String ready =
-          new BufferedReader(new InputStreamReader(other.getInputStream(), StandardCharsets.UTF_8))
+          new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8))
               .readLine();
-      assumeTrue(ready != null && ready.startsWith("READY "), "nobody cannot run the test JVM");
+      assumeTrue(ready != null && ready.startsWith("READY "), ifItCannotStart);
       long pid = Long.parseLong(ready.substring("READY ".length()));
-      ForkedJvm.Result r = attach(pid, "stats");
-      assertEquals(1, r.exitCode, r.toString());
-      assertTrue(r.stderr.contains("runs as uid 65534"), r.toString());
-      assertTrue(r.stderr.contains("run this command as that user"), r.toString());
+      return new Attempt(pid, attach(pid, "stats"));
     } finally {
-      other.descendants().forEach(ProcessHandle::destroyForcibly);
-      other.destroyForcibly().waitFor();
+      target.descendants().forEach(ProcessHandle::destroyForcibly);
+      target.destroyForcibly().waitFor();
     }
   }
 }
