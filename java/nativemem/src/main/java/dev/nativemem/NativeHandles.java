@@ -2,6 +2,7 @@ package dev.nativemem;
 
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.handles.HandleTracker;
+import dev.nativemem.internal.handles.LeakCatalogue;
 import java.util.Objects;
 
 /**
@@ -55,6 +56,8 @@ public final class NativeHandles {
 
   /** Counts per kind, open and leaked handles per creation site, zombie caches. */
   public static HandleReport report() {
+    // Read before the counts: the Inflater that reading the catalogue uses is then in them.
+    LeakCatalogue.get();
     HandleTracker tracker = HandleTracker.get();
     return new HandleReport(
         tracker.agentActive(),

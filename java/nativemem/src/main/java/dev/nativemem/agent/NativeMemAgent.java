@@ -42,7 +42,9 @@ public final class NativeMemAgent {
     try {
       boolean command = args != null && args.startsWith(ATTACH);
       boolean tracking = !command || args.startsWith(ATTACH_TRACKING);
-      String clash = tracking && !onBootClassPath() ? applicationCopy(instrumentation) : null;
+      // Before main nothing of the application is loaded: only a late attach can clash.
+      String clash =
+          lateAttach && tracking && !onBootClassPath() ? applicationCopy(instrumentation) : null;
       if (command) {
         Class<?> attached =
             Class.forName(

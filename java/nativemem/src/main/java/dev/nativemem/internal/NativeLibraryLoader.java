@@ -48,6 +48,7 @@ public final class NativeLibraryLoader {
   public static final String LIBRARY_PATH_PROPERTY = Setting.LIBRARY_PATH.property();
   public static final String TMPDIR_PROPERTY = Setting.TMPDIR.property();
   static final String LIBRARY_FILE = "libnativemem.so";
+  private static final String PROPERTIES = "dev/nativemem/nativemem.properties";
   static final List<String> SUPPORTED_PLATFORMS = List.of("linux-x86_64", "linux-aarch64");
   private static final String PROCESS_DIR_PREFIX = "pid";
   private static final Set<PosixFilePermission> OWNER_ONLY =
@@ -148,20 +149,23 @@ public final class NativeLibraryLoader {
     if (properties != null) {
       return properties;
     }
-    try (InputStream in =
-        NativeLibraryLoader.class.getResourceAsStream("/dev/nativemem/nativemem.properties")) {
-      if (in == null) {
-        throw new NativeMemoryException(
-            "dev/nativemem/nativemem.properties is missing from the class path; the nativemem jar"
-                + " is incomplete: rebuild it with 'mvn package'");
-      }
-      Properties read = new Properties();
-      read.load(in);
-      properties = read;
-      return read;
+    try (InputStream in = NativeLibraryLoader.class.getResourceAsStream("/" + PROPERTIES)) {
+      return properties = read(in);
     } catch (IOException e) {
       throw new NativeMemoryException("cannot read nativemem.properties: " + e.getMessage(), e);
     }
+  }
+
+  private static Properties read(InputStream in) throws IOException {
+    if (in == null) {
+      throw new NativeMemoryException(
+          PROPERTIES
+              + " is missing from the class path; the nativemem jar is incomplete: rebuild it with"
+              + " 'mvn package'");
+    }
+    Properties read = new Properties();
+    read.load(in);
+    return read;
   }
 
   /** Maps {@code os.name}/{@code os.arch} to the jar's platform directory name. */
@@ -234,6 +238,16 @@ public final class NativeLibraryLoader {
       if (jar != null) {
         BasicFileAttributes attributes = Files.readAttributes(jar, BasicFileAttributes.class);
         try (ZipFile zip = new ZipFile(jar.toFile())) {
+          // Read here, from the jar just opened: through the class's resource URL, a start would
+          // open the jar once more (about 10 ms of CPU, README "Start-up").
+          synchronized (NativeLibraryLoader.class) {
+            if (properties == null) {
+              ZipEntry props = zip.getEntry(PROPERTIES);
+              try (InputStream in = props == null ? null : zip.getInputStream(props)) {
+                properties = read(in);
+              }
+            }
+          }
           ZipEntry library = zip.getEntry(entry);
           if (library != null && library.getCrc() != -1 && library.getSize() != -1) {
             Path shared = loadShared(zip, library);

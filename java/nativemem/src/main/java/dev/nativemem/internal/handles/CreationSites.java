@@ -43,9 +43,9 @@ public final class CreationSites {
         WALKER.walk(
             s -> s.dropWhile(CreationSites::isOurs).limit(MAX_FRAMES).collect(Collectors.toList()));
     StringBuilder text = new StringBuilder();
-    LeakCatalogue catalogue = LeakCatalogue.get();
     for (StackWalker.StackFrame frame : frames) {
-      catalogue.note(frame.getDeclaringClass()); // the library version a known leak depends on
+      // the library version a known leak depends on
+      LeakCatalogue.noteIfVersioned(frame.getDeclaringClass());
     }
     for (StackWalker.StackFrame frame : frames) {
       if (!LIBRARY.get(frame.getDeclaringClass())) {

@@ -49,6 +49,12 @@ class LeakCatalogueTest {
   }
 
   /** The shipped entries' frames that are in the JDK exist (the others: tests-apps, real jars). */
+  /** Stacks are checked against this list without reading the catalogue: it must be complete. */
+  @Test
+  void versionedClassesAreExactlyTheCataloguesVersionedFrames() {
+    assertEquals(LeakCatalogue.VERSIONED_CLASSES, LeakCatalogue.get().versionedClasses());
+  }
+
   @Test
   void selfCheckFindsTheShippedJdkFramesAndReportsAPatternThatMatchesNothing() {
     LeakCatalogue shipped = LeakCatalogue.get();
