@@ -6,8 +6,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
-import java.util.zip.Deflater;
-import java.util.zip.Inflater;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
@@ -82,15 +80,7 @@ public final class AllocatorWorkload {
         db.put(key(random.nextInt(KEYS)), value);
         db.get(key(random.nextInt(KEYS)));
         if ((++n & 7) == 0) {
-          Deflater deflater = new Deflater();
-          deflater.setInput(plain);
-          deflater.finish();
-          int length = deflater.deflate(packed);
-          deflater.end();
-          Inflater inflater = new Inflater();
-          inflater.setInput(packed, 0, length);
-          inflater.inflate(unpacked);
-          inflater.end();
+          ZlibRoundTrip.run(plain, packed, unpacked);
         }
         if (measuring.get()) {
           ops.increment();

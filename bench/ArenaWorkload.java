@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
 import java.util.zip.Deflater;
-import java.util.zip.Inflater;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
@@ -120,15 +119,7 @@ public final class ArenaWorkload {
         db.put(key(random.nextInt(KEYS)), new byte[64 + random.nextInt(4033)]);
         db.get(key(random.nextInt(KEYS)));
         if ((n & 15) == 0) {
-          Deflater deflater = new Deflater();
-          deflater.setInput(record);
-          deflater.finish();
-          int length = deflater.deflate(packed);
-          deflater.end();
-          Inflater inflater = new Inflater();
-          inflater.setInput(packed, 0, length);
-          inflater.inflate(unpacked);
-          inflater.end();
+          ZlibRoundTrip.run(record, packed, unpacked);
         }
         if (n % 256 == 0) {
           int i = random.nextInt(held.length);

@@ -20,7 +20,7 @@ trap 'rm -rf "$work"' EXIT
 
 unzip -q -o -j "$jar" dev/nativemem/native/linux-x86_64/libnativemem_jemalloc.so -d "$work"
 ours="$work/libnativemem_jemalloc.so"
-javac -d "$work/classes" -cp "$jar" bench/Measurement.java bench/AllocatorWorkload.java
+javac -d "$work/classes" -cp "$jar" bench/Measurement.java bench/ZlibRoundTrip.java bench/AllocatorWorkload.java
 
 ap_version=4.2
 ap_jar="$HOME/.m2/repository/tools/profiler/async-profiler/$ap_version/async-profiler-$ap_version.jar"

@@ -36,7 +36,7 @@ trap 'echo $$ >"$controller/cgroup.procs"; rmdir "$group" 2>/dev/null; rm -rf "$
 unzip -q -o -j "$jar" dev/nativemem/native/linux-x86_64/libnativemem_jemalloc.so -d "$work"
 ours="$work/libnativemem_jemalloc.so"
 # Compiled once: the source launcher would compile the workload in every measured JVM.
-javac -d "$work/classes" -cp "$jar" bench/Measurement.java bench/ArenaWorkload.java
+javac -d "$work/classes" -cp "$jar" bench/Measurement.java bench/ZlibRoundTrip.java bench/ArenaWorkload.java
 
 settings=(aware 64 256 "256 stock")
 conf_of() {

@@ -217,15 +217,7 @@ class RestartingKeyedJobTest {
   @Test
   void theCatalogueChecksOutAgainstThisReleasesJars() throws Exception {
     String classPath = Files.readString(Paths.get(System.getProperty("job.classpath.file"))).trim();
-    AppRun check =
-        new AppJvm("known-leaks-" + FLINK)
-            .main(
-                System.getProperty("nativemem.jar"),
-                "dev.nativemem.cli.NativeMemoryCli",
-                "known-leaks",
-                "--class-path",
-                classPath,
-                "--json");
+    AppRun check = new AppJvm("known-leaks-" + FLINK).knownLeaks(classPath, "--json");
     assertEquals(0, check.exitCode(), "a catalogue pattern matches nothing:\n" + check);
     Map<Object, Map<?, ?>> byId = new HashMap<>();
     for (Object entry : (List<?>) JSON.std.anyFrom(check.stdout().trim())) {

@@ -49,6 +49,18 @@ public final class AppJvm {
     return run(command);
   }
 
+  /**
+   * {@code nativemem known-leaks --class-path <classPath> <options>}: the catalogue checked against
+   * an application's jars, in a child JVM of its own.
+   */
+  public AppRun knownLeaks(String classPath, String... options)
+      throws IOException, InterruptedException {
+    List<String> args = new ArrayList<>(Arrays.asList("known-leaks", "--class-path", classPath));
+    args.addAll(Arrays.asList(options));
+    return main(
+        AGENT_JAR.toString(), "dev.nativemem.cli.NativeMemoryCli", args.toArray(new String[0]));
+  }
+
   private AppRun run(List<String> application) throws IOException, InterruptedException {
     if (!Files.isRegularFile(AGENT_JAR)) {
       throw new IllegalStateException(

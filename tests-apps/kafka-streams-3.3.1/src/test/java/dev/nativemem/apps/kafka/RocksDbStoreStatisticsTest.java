@@ -90,14 +90,7 @@ class RocksDbStoreStatisticsTest {
   @Test
   void theCatalogueChecksOutAgainstThisReleasesJars() throws Exception {
     String classPath = Files.readString(Paths.get(System.getProperty("job.classpath.file"))).trim();
-    AppRun check =
-        new AppJvm("known-leaks-kafka-" + KAFKA)
-            .main(
-                System.getProperty("nativemem.jar"),
-                "dev.nativemem.cli.NativeMemoryCli",
-                "known-leaks",
-                "--class-path",
-                classPath);
+    AppRun check = new AppJvm("known-leaks-kafka-" + KAFKA).knownLeaks(classPath);
     assertEquals(0, check.exitCode(), "a catalogue pattern matches nothing:\n" + check);
     String line =
         check.stdout().lines().filter(l -> l.startsWith("KAFKA-14432")).findFirst().orElse("");

@@ -96,15 +96,7 @@ class SpringBootExecutableJarTest {
   /** The catalogue's Spring Boot frame exists in the loader this executable jar carries. */
   @Test
   void theCatalogueChecksOutAgainstTheExecutableJar() throws Exception {
-    AppRun check =
-        new AppJvm("known-leaks-spring")
-            .main(
-                System.getProperty("nativemem.jar"),
-                "dev.nativemem.cli.NativeMemoryCli",
-                "known-leaks",
-                "--class-path",
-                APP.toString(),
-                "--json");
+    AppRun check = new AppJvm("known-leaks-spring").knownLeaks(APP.toString(), "--json");
     assertEquals(0, check.exitCode(), "a catalogue pattern matches nothing:\n" + check);
     assertTrue(
         check
