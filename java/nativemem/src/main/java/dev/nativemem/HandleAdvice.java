@@ -43,7 +43,7 @@ final class HandleAdvice {
   private static void leaked(HandleReport report, List<Advice> advice) {
     List<String> messages = new ArrayList<>();
     for (HandleReport.Site site : bySize(report.sites(), HandleReport.Site::leaked)) {
-      if (site.leaked() > 0) {
+      if (site.leaked() > 0 && site.accepted() == null) {
         messages.add(
             site.leaked()
                 + " "

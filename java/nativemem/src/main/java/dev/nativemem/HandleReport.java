@@ -375,6 +375,7 @@ public final class HandleReport {
     private final String stack;
     private final String knownLeak;
     private final LeakCatalogue.Match known;
+    private final String accepted;
 
     Site(Map<String, Object> json) {
       this.kind = Json.string(json, "kind");
@@ -391,6 +392,18 @@ public final class HandleReport {
           json.get("known_leak") instanceof String
               ? (String) json.get("known_leak")
               : known == null ? null : known.label();
+      this.accepted =
+          json.get("accepted") instanceof String
+              ? (String) json.get("accepted")
+              : KnownLeak.acceptedReason(Collections.emptyList(), known, kind, text);
+    }
+
+    /**
+     * Why these handles are accepted rather than reported as a leak to fix (the catalogue marks the
+     * entry accepted, or {@code known=} accepts it in this JVM), or null.
+     */
+    public String accepted() {
+      return accepted;
     }
 
     /** The first frame of application code, or null when none was recorded. */
@@ -450,6 +463,11 @@ public final class HandleReport {
         line.append(upstream ? " [known upstream leak: " : " [known leak: ");
         line.append(knownLeak).append(']');
       }
+      if (accepted != null) {
+        String why = knownLeak == null ? accepted : accepted.replace(knownLeak, "");
+        why = why.replaceFirst("^; ", "");
+        line.append(why.isEmpty() ? " [accepted]" : " [accepted: " + why + "]");
+      }
       return line.toString();
     }
 
@@ -483,6 +501,7 @@ public final class HandleReport {
       m.put("created_at", createdAt);
       m.put("known_leak", knownLeak);
       m.put("known", known == null ? null : known.toMap());
+      m.put("accepted", accepted);
       m.put("stack", stack);
       return m;
     }

@@ -87,7 +87,7 @@ public final class HandleScope implements AutoCloseable {
     for (ScopeEntry entry : books.problems()) {
       String stack = HandleTracker.get().siteText(entry.site);
       LeakCatalogue.Match catalogued = LeakCatalogue.get().match(entry.kind, stack);
-      String reason = acceptedReason(allowed, catalogued, entry.kind, stack);
+      String reason = KnownLeak.acceptedReason(allowed, catalogued, entry.kind, stack);
       String state = entry.leaked ? "leaked" : "open (never closed)";
       if (reason != null) {
         accepted.computeIfAbsent(state + " " + entry.kind + ": " + reason, x -> new long[1])[0]++;
@@ -131,7 +131,7 @@ public final class HandleScope implements AutoCloseable {
       text.append(group.getKey().trim().replace("\n", "\n      ")).append('\n');
     }
     if (!accepted.isEmpty()) {
-      text.append("known upstream leaks, not failed:\n");
+      text.append("known leaks, not failed:\n");
       for (Map.Entry<String, long[]> group : accepted.entrySet()) {
         text.append("  ").append(group.getValue()[0]).append(" ").append(group.getKey());
         text.append('\n');
@@ -141,20 +141,6 @@ public final class HandleScope implements AutoCloseable {
       text.append(NativeHandles.agentMissingHint()).append('\n');
     }
     return text.toString();
-  }
-
-  /** Why a handle is accepted: a {@code known} leak it matches, or the catalogue's; else null. */
-  private static String acceptedReason(
-      List<KnownLeak> known, LeakCatalogue.Match catalogued, String kind, String stack) {
-    if (catalogued != null && catalogued.entry().accepted()) {
-      return catalogued.label();
-    }
-    for (KnownLeak k : known) {
-      if (k.matches(kind, stack)) {
-        return k.id() != null && catalogued != null ? catalogued.label() : k.reason();
-      }
-    }
-    return null;
   }
 
   /** Stops counting new handles in this scope (handles already counted stay counted). */

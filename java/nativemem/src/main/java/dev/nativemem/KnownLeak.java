@@ -1,5 +1,6 @@
 package dev.nativemem;
 
+import dev.nativemem.internal.handles.HandleTracker;
 import dev.nativemem.internal.handles.LeakCatalogue;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,11 +67,19 @@ public final class KnownLeak {
 
   /** The ids of the catalogue's entries. */
   public static List<String> ids() {
-    List<String> ids = new ArrayList<>();
-    for (LeakCatalogue.Entry entry : LeakCatalogue.get().entries()) {
-      ids.add(entry.id());
+    return LeakCatalogue.get().ids();
+  }
+
+  /**
+   * The leaks accepted for the whole JVM by the agent's {@code known=} option (or {@code
+   * -Dnativemem.handles.known}): catalogue entries by id, other words as kinds.
+   */
+  static List<KnownLeak> acceptedInThisJvm() {
+    List<KnownLeak> accepted = new ArrayList<>();
+    for (String word : HandleTracker.get().options().known()) {
+      accepted.add(isCatalogued(word) ? catalogued(word) : ofKind(word, "accepted in this JVM"));
     }
-    return ids;
+    return accepted;
   }
 
   public String kind() {
@@ -84,6 +93,30 @@ public final class KnownLeak {
   /** The catalogue id, or null for a leak given by kind. */
   public String id() {
     return entry == null ? null : entry.id();
+  }
+
+  /**
+   * Why a handle of {@code kind} created at {@code stack} is accepted: an entry the catalogue marks
+   * accepted, one of {@code known}, or one accepted for the whole JVM ({@link #acceptedInThisJvm});
+   * null when it is not. {@code catalogued} is the stack's catalogue match.
+   */
+  static String acceptedReason(
+      List<KnownLeak> known, LeakCatalogue.Match catalogued, String kind, String stack) {
+    if (catalogued != null && catalogued.entry().accepted()) {
+      return catalogued.label();
+    }
+    for (KnownLeak k : known) {
+      if (k.matches(kind, stack)) {
+        return k.id() != null && catalogued != null ? catalogued.label() : k.reason();
+      }
+    }
+    for (KnownLeak k : acceptedInThisJvm()) {
+      if (k.matches(kind, stack)) {
+        String label = k.id() != null && catalogued != null ? catalogued.label() + "; " : "";
+        return label + "accepted in this JVM by known=" + (k.id() != null ? k.id() : k.kind);
+      }
+    }
+    return null;
   }
 
   boolean matches(String kind, String stack) {

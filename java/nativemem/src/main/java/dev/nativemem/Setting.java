@@ -65,6 +65,12 @@ public enum Setting {
       "",
       "none",
       "Class-name prefixes joined by `+` whose frames are never a handle's \"created at\" line."),
+  HANDLES_KNOWN(
+      "nativemem.handles.known",
+      "",
+      "none",
+      "Leaks accepted in this JVM, joined by `+`: known-leak catalogue ids (`FLINK-39923`) or"
+          + " kinds; reported as accepted, not failed by `NativeLeakCheck`."),
   JUNIT_REQUIRE_AGENT(
       "nativemem.junit.requireAgent",
       "true",

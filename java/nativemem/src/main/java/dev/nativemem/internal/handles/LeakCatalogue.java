@@ -137,6 +137,15 @@ public final class LeakCatalogue {
     return entries;
   }
 
+  /** The ids of the entries, in catalogue order. */
+  public List<String> ids() {
+    List<String> ids = new ArrayList<>();
+    for (Entry entry : entries) {
+      ids.add(entry.id);
+    }
+    return ids;
+  }
+
   /** The entry with this id, or null. */
   public Entry entry(String id) {
     for (Entry entry : entries) {

@@ -21,11 +21,12 @@ import java.util.Set;
  * ColumnFamilyOptions+Inflater}, or the groups {@code rocksdb} and {@code zip}), {@code report}
  * (file written at exit; JSON when it ends in {@code .json}, text otherwise), {@code skip} (class
  * name prefixes separated by {@code +} whose frames are never the "created at" line: the
- * application's own wrappers and frameworks).
+ * application's own wrappers and frameworks), {@code known} (leaks accepted in this JVM, separated
+ * by {@code +}: ids of the known-leak catalogue, such as {@code FLINK-39923}, or kinds).
  */
 public final class TrackingOptions {
   static final List<String> KEYS =
-      Arrays.asList("level", "interval", "include", "exclude", "report", "skip");
+      Arrays.asList("level", "interval", "include", "exclude", "report", "skip", "known");
   public static final String ROCKSDB_GROUP = "rocksdb";
   public static final String ZIP_GROUP = "zip";
   static final List<String> ZIP_KINDS = Arrays.asList("Inflater", "Deflater");
@@ -36,6 +37,7 @@ public final class TrackingOptions {
   private final Set<String> exclude;
   private final Path reportFile;
   private final List<String> skip;
+  private final List<String> known;
 
   private TrackingOptions(
       TrackingLevel level,
@@ -43,13 +45,15 @@ public final class TrackingOptions {
       Set<String> include,
       Set<String> exclude,
       Path report,
-      List<String> skip) {
+      List<String> skip,
+      List<String> known) {
     this.level = level;
     this.interval = interval;
     this.include = include;
     this.exclude = exclude;
     this.reportFile = report;
     this.skip = skip;
+    this.known = known;
   }
 
   /** Used without the agent: counts only what the application registers with {@code track}. */
@@ -69,6 +73,7 @@ public final class TrackingOptions {
     String exclude = Setting.HANDLES_EXCLUDE.valueIn(properties);
     String report = Setting.HANDLES_REPORT.valueIn(properties);
     String skip = Setting.HANDLES_SKIP.valueIn(properties);
+    String known = Setting.HANDLES_KNOWN.valueIn(properties);
     if (agentArgs != null && !agentArgs.trim().isEmpty()) {
       for (String pair : agentArgs.split(",")) {
         int eq = pair.indexOf('=');
@@ -93,6 +98,9 @@ public final class TrackingOptions {
           case "skip":
             skip = value;
             break;
+          case "known":
+            known = value;
+            break;
           default:
             throw new IllegalArgumentException(
                 "unknown option '" + key + "'; valid options are " + String.join(", ", KEYS));
@@ -115,7 +123,30 @@ public final class TrackingOptions {
         kinds(include),
         kinds(exclude),
         report.trim().isEmpty() ? null : Paths.get(report.trim()),
-        Collections.unmodifiableList(new ArrayList<>(kinds(skip))));
+        Collections.unmodifiableList(new ArrayList<>(kinds(skip))),
+        acceptedLeaks(known));
+  }
+
+  /**
+   * The {@code known} list, each an id of the catalogue or a kind. A word shaped like an issue id
+   * ({@code FLINK-1}, {@code owner/repo#1}) that the catalogue lacks is refused rather than taken
+   * for a kind, so a typo does not silently accept nothing. The catalogue is read only when the
+   * list names something (reading it costs start-up time).
+   */
+  private static List<String> acceptedLeaks(String list) {
+    List<String> known = new ArrayList<>(kinds(list));
+    for (String word : known) {
+      boolean idShaped = word.matches("[A-Za-z]+-\\d+") || word.contains("#") || word.contains("/");
+      if (idShaped && LeakCatalogue.get().entry(word) == null) {
+        throw new IllegalArgumentException(
+            "known: no entry '"
+                + word
+                + "' in nativemem's catalogue of known leaks (java -jar nativemem.jar known-leaks"
+                + " lists them); its ids are "
+                + LeakCatalogue.get().ids());
+      }
+    }
+    return Collections.unmodifiableList(known);
   }
 
   private static Set<String> kinds(String list) {
@@ -139,6 +170,11 @@ public final class TrackingOptions {
   /** The report file to write at exit, or null. */
   public Path reportFile() {
     return reportFile;
+  }
+
+  /** Leaks accepted in this JVM: catalogue ids or kinds, as given. */
+  public List<String> known() {
+    return known;
   }
 
   /** Class name prefixes whose frames are never a handle's "created at" line. */
@@ -180,6 +216,7 @@ public final class TrackingOptions {
         + (include.isEmpty() ? "" : ",include=" + String.join("+", include))
         + (exclude.isEmpty() ? "" : ",exclude=" + String.join("+", exclude))
         + (reportFile == null ? "" : ",report=" + reportFile)
-        + (skip.isEmpty() ? "" : ",skip=" + String.join("+", skip));
+        + (skip.isEmpty() ? "" : ",skip=" + String.join("+", skip))
+        + (known.isEmpty() ? "" : ",known=" + String.join("+", known));
   }
 }

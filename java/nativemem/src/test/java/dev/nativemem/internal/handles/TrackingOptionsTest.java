@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nativemem.TrackingLevel;
 import java.nio.file.Paths;
+import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
@@ -77,5 +78,27 @@ class TrackingOptionsTest {
     assertThrows(
         IllegalArgumentException.class,
         () -> TrackingOptions.parse("level=most", new Properties()));
+  }
+
+  @Test
+  void knownLeaksByCatalogueIdOrKind() {
+    Properties properties = new Properties();
+    properties.setProperty("nativemem.handles.known", "Deflater");
+    assertEquals(List.of("Deflater"), TrackingOptions.parse(null, properties).known());
+    TrackingOptions both = TrackingOptions.parse("known=FLINK-39923+Inflater", properties);
+    assertEquals(List.of("FLINK-39923", "Inflater"), both.known());
+    assertTrue(both.toString().endsWith(",known=FLINK-39923+Inflater"), both.toString());
+  }
+
+  @Test
+  void anIdTheCatalogueLacksIsRefusedNotTakenForAKind() {
+    for (String typo : List.of("FLINK-3992", "facebook/rocksdb#1")) {
+      IllegalArgumentException e =
+          assertThrows(
+              IllegalArgumentException.class,
+              () -> TrackingOptions.parse("known=" + typo, new Properties()));
+      assertTrue(e.getMessage().contains("no entry '" + typo + "'"), e.getMessage());
+      assertTrue(e.getMessage().contains("FLINK-39923"), e.getMessage());
+    }
   }
 }

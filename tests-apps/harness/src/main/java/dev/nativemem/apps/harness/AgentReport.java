@@ -129,6 +129,12 @@ public final class AgentReport {
       return known instanceof Map ? String.valueOf(((Map<?, ?>) known).get("id")) : null;
     }
 
+    /** Why the report accepts this site's handles (a {@code known=} option), or null. */
+    public String accepted() {
+      Object accepted = json.get("accepted");
+      return accepted instanceof String ? (String) accepted : null;
+    }
+
     /** The library versions the report says this site's known leak was created by. */
     public List<String> knownVersions() {
       Object known = json.get("known");

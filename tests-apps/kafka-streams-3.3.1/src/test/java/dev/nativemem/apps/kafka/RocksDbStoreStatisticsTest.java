@@ -31,6 +31,9 @@ class RocksDbStoreStatisticsTest {
   private static final String SET_UP_STATISTICS =
       "at org.apache.kafka.streams.state.internals.RocksDBStore.maybeSetUpStatistics(";
 
+  /** Accepts the catalogue's entry for this JVM: its sites are then marked, not hidden. */
+  private static final String ACCEPT_KAFKA_14432 = "nativemem.handles.known=KAFKA-14432";
+
   private static AppRun run;
   private static AgentReport report;
   private static long opened;
@@ -43,6 +46,7 @@ class RocksDbStoreStatisticsTest {
             + Files.readString(Paths.get(System.getProperty("job.classpath.file"))).trim();
     run =
         new AppJvm("kafka-streams-" + KAFKA)
+            .jvmArg("-D" + ACCEPT_KAFKA_14432)
             .main(
                 classPath,
                 StoresUnderTestDriver.class.getName(),
@@ -78,6 +82,14 @@ class RocksDbStoreStatisticsTest {
     for (AgentReport.Site site : statisticsSetUpByKafka()) {
       assertEquals("KAFKA-14432", site.knownId(), site.text());
       assertEquals(List.of(KAFKA), site.knownVersions(), site.text());
+      assertTrue(
+          String.valueOf(site.accepted()).endsWith("accepted in this JVM by known=KAFKA-14432"),
+          site.text());
+    }
+    for (AgentReport.Site site : report.sites()) {
+      if (site.knownId() == null) {
+        assertEquals(null, site.accepted(), site.text()); // known= accepts its entry, no more
+      }
     }
     List<AgentReport.Site> named =
         report.sites().stream()

@@ -63,7 +63,7 @@ class RocksDbHandlesTest {
                   + line
                   + ")"),
           failure);
-      assertTrue(failure.contains("known upstream leaks, not failed"), failure);
+      assertTrue(failure.contains("known leaks, not failed"), failure);
       assertTrue(failure.contains("ReadOptions: RocksDB never closes"), failure);
     }
   }
