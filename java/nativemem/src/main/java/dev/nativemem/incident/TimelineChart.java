@@ -102,7 +102,7 @@ final class TimelineChart {
               "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
               x,
               HEIGHT - BOTTOM + 18,
-              clock(t)));
+              clock(t, span < TICKS * 10_000L)));
     }
     svg.append(
         String.format(
@@ -171,8 +171,9 @@ final class TimelineChart {
 
   private static final ZoneOffset UTC = ZoneOffset.UTC;
 
-  static String clock(long epochMillis) {
-    return DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT)
+  /** The time of day in UTC; with tenths of a second for timelines too short for whole ones. */
+  static String clock(long epochMillis, boolean tenths) {
+    return DateTimeFormatter.ofPattern(tenths ? "HH:mm:ss.S" : "HH:mm:ss", Locale.ROOT)
         .format(Instant.ofEpochMilli(epochMillis).atOffset(UTC));
   }
 

@@ -27,10 +27,7 @@ final class Verdict {
       lines.add(top);
     }
     Map<String, Object> handles = bundle.json("handles.json");
-    String site = biggestSite(Fields.objects(handles, "sites"));
-    if (site != null) {
-      lines.add(site);
-    }
+    lines.addAll(biggestSites(Fields.objects(handles, "sites")));
     lines.addAll(knownLeaks(Fields.objects(handles, "sites")));
     String zombies = zombieCaches(Fields.objects(handles, "zombie_caches"));
     if (zombies != null) {
@@ -121,18 +118,23 @@ final class Verdict {
         + "</code>.";
   }
 
-  /** The handle site with the most leaked, then open, handles. */
-  static String biggestSite(List<Map<String, Object>> sites) {
-    Map<String, Object> site =
-        sites.stream()
-            .filter(s -> Fields.count(s, "leaked") + Fields.count(s, "open") > 0)
-            .max(
-                Comparator.<Map<String, Object>>comparingLong(s -> Fields.count(s, "leaked"))
-                    .thenComparingLong(s -> Fields.count(s, "open")))
-            .orElse(null);
-    if (site == null) {
-      return null;
+  /** The site with the most leaked handles and the one with the most open handles. */
+  static List<String> biggestSites(List<Map<String, Object>> sites) {
+    Set<Map<String, Object>> chosen = new LinkedHashSet<>();
+    for (String key : new String[] {"leaked", "open"}) {
+      sites.stream()
+          .filter(s -> Fields.count(s, key) > 0)
+          .max(Comparator.comparingLong(s -> Fields.count(s, key)))
+          .ifPresent(chosen::add);
     }
+    List<String> lines = new ArrayList<>();
+    for (Map<String, Object> site : chosen) {
+      lines.add(site(site));
+    }
+    return lines;
+  }
+
+  private static String site(Map<String, Object> site) {
     long leaked = Fields.count(site, "leaked");
     long open = Fields.count(site, "open");
     String kind = Html.text(Fields.string(site, "kind"));

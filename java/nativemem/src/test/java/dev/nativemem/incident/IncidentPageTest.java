@@ -133,9 +133,15 @@ class IncidentPageTest {
         verdict);
     assertTrue(verdict.contains("<b>96%</b> of the sampled native heap"), verdict);
     assertTrue(verdict.contains("<code>inflateInit2_</code>"), verdict);
-    // The leaked site outranks the larger open one; the open Inflaters are still named by the
-    // table.
-    assertTrue(verdict.contains("<b>1 ColumnFamilyOptions leaked</b>"), verdict);
+    // The site with the most leaked handles, then the one with the most open ones.
+    assertTrue(
+        verdict.contains("<b>1 ColumnFamilyOptions leaked</b> (1 open), created by <code>"),
+        verdict);
+    assertTrue(
+        verdict.contains("<b>2,000 Inflater open</b>, created by <code>" + RESOURCE_LOADER),
+        verdict);
+    assertTrue(
+        verdict.indexOf("ColumnFamilyOptions leaked") < verdict.indexOf("Inflater open"), verdict);
     assertTrue(
         verdict.contains("Known leak <b>FLINK-39753</b> in Flink (you run 2.2.1); fixed in 2.3.0"),
         verdict);
