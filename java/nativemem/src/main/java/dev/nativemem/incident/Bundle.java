@@ -24,8 +24,11 @@ import java.util.Map;
  * manifest's words when it has them.
  */
 final class Bundle {
-  /** Caps per file: far above what a bundle holds, far below what would hurt the reader. */
-  static final long MAX_JSON_BYTES = 32L << 20;
+  /**
+   * Caps per file: far above what a bundle holds (an hour of samples at 1 s is about 1 MiB), and
+   * low enough that a hostile file of tiny objects parses into at most a few hundred MiB of maps.
+   */
+  static final long MAX_JSON_BYTES = 8L << 20;
 
   static final long MAX_SVG_BYTES = 16L << 20;
 

@@ -164,6 +164,12 @@ public final class IncidentPage {
         .raw(Html.count(samples.size()))
         .raw(" samples")
         .raw(interval == null ? "" : ", one every " + Html.duration(interval))
+        .raw(
+            samples.size() > TimelineChart.MAX_POINTS
+                ? "; the chart draws one sample in "
+                    + Html.count(
+                        (samples.size() + TimelineChart.MAX_POINTS - 1) / TimelineChart.MAX_POINTS)
+                : "")
         .raw(".</p>")
         .raw(TimelineChart.legend(samples))
         .raw(chart)

@@ -30,6 +30,7 @@ final class TimelineChart {
   private static final int TOP = 16;
   private static final int BOTTOM = 48;
   private static final int TICKS = 5;
+  static final int MAX_POINTS = 2000;
   private static final String[] UNITS = {"B", "KiB", "MiB", "GiB", "TiB"};
 
   private TimelineChart() {}
@@ -37,8 +38,11 @@ final class TimelineChart {
   /** The chart, or null when fewer than two samples carry a time. */
   static String render(List<Map<String, Object>> samples) {
     List<Map<String, Object>> timed = new ArrayList<>();
-    for (Map<String, Object> s : samples) {
-      if (Fields.whole(s, "t") != null) {
+    // At most MAX_POINTS points a series: every n-th sample, and the last.
+    int stride = Math.max(1, (samples.size() + MAX_POINTS - 1) / MAX_POINTS);
+    for (int i = 0; i < samples.size(); i++) {
+      Map<String, Object> s = samples.get(i);
+      if ((i % stride == 0 || i == samples.size() - 1) && Fields.whole(s, "t") != null) {
         timed.add(s);
       }
     }

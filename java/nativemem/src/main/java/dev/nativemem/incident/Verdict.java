@@ -22,6 +22,10 @@ final class Verdict {
     if (growth != null) {
       lines.add(growth);
     }
+    String handleGrowth = handleGrowth(Fields.objects(bundle.json("timeline.json"), "samples"));
+    if (handleGrowth != null) {
+      lines.add(handleGrowth);
+    }
     String top = topSite(bundle.json("profile-report.json"));
     if (top != null) {
       lines.add(top);
@@ -95,6 +99,37 @@ final class Verdict {
       return line.append('.').toString();
     }
     return null;
+  }
+
+  /** Open and leaked handles, first to last sample that counts them, when either changed. */
+  static String handleGrowth(List<Map<String, Object>> samples) {
+    Map<String, Object> first = null;
+    Map<String, Object> last = null;
+    for (Map<String, Object> s : samples) {
+      if (Fields.whole(s, "handles_open") != null && Fields.whole(s, "handles_leaked") != null) {
+        first = first == null ? s : first;
+        last = s;
+      }
+    }
+    if (first == null) {
+      return null;
+    }
+    long openFrom = Fields.whole(first, "handles_open");
+    long openTo = Fields.whole(last, "handles_open");
+    long leakedFrom = Fields.whole(first, "handles_leaked");
+    long leakedTo = Fields.whole(last, "handles_leaked");
+    if (openFrom == openTo && leakedFrom == leakedTo) {
+      return null;
+    }
+    return "Tracked native handles over the timeline: open "
+        + Html.count(openFrom)
+        + " → <b>"
+        + Html.count(openTo)
+        + "</b>, leaked "
+        + Html.count(leakedFrom)
+        + " → <b>"
+        + Html.count(leakedTo)
+        + "</b>.";
   }
 
   /** Where most of the sampled native heap was allocated (the top flat site). */

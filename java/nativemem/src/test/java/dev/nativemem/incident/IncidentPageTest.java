@@ -172,6 +172,37 @@ class IncidentPageTest {
   }
 
   @Test
+  void longTimelinesAreThinnedAndHandleCountsReachTheVerdict() throws Exception {
+    Path bundle = bundle();
+    List<Object> samples = new ArrayList<>();
+    int n = 3 * TimelineChart.MAX_POINTS + 1;
+    for (int i = 0; i < n; i++) {
+      Map<String, Object> s = sample(START + i * 1000L, 100 * MIB + i * 4096L, 512 * MIB);
+      s.put("handles_open", 10 + i);
+      s.put("handles_leaked", i / 1000);
+      samples.add(s);
+    }
+    write(bundle, "timeline.json", map("interval_ms", 1000, "samples", samples));
+    String page = IncidentPage.render(bundle);
+    assertTrue(page.contains("the chart draws one sample in 4"), page);
+    Matcher rss = Pattern.compile("data-series=\"rss\" d=\"([^\"]*)\"").matcher(page);
+    assertTrue(rss.find(), page);
+    int points = count(rss.group(1), "L") + 1;
+    assertTrue(points <= TimelineChart.MAX_POINTS, points + " points");
+    // The last sample is drawn: at the plot's right end (960 px wide, 20 px right margin).
+    assertTrue(rss.group(1).contains(" L940.0 "), "the last sample drawn");
+    String verdict = section(page, "verdict");
+    assertTrue(
+        verdict.contains(
+            "open 10 → <b>"
+                + Html.count(10 + n - 1)
+                + "</b>, leaked 0 → <b>"
+                + (n - 1) / 1000
+                + "</b>"),
+        verdict);
+  }
+
+  @Test
   void hostileBundleTextIsEscapedEverywhere() throws Exception {
     String evil = "<script>alert(1)</script>\"><img src=x onerror=alert(2)>'";
     Path bundle = bundle();
