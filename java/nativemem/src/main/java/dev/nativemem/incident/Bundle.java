@@ -4,7 +4,6 @@ import dev.nativemem.internal.FileOwnership;
 import dev.nativemem.internal.Json;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -74,12 +73,6 @@ final class Bundle {
     }
     json.put(name, parsed);
     return parsed;
-  }
-
-  /** A text file of the bundle (UTF-8), or null. */
-  String text(String name, long maxBytes) {
-    byte[] bytes = read(name, maxBytes);
-    return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
   }
 
   /** A file's bytes, or null with the reason kept. */

@@ -289,6 +289,9 @@ class IncidentPageTest {
     Files.write(bundle.resolve("snapshot.json"), "{not json".getBytes(StandardCharsets.UTF_8));
     write(bundle, "handles.json", map("sites", "not a list", "kinds", List.of(1, "x")));
     write(bundle, "timeline.json", map("samples", List.of(map("t", "soon", "rss", "big"))));
+    Files.write(
+        bundle.resolve("profile-report.json"),
+        "[".repeat(200_000).getBytes(StandardCharsets.UTF_8)); // nested past any parser's stack
     Path elsewhere = temp.resolve("advice-elsewhere.json");
     write(temp, "advice-elsewhere.json", map("advice", List.of(map("code", "PLANTED"))));
     Files.createSymbolicLink(bundle.resolve("advice.json"), elsewhere);
@@ -299,6 +302,7 @@ class IncidentPageTest {
             "not captured: heap profile: jemalloc profiling is not available: glibc serves malloc"),
         page);
     assertTrue(page.contains("not captured: snapshot.json is not a JSON object"), page);
+    assertTrue(page.contains("not captured: profile-report.json is not a JSON object"), page);
     assertTrue(page.contains("not captured: timeline: fewer than two samples (1)"), page);
     assertTrue(page.contains("not captured: advice.json is a symbolic link"), page);
     assertFalse(page.contains("PLANTED"), "nothing read through the link");
