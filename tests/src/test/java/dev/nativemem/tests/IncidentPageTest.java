@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.jr.ob.JSON;
-import dev.nativemem.internal.ByteFormat;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -80,12 +79,13 @@ class IncidentPageTest {
     String series = samples.get(0).get("usage") != null ? "usage" : "rss";
     long first = ((Number) samples.get(0).get(series)).longValue();
     long last = ((Number) samples.get(samples.size() - 1).get(series)).longValue();
-    assertTrue(
-        verdict.contains(
-            (last >= first ? " grew <b>" : " fell <b>")
-                + ByteFormat.human(Math.abs(last - first))
-                + "</b>"),
-        verdict);
+    Matcher growth =
+        Pattern.compile(" (grew|fell) <b>([0-9.]+) (B|KiB|MiB|GiB)</b> in ").matcher(verdict);
+    assertTrue(growth.find(), verdict);
+    assertEquals(last >= first ? "grew" : "fell", growth.group(1), verdict);
+    double unit = 1L << (10 * List.of("B", "KiB", "MiB", "GiB").indexOf(growth.group(3)));
+    // Printed with one decimal.
+    assertEquals(Math.abs(last - first) / unit, Double.parseDouble(growth.group(2)), 0.05, verdict);
     // Under the preload allocator profiling is ready, so the bundle has its profile.
     assertTrue(
         Files.exists(bundle.resolve("profile-report.json")),

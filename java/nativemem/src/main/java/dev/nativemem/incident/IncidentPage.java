@@ -47,7 +47,7 @@ public final class IncidentPage {
           + "table{border-collapse:collapse;background:#fff;margin:6px 0}"
           + "th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}"
           + "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
-          + "code,pre{font:13px ui-monospace,monospace}pre{white-space:pre-wrap;margin:4px 0}"
+          + "code,pre{font:13px ui-monospace,monospace}td code{overflow-wrap:anywhere}.sub{padding-left:1.2em}pre{white-space:pre-wrap;margin:4px 0}"
           + ".missing{color:#8a4b00;background:#fff8e6;padding:6px 10px;border-left:4px solid"
           + " #e0a100}.legend{list-style:none;padding:0;display:flex;gap:18px;flex-wrap:wrap}"
           + ".swatch{display:inline-block;width:14px;height:4px;margin-right:6px;"
@@ -188,7 +188,8 @@ public final class IncidentPage {
     rows.add(row("<b>RSS</b>", Fields.whole(breakdown, "rss_bytes"), breakdown, "rss_bytes"));
     for (Map<String, Object> part : Fields.objects(breakdown, "attributed")) {
       Long bytes = Fields.whole(part, "bytes");
-      rows.add(row("  " + Html.text(Fields.string(part, "name")), bytes, breakdown, "rss_bytes"));
+      String name = "<span class=\"sub\">" + Html.text(Fields.string(part, "name")) + "</span>";
+      rows.add(row(name, bytes, breakdown, "rss_bytes"));
     }
     rows.add(
         row("unaccounted", Fields.whole(breakdown, "unaccounted_bytes"), breakdown, "rss_bytes"));
@@ -281,7 +282,14 @@ public final class IncidentPage {
         .raw(Html.bytes(Fields.whole(report, "sample_interval_bytes")))
         .raw(" allocated (figures unbiased as jeprof does).</p>");
     List<List<String>> rows = new ArrayList<>();
-    for (Map<String, Object> site : limit(Fields.objects(report, "top_flat"))) {
+    List<Map<String, Object>> flatSites = new ArrayList<>();
+    for (Map<String, Object> site : Fields.objects(report, "top_flat")) {
+      // Functions that allocate nothing themselves are the flame graph's business.
+      if (Fields.count(site, "flat_bytes") != 0) {
+        flatSites.add(site);
+      }
+    }
+    for (Map<String, Object> site : limit(flatSites)) {
       Double flat = Fields.number(site, "flat_share");
       Double cumulative = Fields.number(site, "cumulative_share");
       rows.add(
@@ -333,12 +341,9 @@ public final class IncidentPage {
           Arrays.asList(
               Html.text(Fields.string(s, "kind")),
               Html.count(Fields.count(s, "open")),
+              Html.count(Fields.count(s, "pooled")),
               Html.count(Fields.count(s, "leaked")),
-              "<details><summary><code>"
-                  + Html.text(Fields.string(s, "created_at"))
-                  + "</code></summary><pre>"
-                  + Html.text(Fields.string(s, "stack"))
-                  + "</pre></details>",
+              createdAt(s),
               known == null && knownText == null
                   ? ""
                   : "<b>"
@@ -348,7 +353,8 @@ public final class IncidentPage {
     }
     html.table(
         "handle-sites-table",
-        Arrays.asList("kind", "open", "leaked", "created at (click for the stack)", "known leak"),
+        Arrays.asList(
+            "kind", "open", "pooled", "leaked", "created at (click for the stack)", "known leak"),
         sites);
     List<List<String>> zombies = new ArrayList<>();
     for (Map<String, Object> z : Fields.objects(report, "zombie_caches")) {
@@ -378,6 +384,20 @@ public final class IncidentPage {
           Arrays.asList("cache", "capacity", "created at", "kept alive by"),
           zombies);
     }
+  }
+
+  /** A site's first application frame, its stack folded under it; a pool's note as it is. */
+  private static String createdAt(Map<String, Object> site) {
+    String at = Fields.string(site, "created_at");
+    String stack = Fields.string(site, "stack");
+    if (at == null) {
+      return Html.text(stack);
+    }
+    return "<details><summary><code>"
+        + Html.text(at)
+        + "</code></summary><pre>"
+        + Html.text(stack)
+        + "</pre></details>";
   }
 
   private static void advice(Bundle bundle, Html html) {
