@@ -108,8 +108,8 @@ final class Bundle {
 
   /**
    * Why {@code name} (about {@code what}: "heap profile") is not shown: what we found wrong with
-   * the file, else the manifest's reason for a {@code missing} entry that names the file or the
-   * thing, else that the manifest does not say.
+   * the file, else the manifest's reason for a {@code missing} entry that names the file (or its
+   * stem: "handles") or the thing, else that the manifest does not say.
    */
   String whyMissing(String name, String what) {
     String problem = problems.get(name);
@@ -120,8 +120,9 @@ final class Bundle {
       String item = Fields.string(missing, "what");
       String lower = item == null ? null : item.toLowerCase(Locale.ROOT);
       String wanted = what.toLowerCase(Locale.ROOT);
+      String stem = name.substring(0, name.indexOf('.') < 0 ? name.length() : name.indexOf('.'));
       if (lower != null
-          && (lower.equals(name) || lower.contains(wanted) || wanted.contains(lower))) {
+          && (lower.contains(stem) || lower.contains(wanted) || wanted.contains(lower))) {
         String why = Fields.string(missing, "why");
         return what + ": " + (why == null ? "the manifest gives no reason" : why);
       }

@@ -311,6 +311,17 @@ class IncidentPageTest {
   }
 
   @Test
+  void theManifestsReasonIsFoundByTheFilesStem() throws Exception {
+    Path bundle = bundle();
+    Map<String, Object> manifest = manifest(null);
+    manifest.put("missing", List.of(map("what", "handles", "why", "the agent is not attached")));
+    write(bundle, "manifest.json", manifest);
+    assertTrue(
+        IncidentPage.render(bundle)
+            .contains("not captured: handle report: the agent is not attached"));
+  }
+
+  @Test
   void emptyBundleRendersAPageThatSaysSo() throws Exception {
     String page = IncidentPage.render(bundle());
     assertTrue(page.contains("No verdict"), page);
