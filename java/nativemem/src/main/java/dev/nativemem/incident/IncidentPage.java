@@ -56,6 +56,9 @@ public final class IncidentPage {
           + "svg .series{fill:none;stroke-width:2}img.flame{max-width:100%;border:1px solid #ddd}"
           + ".sev-critical,.sev-warning{color:#b03a2e;font-weight:bold}";
 
+  /** The largest text file shown as it is (an NMT summary is a few KiB). */
+  private static final long MAX_TEXT_BYTES = 1L << 20;
+
   /** Rows shown per table: a report's top sites, handle sites, advice. */
   private static final int MAX_ROWS = 50;
 
@@ -206,6 +209,12 @@ public final class IncidentPage {
         .esc(Fields.string(breakdown, "view"))
         .raw(").</p>")
         .table("breakdown-table", Arrays.asList("part", "bytes", "share"), rows);
+    byte[] nmt = bundle.read("nmt.txt", MAX_TEXT_BYTES);
+    if (nmt != null) {
+      html.raw("<details><summary>NMT summary (the JVM's own account)</summary><pre>")
+          .esc(new String(nmt, StandardCharsets.UTF_8))
+          .raw("</pre></details>");
+    }
     Map<String, Object> stats = Fields.object(snapshot, "stats");
     if (stats != null) {
       List<List<String>> statRows = new ArrayList<>();

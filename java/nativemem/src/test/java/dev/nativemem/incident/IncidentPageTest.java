@@ -239,6 +239,7 @@ class IncidentPageTest {
             "advice",
             List.of(
                 map("code", evil, "severity", evil, "message", evil, "suggested_setting", evil))));
+    Files.write(bundle.resolve("nmt.txt"), evil.getBytes(StandardCharsets.UTF_8));
     write(
         bundle,
         "snapshot.json",
