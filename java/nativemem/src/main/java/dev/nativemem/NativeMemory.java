@@ -182,4 +182,17 @@ public final class NativeMemory {
         path, "dumpProfile(path): path is null; pass a new file, e.g. Paths.get(\"app.heap\")");
     return ProfileDump.write(path);
   }
+
+  /**
+   * Renders the incident bundle in {@code bundleDir} (written by the memory watch) as one
+   * self-contained HTML page, the verdict first, and writes it into the bundle as {@code
+   * incident.html} (0600; beside an existing page under a new name). See {@link
+   * dev.nativemem.incident.IncidentPage}.
+   *
+   * @throws NativeMemoryException if the directory is not this user's alone or writing fails
+   */
+  public static Path incidentReport(Path bundleDir) {
+    Objects.requireNonNull(bundleDir, "incidentReport(bundleDir): bundleDir is null");
+    return dev.nativemem.incident.IncidentPage.write(bundleDir);
+  }
 }

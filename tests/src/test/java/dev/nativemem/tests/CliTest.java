@@ -40,7 +40,9 @@ class CliTest {
   @Test
   void everyCommandHasHelpThatExitsZero() throws Exception {
     for (String command :
-        new String[] {"version", "stats", "breakdown", "advice", "demo", "env", "report"}) {
+        new String[] {
+          "version", "stats", "breakdown", "advice", "demo", "env", "report", "incident"
+        }) {
       for (String[] args : new String[][] {{command, "--help"}, {"help", command}}) {
         ForkedJvm.Result r = new ForkedJvm().cli(args);
         assertEquals(0, r.exitCode, r.toString());
@@ -58,6 +60,7 @@ class CliTest {
     assertUsageError("--format must be one of text, svg, pprof", "report", "--format", "gif", "x");
     assertUsageError("--cpus must be from 1 to 1023", "env", "--cpus", "536870912");
     assertUsageError("no command 'frobnicate'", "help", "frobnicate");
+    assertUsageError("expected one bundle directory, got []", "incident");
   }
 
   private static void assertUsageError(String message, String... args) throws Exception {

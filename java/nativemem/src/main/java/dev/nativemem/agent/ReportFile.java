@@ -2,8 +2,7 @@ package dev.nativemem.agent;
 
 import dev.nativemem.HandleReport;
 import dev.nativemem.NativeHandles;
-import dev.nativemem.internal.NativeBridge;
-import dev.nativemem.internal.NativeLibraryLoader;
+import dev.nativemem.internal.NewFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -36,24 +35,7 @@ final class ReportFile {
    */
   static Path write(Path target, String text) throws IOException {
     Path absolute = target.toAbsolutePath();
-    Path dir = absolute.getParent();
-    Files.createDirectories(dir);
-    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-    String name = absolute.getFileName().toString();
-    int dot = name.lastIndexOf('.');
-    String stem = dot > 0 ? name.substring(0, dot) : name;
-    String extension = dot > 0 ? name.substring(dot) : "";
-    long pid = ProcessHandle.current().pid();
-    NativeLibraryLoader.load();
-    for (int attempt = 0; attempt < 100; attempt++) {
-      Path candidate =
-          attempt == 0
-              ? absolute
-              : dir.resolve(stem + "-" + pid + (attempt == 1 ? "" : "-" + attempt) + extension);
-      if (NativeBridge.writeNewFile(candidate.toString(), bytes, "report", "report.json")) {
-        return candidate;
-      }
-    }
-    throw new IOException("no free name next to " + absolute);
+    Files.createDirectories(absolute.getParent());
+    return NewFiles.writeFreeName(absolute, text.getBytes(StandardCharsets.UTF_8), "report");
   }
 }

@@ -35,6 +35,7 @@ public final class NativeMemoryCli {
           new EnvCommand(),
           new ReportCommand(),
           new KnownLeaksCommand(),
+          new IncidentCommand(),
           new SettingsCommand(),
           new AttachCommand()
         }) {

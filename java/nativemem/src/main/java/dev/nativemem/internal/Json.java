@@ -20,6 +20,20 @@ public final class Json {
     }
   }
 
+  /**
+   * Parses a JSON object from a file we did not write (an incident bundle); the exception's message
+   * names the problem, not the text.
+   */
+  public static Map<String, Object> parseUntrusted(byte[] bytes) throws IOException {
+    Object value = JSON_CODEC.anyFrom(bytes);
+    if (!(value instanceof Map)) {
+      throw new IOException("the file does not hold one JSON object");
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, Object> map = (Map<String, Object>) value;
+    return map;
+  }
+
   /** Writes maps, lists, strings, numbers and booleans as compact JSON. */
   public static String write(Object value) {
     try {
