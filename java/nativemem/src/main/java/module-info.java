@@ -8,6 +8,7 @@
  */
 module dev.nativemem {
   exports dev.nativemem;
+  exports dev.nativemem.watch;
 
   requires java.management;
   requires java.instrument;

@@ -21,7 +21,9 @@ import java.util.Set;
  * ColumnFamilyOptions+Inflater}, or the groups {@code rocksdb} and {@code zip}), {@code report}
  * (file written at exit; JSON when it ends in {@code .json}, text otherwise), {@code skip} (class
  * name prefixes separated by {@code +} whose frames are never the "created at" line: the
- * application's own wrappers and frameworks).
+ * application's own wrappers and frameworks). The memory watch's keys pass through: {@code
+ * watch=on} and {@code watch.<name>=...} stand for {@code -Dnativemem.watch=on} and {@code
+ * -Dnativemem.watch.<name>=...} ({@link #watchSettings()}).
  */
 public final class TrackingOptions {
   static final List<String> KEYS =
@@ -36,6 +38,7 @@ public final class TrackingOptions {
   private final Set<String> exclude;
   private final Path reportFile;
   private final List<String> skip;
+  private Properties watchSettings = new Properties();
 
   private TrackingOptions(
       TrackingLevel level,
@@ -69,11 +72,21 @@ public final class TrackingOptions {
     String exclude = Setting.HANDLES_EXCLUDE.valueIn(properties);
     String report = Setting.HANDLES_REPORT.valueIn(properties);
     String skip = Setting.HANDLES_SKIP.valueIn(properties);
+    Properties watch = new Properties();
     if (agentArgs != null && !agentArgs.trim().isEmpty()) {
       for (String pair : agentArgs.split(",")) {
         int eq = pair.indexOf('=');
         String key = (eq < 0 ? pair : pair.substring(0, eq)).trim();
         String value = eq < 0 ? "" : pair.substring(eq + 1).trim();
+        if (key.equals("watch") || key.startsWith("watch.")) {
+          String property = "nativemem." + key;
+          if (!Setting.of(property).isPresent()) {
+            throw new IllegalArgumentException(
+                "unknown option '" + key + "'; the watch's options are " + WATCH_KEYS);
+          }
+          watch.setProperty(property, value);
+          continue;
+        }
         switch (key) {
           case "level":
             level = value;
@@ -95,7 +108,11 @@ public final class TrackingOptions {
             break;
           default:
             throw new IllegalArgumentException(
-                "unknown option '" + key + "'; valid options are " + String.join(", ", KEYS));
+                "unknown option '"
+                    + key
+                    + "'; valid options are "
+                    + String.join(", ", KEYS)
+                    + ", watch, watch.<name>");
         }
       }
     }
@@ -109,13 +126,39 @@ public final class TrackingOptions {
       throw new IllegalArgumentException(
           "interval '" + interval + "' must be a whole number of 1 or more");
     }
-    return new TrackingOptions(
-        TrackingLevel.of(level),
-        every,
-        kinds(include),
-        kinds(exclude),
-        report.trim().isEmpty() ? null : Paths.get(report.trim()),
-        Collections.unmodifiableList(new ArrayList<>(kinds(skip))));
+    TrackingOptions options =
+        new TrackingOptions(
+            TrackingLevel.of(level),
+            every,
+            kinds(include),
+            kinds(exclude),
+            report.trim().isEmpty() ? null : Paths.get(report.trim()),
+            Collections.unmodifiableList(new ArrayList<>(kinds(skip))));
+    options.watchSettings = watch;
+    return options;
+  }
+
+  /** The watch's {@code nativemem.watch*} keys, for the agent's arguments' messages. */
+  private static final String WATCH_KEYS = watchKeys();
+
+  private static String watchKeys() {
+    List<String> keys = new ArrayList<>();
+    for (Setting setting : Setting.values()) {
+      if (setting.property().startsWith("nativemem.watch")) {
+        keys.add(setting.property().substring("nativemem.".length()));
+      }
+    }
+    return String.join(", ", keys);
+  }
+
+  /**
+   * The {@code watch} and {@code watch.*} agent arguments as {@code nativemem.watch*} properties
+   * (for the memory watch; they win over system properties).
+   */
+  public Properties watchSettings() {
+    Properties copy = new Properties();
+    copy.putAll(watchSettings);
+    return copy;
   }
 
   private static Set<String> kinds(String list) {
