@@ -94,12 +94,18 @@ final class IncidentBundle {
    */
   Path write(Trigger trigger, SampleRing ring, Path previous) throws IOException {
     long started = System.nanoTime();
-    Instant at = Instant.now();
     long pid = ProcessHandle.current().pid();
+    Instant at = Instant.now();
     String name = name(pid, at, trigger.kind());
+    if (Files.exists(directory.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
+      // Names have a resolution of a second: a second capture within it waits for the next.
+      sleepUntilNextSecond(at);
+      at = Instant.now();
+      name = name(pid, at, trigger.kind());
+    }
     Path temp =
         directory.resolve(
-            TEMP_PREFIX + name + ".tmp-" + Long.toHexString(RANDOM.nextLong() & Long.MAX_VALUE));
+            "." + name + ".tmp-" + Long.toHexString(RANDOM.nextLong() & Long.MAX_VALUE));
     Files.createDirectory(
         temp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     boolean done = false;
@@ -108,7 +114,7 @@ final class IncidentBundle {
       capture(parts, ring, previous);
       Map<String, Object> manifest = manifest(pid, at, trigger, previous, parts);
       manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
-      parts.replace("manifest.json", Json.write(manifest));
+      parts.replace("manifest.json", Json.writeWithNulls(manifest));
       Consumer<Path> page = incidentPage;
       if (page == null) {
         parts.missing("incident page", "the page renderer is not part of this build");
@@ -116,7 +122,7 @@ final class IncidentBundle {
         parts.file("incident.html", "the incident page", () -> page.accept(temp));
       }
       manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
-      parts.replace("manifest.json", Json.write(manifest));
+      parts.replace("manifest.json", Json.writeWithNulls(manifest));
       Path target = directory.resolve(name);
       if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
         throw new IOException(target + " exists already");
@@ -128,6 +134,14 @@ final class IncidentBundle {
       if (!done) {
         FileTrees.deleteQuietly(temp);
       }
+    }
+  }
+
+  private static void sleepUntilNextSecond(Instant at) {
+    try {
+      Thread.sleep(1000 - at.getNano() / 1_000_000 + 1);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
