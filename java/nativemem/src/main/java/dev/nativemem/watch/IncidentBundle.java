@@ -30,6 +30,7 @@ import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -71,14 +72,14 @@ final class IncidentBundle {
   private final long[] timeline;
 
   private final long intervalMs;
-  private final String basisNote;
+  private final long physicalMemory;
 
-  IncidentBundle(WatchOptions options, int ringCapacity, String basisNote) {
+  IncidentBundle(WatchOptions options, int ringCapacity, long physicalMemory) {
     this.directory = options.directory();
     this.profile = options.profile();
     this.timeline = new long[ringCapacity * SampleRing.COLUMNS];
     this.intervalMs = options.interval().toMillis();
-    this.basisNote = basisNote;
+    this.physicalMemory = physicalMemory;
   }
 
   /** {@code nativemem-incident-<pid>-<UTC time>-<kind>}. */
@@ -95,12 +96,12 @@ final class IncidentBundle {
   Path write(Trigger trigger, SampleRing ring, Path previous) throws IOException {
     long started = System.nanoTime();
     long pid = ProcessHandle.current().pid();
-    Instant at = Instant.now();
+    Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
     String name = name(pid, at, trigger.kind());
     if (Files.exists(directory.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
       // Names have a resolution of a second: a second capture within it waits for the next.
       sleepUntilNextSecond(at);
-      at = Instant.now();
+      at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
       name = name(pid, at, trigger.kind());
     }
     Path temp =
@@ -112,7 +113,7 @@ final class IncidentBundle {
     try {
       Parts parts = new Parts(temp);
       capture(parts, ring, previous);
-      Map<String, Object> manifest = manifest(pid, at, trigger, previous, parts);
+      Map<String, Object> manifest = manifest(pid, at, trigger, previous, basis(ring), parts);
       manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
       parts.replace("manifest.json", Json.writeWithNulls(manifest));
       Consumer<Path> page = incidentPage;
@@ -163,28 +164,32 @@ final class IncidentBundle {
     }
     handles(parts);
     allocatorReport(parts);
-    parts.text(
-        "advice.json",
-        "what to change, with reasons",
-        out -> {
-          List<Object> advice = new ArrayList<>();
-          List<Advice> list = NativeMemory.advice();
-          for (Advice a : list) {
-            advice.add(Json.parseObject(a.toJson()));
-          }
-          Map<String, Object> json = new LinkedHashMap<>();
-          json.put("schema", "nativemem-advice/1");
-          json.put("advice", advice);
-          out.write(Json.write(json));
-          parts.text(
-              "advice.txt",
-              "the advice as text",
-              txt -> {
-                for (Advice a : list) {
-                  txt.write(a + "\n");
-                }
-              });
-        });
+    List<Advice> advice = new ArrayList<>();
+    boolean adviceRead =
+        parts.text(
+            "advice.json",
+            "what to change, with reasons",
+            out -> {
+              advice.addAll(NativeMemory.advice());
+              List<Object> list = new ArrayList<>();
+              for (Advice a : advice) {
+                list.add(Json.parseObject(a.toJson()));
+              }
+              Map<String, Object> json = new LinkedHashMap<>();
+              json.put("schema", "nativemem-advice/1");
+              json.put("advice", list);
+              out.write(Json.write(json));
+            });
+    if (adviceRead) {
+      parts.text(
+          "advice.txt",
+          "the advice as text",
+          out -> {
+            for (Advice a : advice) {
+              out.write(a + "\n");
+            }
+          });
+    }
     nmt(parts);
     if (profile) {
       profile(parts, previous);
@@ -301,8 +306,19 @@ final class IncidentBundle {
         out -> out.write(heap[0].diff(HeapProfile.open(base)).toJson()));
   }
 
+  /** What the limit triggers compared, in the newest sample: said in the manifest. */
+  private String basis(SampleRing ring) {
+    if (ring.size() > 0 && ring.back(0, SampleRing.LIMIT) >= 0) {
+      return "the memory cgroup's limit and usage";
+    }
+    return "no memory cgroup limit: the limit triggers compare this process's RSS with physical"
+        + " memory ("
+        + (physicalMemory < 0 ? "unknown: they are off" : physicalMemory + " bytes")
+        + ")";
+  }
+
   private Map<String, Object> manifest(
-      long pid, Instant at, Trigger trigger, Path previous, Parts parts) {
+      long pid, Instant at, Trigger trigger, Path previous, String basis, Parts parts) {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("schema", SCHEMA);
     json.put("pid", pid);
@@ -320,7 +336,7 @@ final class IncidentBundle {
     t.put("detail", trigger.detail());
     t.put("threshold", trigger.threshold());
     json.put("trigger", t);
-    json.put("basis", basisNote);
+    json.put("basis", basis);
     json.put("previous_bundle", previous == null ? null : previous.getFileName().toString());
     parts.add("manifest.json", "this list");
     json.put("files", parts.files);

@@ -1,5 +1,7 @@
 package dev.nativemem.watch;
 
+import dev.nativemem.HeapProfiler;
+import dev.nativemem.NativeMemory;
 import dev.nativemem.NativeMemoryException;
 import dev.nativemem.internal.NativeLibraryLoader;
 import java.io.BufferedReader;
@@ -57,14 +59,7 @@ public final class MemoryWatch implements AutoCloseable {
     this.ring = new SampleRing(options.capacity());
     long physical = physicalMemory();
     this.triggers = new Triggers(options, physical);
-    this.bundle =
-        new IncidentBundle(
-            options.withDirectory(directory),
-            ring.capacity(),
-            "limit and usage are the memory cgroup's when it sets a limit; otherwise physical"
-                + " memory ("
-                + physical
-                + " bytes) and this process's RSS");
+    this.bundle = new IncidentBundle(options.withDirectory(directory), ring.capacity(), physical);
     this.sampling = new Thread(this::sampleLoop, "nativemem-watch");
     this.capturing = new Thread(this::captureLoop, "nativemem-watch-capture");
     for (Thread t : new Thread[] {sampling, capturing}) {
@@ -96,6 +91,10 @@ public final class MemoryWatch implements AutoCloseable {
         previous.close();
       }
       MemoryWatch watch = new MemoryWatch(options, dir);
+      HeapProfiler profiler = NativeMemory.profiling();
+      if (options.profile() && profiler.isAvailable() && !profiler.isActive()) {
+        profiler.start(); // a bundle's profile holds what was sampled since
+      }
       watch.sampler.sampleInto(watch.ring); // a first sample now: errors surface to the caller
       watch.registerMBean();
       watch.sampling.start();
