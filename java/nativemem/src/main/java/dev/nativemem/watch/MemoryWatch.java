@@ -237,7 +237,16 @@ public final class MemoryWatch implements AutoCloseable {
     }
   }
 
+  /** Logs a failure once per message; never throws (the heap may be exhausted right now). */
   private void logOnce(String what, Throwable e) {
+    try {
+      log(what, e);
+    } catch (Throwable ignored) {
+      // the loops must outlive an OutOfMemoryError while reporting one
+    }
+  }
+
+  private void log(String what, Throwable e) {
     String message = what + e;
     synchronized (logged) {
       if (logged.size() > 32 || !logged.add(message)) {
