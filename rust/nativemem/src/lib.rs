@@ -5,6 +5,7 @@
 //!   `mallctl`, or glibc), never a private copy;
 //! - [`process`]: what the kernel says about this process (`/proc`, its memory cgroup);
 //! - [`native_view`]: the kernel, cgroup and allocator views the memory breakdown lines up;
+//! - [`watch_sample`]: the memory watch's per-second figures, from the layers above, as numbers;
 //! - [`handles`]: registry of native handles (RocksDB, zlib, application resources) and leaks;
 //! - [`sampling`]: heap profiles from the process's jemalloc, dumped with their symbols;
 //! - [`profile`]: heap profiles (jemalloc dumps) read, symbolized and rendered;
@@ -22,6 +23,7 @@ pub mod new_files;
 pub mod process;
 pub mod profile;
 pub mod sampling;
+pub mod watch_sample;
 
 /// The version of this library; the Java side refuses to run against a different one.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -56,7 +56,7 @@ pub fn read() -> Result<NativeView, NativeViewError> {
         process: process::memory()?,
         container_memory: process::container_memory(),
         container_cpus: cpus(),
-        allocator: summary()?,
+        allocator: allocator_summary()?,
     })
 }
 
@@ -83,7 +83,8 @@ fn cpus() -> ContainerCpuView {
     }
 }
 
-fn summary() -> Result<AllocatorSummary, AllocatorError> {
+/// The allocator's totals (jemalloc after an epoch advance, or glibc's `mallinfo2`).
+pub fn allocator_summary() -> Result<AllocatorSummary, AllocatorError> {
     match ProcessAllocator::get().jemalloc() {
         Some(ctl) => {
             ctl.advance_epoch()?;

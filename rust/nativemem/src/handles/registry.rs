@@ -369,6 +369,16 @@ impl HandleRegistry {
         }
     }
 
+    /// Open (pooled ones excluded, as the report counts them) and leaked handles of every kind:
+    /// what a per-second watch reads, without building a report.
+    pub fn totals(&self) -> (u64, u64) {
+        let books = self.books();
+        let recorded = books.open.values().filter(|r| !r.pooled).count() as u64;
+        let unrecorded: u64 = books.open_unrecorded.values().sum();
+        let leaked = books.counters.iter().map(|c| c.leaked).sum();
+        (recorded + unrecorded, leaked)
+    }
+
     pub fn report(&self) -> Report {
         let mut books = self.books();
         let zombies = books.zombie_caches();
@@ -635,6 +645,28 @@ mod tests {
         assert_eq!(leak_site.stack, "at A.line(A.java:1)");
         assert!(r.ended(c, End::Closed));
         assert_eq!(report.oldest_open.len(), 1);
+    }
+
+    #[test]
+    fn totals_match_the_report() {
+        let r = HandleRegistry::new();
+        let a = new_handle(&r, "Inflater", "at A.read(A.java:1)");
+        let b = new_handle(&r, "Inflater", "at A.read(A.java:1)");
+        new_handle(&r, "Statistics", "at B.open(B.java:2)");
+        r.ended(a, End::Leaked);
+        r.reassign(b, r.intern_site("(pooled by zip)"), 0, true);
+        let kind = r.intern_kind("Inflater");
+        let site = r.intern_site("at C.c(C.java:3)");
+        r.counted(kind, site, 5, 2, 1);
+        let report = r.report();
+        let open: u64 = report.kinds.iter().map(|k| k.open).sum();
+        let leaked: u64 = report.kinds.iter().map(|k| k.leaked).sum();
+        assert_eq!(r.totals(), (open, leaked));
+        assert_eq!(
+            r.totals(),
+            (1 + 2, 2),
+            "one recorded + two counted open; two leaked"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@ use super::{guard, BridgeError};
 use crate::allocator::{self, remedies, AllocatorError, RemedyOutcome};
 use crate::native_view::{self, NativeViewError};
 use crate::process;
+use crate::watch_sample;
 use jni::objects::{JClass, JLongArray};
 use jni::sys::{jlong, jstring};
 use jni::JNIEnv;
@@ -134,4 +135,25 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_trimJson<'l>(
     _class: JClass<'l>,
 ) -> jstring {
     remedy(&mut env, remedies::trim)
+}
+
+/// One sample of the memory watch into `out` (at least `watch_sample::SLOTS` longs, -1 where
+/// unknown): no JSON and no Java object, so a sample every second makes no garbage.
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_watchSample<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    out: JLongArray<'l>,
+) {
+    guard(&mut env, (), |env| {
+        if out.is_null() || (env.get_array_length(&out)? as usize) < watch_sample::SLOTS {
+            return Err(BridgeError::InvalidArgument(format!(
+                "out must hold at least {} longs",
+                watch_sample::SLOTS
+            )));
+        }
+        let sample = watch_sample::read()?;
+        env.set_long_array_region(&out, 0, &sample)?;
+        Ok(())
+    })
 }

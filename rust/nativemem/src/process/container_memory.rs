@@ -40,9 +40,8 @@ pub struct ContainerMemory {
 /// Reads the memory cgroup of this process from the real system. Like the JVM, it finds the
 /// cgroup once per process and re-reads limits at most every 20 ms; usage is always fresh.
 pub fn container_memory() -> Option<ContainerMemory> {
-    static PLACE: OnceLock<Option<Place>> = OnceLock::new();
     static LIMIT: Mutex<Option<(Instant, LowestLimit)>> = Mutex::new(None);
-    let place = PLACE.get_or_init(|| Place::find(Path::new("/"))).as_ref()?;
+    let place = own_place()?;
     let limit = {
         let mut cached = LIMIT.lock().unwrap_or_else(|p| p.into_inner());
         match cached.as_ref() {
@@ -55,6 +54,33 @@ pub fn container_memory() -> Option<ContainerMemory> {
         }
     };
     Some(place.read(limit))
+}
+
+/// This process's memory cgroup, found once per process.
+fn own_place() -> Option<&'static Place> {
+    static PLACE: OnceLock<Option<Place>> = OnceLock::new();
+    PLACE.get_or_init(|| Place::find(Path::new("/"))).as_ref()
+}
+
+/// Pressure stall information of this process's memory cgroup (v2 `memory.pressure`): the share
+/// of the last 10 s in which some task waited for memory, in percent. `None` on v1, without PSI
+/// (kernels before 4.20, or `psi=0`) or without a memory cgroup.
+pub fn memory_pressure() -> Option<f64> {
+    own_place()?.pressure_some_avg10()
+}
+
+/// [`memory_pressure`] under a fixture `root` (see [`container_memory_under`]).
+pub fn memory_pressure_under(root: &Path) -> Option<f64> {
+    Place::find(root)?.pressure_some_avg10()
+}
+
+/// `some avg10=<percent> ...` from a PSI file's text.
+fn some_avg10(text: &str) -> Option<f64> {
+    let rest = text.lines().find_map(|line| line.strip_prefix("some "))?;
+    rest.split_whitespace()
+        .find_map(|field| field.strip_prefix("avg10="))?
+        .parse()
+        .ok()
 }
 
 /// The lowest limit and the cgroup that sets it; `None` when unlimited.
@@ -99,6 +125,13 @@ impl Place {
             || std::fs::read_to_string(place.top.join("cgroup.controllers"))
                 .is_ok_and(|c| c.split_whitespace().any(|w| w == "memory"));
         serves_memory.then_some(place)
+    }
+
+    fn pressure_some_avg10(&self) -> Option<f64> {
+        if self.version != CgroupVersion::V2 {
+            return None;
+        }
+        some_avg10(&std::fs::read_to_string(self.dir.join("memory.pressure")).ok()?)
     }
 
     fn read(&self, limit: LowestLimit) -> ContainerMemory {
@@ -244,6 +277,58 @@ mod tests {
         assert_eq!(m.file_bytes, Some(50 << 20));
         assert_eq!((m.oom_events, m.oom_kill_events), (Some(3), Some(2)));
         assert_eq!(m.failcnt, None);
+    }
+
+    #[test]
+    fn v2_pressure_is_read_from_the_own_cgroup() {
+        let pressure = "some avg10=12.34 avg60=5.00 avg300=1.00 total=123456\n\
+                        full avg10=3.21 avg60=1.00 avg300=0.50 total=4567\n";
+        let t = Tree::new(
+            "v2-psi",
+            &[
+                ("proc/self/cgroup", "0::/app\n"),
+                ("proc/self/mountinfo", V2_MOUNTINFO),
+                ("sys/fs/cgroup/cgroup.controllers", "memory\n"),
+                ("sys/fs/cgroup/app/memory.max", "536870912\n"),
+                ("sys/fs/cgroup/app/memory.current", "1000\n"),
+                ("sys/fs/cgroup/app/memory.pressure", pressure),
+                (
+                    "sys/fs/cgroup/memory.pressure",
+                    "some avg10=99.00 avg60=0 avg300=0 total=0\n",
+                ),
+            ],
+        );
+        assert_eq!(memory_pressure_under(&t.0), Some(12.34));
+        std::fs::remove_file(t.0.join("sys/fs/cgroup/app/memory.pressure")).unwrap();
+        assert_eq!(memory_pressure_under(&t.0), None, "no PSI: unknown");
+    }
+
+    #[test]
+    fn v1_has_no_cgroup_pressure() {
+        let t = Tree::new(
+            "v1-psi",
+            &[
+                ("proc/self/cgroup", "4:memory:/job\n"),
+                ("proc/self/mountinfo", V1_MOUNTINFO),
+                ("sys/fs/cgroup/memory/job/memory.usage_in_bytes", "1\n"),
+                (
+                    "sys/fs/cgroup/memory/job/memory.pressure",
+                    "some avg10=1.00\n",
+                ),
+            ],
+        );
+        assert_eq!(memory_pressure_under(&t.0), None);
+    }
+
+    #[test]
+    fn pressure_lines_parse_or_are_unknown() {
+        assert_eq!(
+            some_avg10("some avg10=0.50 avg60=0.10 avg300=0 total=1\n"),
+            Some(0.5)
+        );
+        assert_eq!(some_avg10("full avg10=0.50\n"), None);
+        assert_eq!(some_avg10("some avg10=x\n"), None);
+        assert_eq!(some_avg10(""), None);
     }
 
     #[test]

@@ -4,7 +4,10 @@ mod container_memory;
 mod resident;
 mod status;
 
-pub use container_memory::{container_memory, container_memory_under, ContainerMemory};
+pub use container_memory::{
+    container_memory, container_memory_under, memory_pressure, memory_pressure_under,
+    ContainerMemory,
+};
 pub use resident::{resident_in, ResidentRanges};
 pub use status::{parse_status, ProcessMemory};
 

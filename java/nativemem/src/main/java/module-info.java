@@ -10,6 +10,7 @@
 module dev.nativemem {
   exports dev.nativemem;
   exports dev.nativemem.incident;
+  exports dev.nativemem.watch;
 
   requires java.management;
   requires java.instrument;

@@ -4,6 +4,9 @@ import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.internal.ProfileDump;
+import dev.nativemem.internal.WatchStart;
+import dev.nativemem.watch.MemoryWatch;
+import dev.nativemem.watch.WatchOptions;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -132,6 +135,18 @@ public final class NativeMemory {
     return NativeMemoryMBean.register();
   }
 
+  /**
+   * Starts the memory watch: a sample every second, an incident bundle in {@link
+   * WatchOptions#directory()} when usage nears the limit, grows towards it or handles leak, and on
+   * demand ({@link MemoryWatch#capture}). One watch per JVM: this stops the previous one. {@code
+   * -Dnativemem.watch=on} starts it with {@link WatchOptions#fromSystemProperties()}.
+   *
+   * @throws NativeMemoryException if the watch directory is not safe to write in, saying why
+   */
+  public static MemoryWatch watch(WatchOptions options) {
+    return MemoryWatch.start(options);
+  }
+
   static {
     if (Boolean.parseBoolean(Setting.JMX.value())) {
       try {
@@ -142,6 +157,7 @@ public final class NativeMemory {
             .log(System.Logger.Level.WARNING, "-Dnativemem.jmx=true: " + e.getMessage());
       }
     }
+    WatchStart.fromSettings();
   }
 
   /**

@@ -71,6 +71,66 @@ public enum Setting {
       "none",
       "Leaks accepted in this JVM, joined by `+`: known-leak catalogue ids (`FLINK-39923`) or"
           + " kinds; reported as accepted, not failed by `NativeLeakCheck`."),
+  WATCH(
+      "nativemem.watch",
+      "off",
+      null,
+      "`on`: start the memory watch (`NativeMemory.watch`) when the agent starts or `NativeMemory`"
+          + " is first used; the agent argument `watch=on` does the same."),
+  WATCH_DIR(
+      "nativemem.watch.dir",
+      null,
+      "${java.io.tmpdir}/nativemem-incidents-<user>",
+      "Where the watch writes incident bundles; it must be yours and writable by no other user"
+          + " (created 0700 when missing). Put it on a volume that outlives the container."),
+  WATCH_INTERVAL(
+      "nativemem.watch.interval", "1000", null, "Milliseconds between two samples of the watch."),
+  WATCH_HISTORY(
+      "nativemem.watch.history",
+      "3600",
+      null,
+      "Seconds of samples the watch keeps (the bundle's timeline)."),
+  WATCH_THRESHOLDS(
+      "nativemem.watch.thresholds",
+      "85+95",
+      null,
+      "Usage in percent of the memory limit that triggers a bundle, joined by `+`; each fires once"
+          + " per crossing and re-arms below."),
+  WATCH_GROWTH_WINDOW(
+      "nativemem.watch.growth.window",
+      "300",
+      null,
+      "Seconds of usage the growth trigger fits a line to (0: no growth trigger)."),
+  WATCH_GROWTH_HORIZON(
+      "nativemem.watch.growth.horizon",
+      "15",
+      null,
+      "The growth trigger fires when that line reaches the limit within this many minutes."),
+  WATCH_LEAKED(
+      "nativemem.watch.leaked",
+      "100",
+      null,
+      "Handles newly leaked within a minute that trigger a bundle (0: no leak trigger)."),
+  WATCH_MIN_INTERVAL(
+      "nativemem.watch.minInterval",
+      "60",
+      null,
+      "Seconds between two bundles of automatic triggers (captures asked for are not limited)."),
+  WATCH_KEEP(
+      "nativemem.watch.keep",
+      "10",
+      null,
+      "Bundles of this process's user kept in the watch directory; the oldest are removed."),
+  WATCH_MAX_MIB(
+      "nativemem.watch.maxMiB",
+      "1024",
+      null,
+      "MiB all kept bundles may take; the oldest are removed first (the newest always stays)."),
+  WATCH_PROFILE(
+      "nativemem.watch.profile",
+      "true",
+      null,
+      "`false`: no heap profile in bundles, even when jemalloc profiling is available."),
   JUNIT_REQUIRE_AGENT(
       "nativemem.junit.requireAgent",
       "true",

@@ -12,6 +12,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
@@ -157,6 +158,43 @@ class AttachTest {
         }
       }
       assertEquals(5, open, later.stdout);
+    }
+  }
+
+  /**
+   * {@code watch start} runs a watch in the target, {@code incident} reaches it through its MBean
+   * (the bundle's timeline is that watch's), {@code watch stop} ends it.
+   */
+  @Test
+  void watchAndIncidentReachTheTargetsWatch() throws Exception {
+    Path dir = Files.createTempDirectory("attach-watch");
+    try (Target target = new Target(List.of(ForkedJvm.TEST_CLASSES))) {
+      ForkedJvm.Result none = attach(target.pid, "watch");
+      assertEquals(0, none.exitCode, none.toString());
+      assertTrue(none.stdout.contains("no memory watch runs"), none.stdout);
+      ForkedJvm.Result start = attach(target.pid, "watch", "start", "--dir", dir.toString());
+      assertEquals(0, start.exitCode, start.toString());
+      Thread.sleep(2500); // a few samples
+      ForkedJvm.Result incident = attach(target.pid, "incident", "from", "the", "test");
+      assertEquals(0, incident.exitCode, incident.toString());
+      Path bundle = Paths.get(incident.stdout.trim());
+      assertEquals(dir.toRealPath(), bundle.getParent().toRealPath());
+      Map<String, Object> manifest =
+          JSON.std.mapFrom(Files.readString(bundle.resolve("manifest.json")));
+      assertEquals(target.pid, ((Number) manifest.get("pid")).longValue());
+      assertTrue(String.valueOf(manifest.get("trigger")).contains("from the test"), "" + manifest);
+      List<?> samples =
+          (List<?>)
+              JSON.std.mapFrom(Files.readString(bundle.resolve("timeline.json"))).get("samples");
+      assertTrue(samples.size() >= 2, "the running watch's samples: " + samples.size());
+      ForkedJvm.Result status = attach(target.pid, "watch");
+      assertTrue(status.stdout.contains("last bundle: " + bundle), status.stdout);
+      assertEquals(0, attach(target.pid, "watch", "stop").exitCode);
+      assertTrue(attach(target.pid, "watch").stdout.contains("no memory watch runs"));
+    } finally {
+      try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
     }
   }
 

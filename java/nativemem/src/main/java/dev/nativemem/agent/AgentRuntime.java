@@ -3,6 +3,7 @@ package dev.nativemem.agent;
 import dev.nativemem.NativeHandles;
 import dev.nativemem.TrackingLevel;
 import dev.nativemem.internal.SettingsInEffect;
+import dev.nativemem.internal.WatchStart;
 import dev.nativemem.internal.handles.HandleTracker;
 import dev.nativemem.internal.handles.TrackingOptions;
 import java.lang.instrument.Instrumentation;
@@ -10,6 +11,7 @@ import java.lang.instrument.UnmodifiableClassException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** Starts tracking once per JVM: options, native library, transformers, report at exit. */
@@ -42,6 +44,7 @@ public final class AgentRuntime {
       return;
     }
     if (options.level() == TrackingLevel.OFF) {
+      startWatch(options);
       return;
     }
     try {
@@ -79,6 +82,15 @@ public final class AgentRuntime {
           new Thread(() -> ReportFile.writeAtExit(report), "nativemem-handle-report-at-exit");
       Runtime.getRuntime().addShutdownHook(writer);
     }
+    startWatch(options);
+  }
+
+  /** {@code watch=on} (or {@code -Dnativemem.watch=on}): the watch starts with the agent. */
+  private static void startWatch(TrackingOptions options) {
+    Properties settings = new Properties();
+    settings.putAll(System.getProperties());
+    settings.putAll(options.watchSettings());
+    WatchStart.startIfOn(settings);
   }
 
   /** For tests and the CLI: whether tracking runs in this JVM. */

@@ -96,12 +96,14 @@ public final class AttachedCommand {
         return NativeMemoryCli.run(out, err, report.toArray(new String[0]));
       case "watch":
       case "incident":
-        err.println(
-            "nativemem attach "
-                + name
-                + ": not available in this version of nativemem (the memory watch and incident"
-                + " bundles are not part of it yet)");
-        return 1;
+        try {
+          return name.equals("watch")
+              ? AttachedWatch.watch(options, out, err)
+              : AttachedWatch.incident(options, out);
+        } catch (javax.management.JMException e) {
+          err.println("nativemem attach " + name + ": " + e);
+          return 1;
+        }
       default:
         err.println("nativemem attach: unknown command '" + name + "'");
         return 2;

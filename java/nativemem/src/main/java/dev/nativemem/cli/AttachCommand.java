@@ -36,8 +36,9 @@ final class AttachCommand extends CliCommand {
         "attach",
         "Run a command inside a running JVM, which need not have nativemem: stats, breakdown,"
             + " advice, handles (tracked from the first call on), profile start [--interval"
-            + " BYTES] | stop, dump [--out PATH], report [report options] (dump and analyse);"
-            + " add --json where the command takes it.",
+            + " BYTES] | stop, dump [--out PATH], report [report options] (dump and analyse),"
+            + " watch [status | start [--dir DIR] | stop] (the memory watch), incident [REASON]"
+            + " (an incident bundle now); add --json where the command takes it.",
         "<pid> <command> [command options]");
   }
 

@@ -8,6 +8,7 @@ import java.util.Map;
 /** JSON in and out, through jackson-jr (shaded into the jar). */
 public final class Json {
   private static final JSON JSON_CODEC = JSON.std;
+  private static final JSON JSON_WITH_NULLS = JSON.std.with(JSON.Feature.WRITE_NULL_PROPERTIES);
 
   private Json() {}
 
@@ -38,6 +39,15 @@ public final class Json {
   public static String write(Object value) {
     try {
       return JSON_CODEC.asString(value);
+    } catch (IOException e) {
+      throw new NativeMemoryException("cannot write JSON for " + value.getClass().getName(), e);
+    }
+  }
+
+  /** Like {@link #write}, with null values of maps written as {@code null}, not left out. */
+  public static String writeWithNulls(Object value) {
+    try {
+      return JSON_WITH_NULLS.asString(value);
     } catch (IOException e) {
       throw new NativeMemoryException("cannot write JSON for " + value.getClass().getName(), e);
     }

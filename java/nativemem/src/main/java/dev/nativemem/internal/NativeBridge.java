@@ -40,6 +40,13 @@ public final class NativeBridge {
    */
   public static native String residentRangesJson(long[] ranges);
 
+  /**
+   * One sample of the memory watch into {@code out} (10 longs, -1 where unknown): cgroup limit,
+   * usage, RSS, allocator allocated and resident, cgroup {@code oom} and {@code oom_kill}, PSI
+   * {@code some avg10} in hundredths of a percent, open and leaked handles. No JSON, no garbage.
+   */
+  public static native void watchSample(long[] out);
+
   public static native String purgeJson();
 
   public static native String setDecayJson(long dirtyMs, long muzzyMs);

@@ -535,6 +535,15 @@ public final class HandleTracker {
     return records * 120 + zip.countedByAddress() * 50L;
   }
 
+  /**
+   * Brings the registry's totals up to date for the memory watch: notices owners the collector took
+   * (a bounded number per call) and sends the counted zlib streams.
+   */
+  public void settleForSample() {
+    drain(256);
+    sendCounted();
+  }
+
   /** Processes collected owners and returns the registry's report as JSON. */
   public String reportJson() {
     drain(Integer.MAX_VALUE);

@@ -22,7 +22,9 @@ import java.util.Set;
  * (file written at exit; JSON when it ends in {@code .json}, text otherwise), {@code skip} (class
  * name prefixes separated by {@code +} whose frames are never the "created at" line: the
  * application's own wrappers and frameworks), {@code known} (leaks accepted in this JVM, separated
- * by {@code +}: ids of the known-leak catalogue, such as {@code FLINK-39923}, or kinds).
+ * by {@code +}: ids of the known-leak catalogue, such as {@code FLINK-39923}, or kinds); the memory watch's keys pass through: {@code
+ * watch=on} and {@code watch.<name>=...} stand for {@code -Dnativemem.watch=on} and {@code
+ * -Dnativemem.watch.<name>=...} ({@link #watchSettings()}).
  */
 public final class TrackingOptions {
   static final List<String> KEYS =
@@ -38,6 +40,7 @@ public final class TrackingOptions {
   private final Path reportFile;
   private final List<String> skip;
   private final List<String> known;
+  private Properties watchSettings = new Properties();
 
   private TrackingOptions(
       TrackingLevel level,
@@ -74,11 +77,21 @@ public final class TrackingOptions {
     String report = Setting.HANDLES_REPORT.valueIn(properties);
     String skip = Setting.HANDLES_SKIP.valueIn(properties);
     String known = Setting.HANDLES_KNOWN.valueIn(properties);
+    Properties watch = new Properties();
     if (agentArgs != null && !agentArgs.trim().isEmpty()) {
       for (String pair : agentArgs.split(",")) {
         int eq = pair.indexOf('=');
         String key = (eq < 0 ? pair : pair.substring(0, eq)).trim();
         String value = eq < 0 ? "" : pair.substring(eq + 1).trim();
+        if (key.equals("watch") || key.startsWith("watch.")) {
+          String property = "nativemem." + key;
+          if (!Setting.of(property).isPresent()) {
+            throw new IllegalArgumentException(
+                "unknown option '" + key + "'; the watch's options are " + WATCH_KEYS);
+          }
+          watch.setProperty(property, value);
+          continue;
+        }
         switch (key) {
           case "level":
             level = value;
@@ -103,7 +116,11 @@ public final class TrackingOptions {
             break;
           default:
             throw new IllegalArgumentException(
-                "unknown option '" + key + "'; valid options are " + String.join(", ", KEYS));
+                "unknown option '"
+                    + key
+                    + "'; valid options are "
+                    + String.join(", ", KEYS)
+                    + ", watch, watch.<name>");
         }
       }
     }
@@ -117,14 +134,17 @@ public final class TrackingOptions {
       throw new IllegalArgumentException(
           "interval '" + interval + "' must be a whole number of 1 or more");
     }
-    return new TrackingOptions(
-        TrackingLevel.of(level),
-        every,
-        kinds(include),
-        kinds(exclude),
-        report.trim().isEmpty() ? null : Paths.get(report.trim()),
-        Collections.unmodifiableList(new ArrayList<>(kinds(skip))),
-        acceptedLeaks(known));
+    TrackingOptions options =
+        new TrackingOptions(
+            TrackingLevel.of(level),
+            every,
+            kinds(include),
+            kinds(exclude),
+            report.trim().isEmpty() ? null : Paths.get(report.trim()),
+            Collections.unmodifiableList(new ArrayList<>(kinds(skip))),
+            acceptedLeaks(known));
+    options.watchSettings = watch;
+    return options;
   }
 
   /**
@@ -147,6 +167,29 @@ public final class TrackingOptions {
       }
     }
     return Collections.unmodifiableList(known);
+  }
+
+  /** The watch's {@code nativemem.watch*} keys, for the agent's arguments' messages. */
+  private static final String WATCH_KEYS = watchKeys();
+
+  private static String watchKeys() {
+    List<String> keys = new ArrayList<>();
+    for (Setting setting : Setting.values()) {
+      if (setting.property().startsWith("nativemem.watch")) {
+        keys.add(setting.property().substring("nativemem.".length()));
+      }
+    }
+    return String.join(", ", keys);
+  }
+
+  /**
+   * The {@code watch} and {@code watch.*} agent arguments as {@code nativemem.watch*} properties
+   * (for the memory watch; they win over system properties).
+   */
+  public Properties watchSettings() {
+    Properties copy = new Properties();
+    copy.putAll(watchSettings);
+    return copy;
   }
 
   private static Set<String> kinds(String list) {

@@ -1,0 +1,492 @@
+package dev.nativemem.watch;
+
+import dev.nativemem.Advice;
+import dev.nativemem.AllocatorInfo;
+import dev.nativemem.HandleReport;
+import dev.nativemem.HeapProfile;
+import dev.nativemem.MemorySnapshot;
+import dev.nativemem.NativeHandles;
+import dev.nativemem.NativeMemory;
+import dev.nativemem.ProfileReport;
+import dev.nativemem.ProfileRequest;
+import dev.nativemem.internal.FileTrees;
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.NativeLibraryLoader;
+import dev.nativemem.internal.NmtSummary;
+import dev.nativemem.incident.IncidentPage;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.channels.Channels;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Writes one incident bundle (the layout in README, "Memory watch"): a 0700 directory made under a
+ * temporary name in the watch directory, files 0600 made new, {@code manifest.json} listing what is
+ * in it and what could not be captured and why, then renamed to its final name, so a reader never
+ * sees half a bundle. Each part is captured on its own: one that fails is listed as missing and the
+ * others are still written. The cheapest and most telling parts come first, should the process be
+ * killed while writing (then only a temporary directory stays, removed by the next watch).
+ */
+final class IncidentBundle {
+  static final String SCHEMA = "nativemem-incident/1";
+  static final String PREFIX = "nativemem-incident-";
+  static final String TEMP_PREFIX = "." + PREFIX;
+  static final String PROFILE = "profile.heap";
+
+  private static final DateTimeFormatter STAMP =
+      DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  /**
+   * Writes {@code incident.html} into a finished bundle, last before the rename (tests replace it);
+   * null writes no page and the manifest says so.
+   */
+  static volatile Consumer<Path> incidentPage = IncidentPage::write;
+
+  private final Path directory;
+  private final boolean profile;
+
+  /** The timeline's copy of the ring, made once: capturing allocates no array that size. */
+  private final long[] timeline;
+
+  private final long intervalMs;
+  private final long physicalMemory;
+
+  IncidentBundle(WatchOptions options, int ringCapacity, long physicalMemory) {
+    this.directory = options.directory();
+    this.profile = options.profile();
+    this.timeline = new long[ringCapacity * SampleRing.COLUMNS];
+    this.intervalMs = options.interval().toMillis();
+    this.physicalMemory = physicalMemory;
+  }
+
+  /** {@code nativemem-incident-<pid>-<UTC time>-<kind>}. */
+  static String name(long pid, Instant at, Trigger.Kind kind) {
+    return PREFIX + pid + "-" + STAMP.format(at) + "-" + kind.word();
+  }
+
+  /**
+   * Captures and renames a bundle into the watch directory; returns its path.
+   *
+   * @param previous this process's previous bundle (its profile is the diff's base), or null
+   * @throws IOException if the bundle directory cannot be made or renamed (nothing stays)
+   */
+  Path write(Trigger trigger, SampleRing ring, Path previous) throws IOException {
+    long started = System.nanoTime();
+    long pid = ProcessHandle.current().pid();
+    Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    String name = name(pid, at, trigger.kind());
+    if (Files.exists(directory.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
+      // Names have a resolution of a second: a second capture within it waits for the next.
+      sleepUntilNextSecond(at);
+      at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+      name = name(pid, at, trigger.kind());
+    }
+    Path temp =
+        directory.resolve(
+            "." + name + ".tmp-" + Long.toHexString(RANDOM.nextLong() & Long.MAX_VALUE));
+    Files.createDirectory(
+        temp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    boolean done = false;
+    try {
+      Parts parts = new Parts(temp);
+      capture(parts, ring, previous);
+      Map<String, Object> manifest = manifest(pid, at, trigger, previous, basis(ring), parts);
+      manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
+      parts.replace("manifest.json", Json.writeWithNulls(manifest));
+      Consumer<Path> page = incidentPage;
+      if (page == null) {
+        parts.missing("incident page", "the page renderer is not part of this build");
+      } else {
+        parts.file("incident.html", "the incident page", () -> page.accept(temp));
+      }
+      manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
+      parts.replace("manifest.json", Json.writeWithNulls(manifest));
+      Path target = directory.resolve(name);
+      if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+        throw new IOException(target + " exists already");
+      }
+      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+      done = true;
+      return target;
+    } finally {
+      if (!done) {
+        FileTrees.deleteQuietly(temp);
+      }
+    }
+  }
+
+  private static void sleepUntilNextSecond(Instant at) {
+    try {
+      Thread.sleep(1000 - at.getNano() / 1_000_000 + 1);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void capture(Parts parts, SampleRing ring, Path previous) {
+    parts.text("timeline.json", "samples of the watch, oldest first", out -> timeline(ring, out));
+    MemorySnapshot[] snapshot = new MemorySnapshot[1];
+    parts.text(
+        "snapshot.json",
+        "breakdown and allocator statistics",
+        out -> {
+          snapshot[0] = NativeMemory.snapshot();
+          out.write(snapshot[0].toJson());
+        });
+    if (snapshot[0] != null) {
+      parts.text(
+          "breakdown.txt",
+          "the breakdown as text",
+          out -> out.write(snapshot[0].breakdown().toString()));
+    }
+    handles(parts);
+    allocatorReport(parts);
+    List<Advice> advice = new ArrayList<>();
+    boolean adviceRead =
+        parts.text(
+            "advice.json",
+            "what to change, with reasons",
+            out -> {
+              advice.addAll(NativeMemory.advice());
+              List<Object> list = new ArrayList<>();
+              for (Advice a : advice) {
+                list.add(Json.parseObject(a.toJson()));
+              }
+              Map<String, Object> json = new LinkedHashMap<>();
+              json.put("schema", "nativemem-advice/1");
+              json.put("advice", list);
+              out.write(Json.write(json));
+            });
+    if (adviceRead) {
+      parts.text(
+          "advice.txt",
+          "the advice as text",
+          out -> {
+            for (Advice a : advice) {
+              out.write(a + "\n");
+            }
+          });
+    }
+    nmt(parts);
+    if (profile) {
+      profile(parts, previous);
+    }
+  }
+
+  private static void handles(Parts parts) {
+    if (!NativeHandles.agentActive()) {
+      parts.missing(
+          "handle report",
+          "the nativemem agent is not running, so no handles are tracked"
+              + " (-javaagent:nativemem.jar=watch=on tracks them)");
+      return;
+    }
+    HandleReport[] report = new HandleReport[1];
+    parts.text(
+        "handles.json",
+        "handle report: open and leaked handles per kind and site",
+        out -> {
+          report[0] = NativeHandles.report();
+          out.write(report[0].toJson());
+        });
+    if (report[0] != null) {
+      parts.text(
+          "handles.txt", "the handle report as text", out -> out.write(report[0].toString()));
+    }
+  }
+
+  private static void allocatorReport(Parts parts) {
+    AllocatorInfo allocator;
+    try {
+      allocator = NativeMemory.allocator();
+    } catch (RuntimeException e) {
+      parts.missing("allocator report", String.valueOf(e.getMessage()));
+      return;
+    }
+    boolean jemalloc = allocator.isJemalloc();
+    parts.text(
+        jemalloc ? "allocator-report.json" : "malloc-info.xml",
+        jemalloc ? "jemalloc's malloc_stats_print JSON" : "glibc's malloc_info XML",
+        out -> out.write(NativeMemory.allocatorReport()));
+  }
+
+  private static void nmt(Parts parts) {
+    String[] text = new String[1];
+    try {
+      text[0] = NmtSummary.read() != null ? NmtSummary.run() : null;
+    } catch (RuntimeException e) {
+      parts.missing("NMT summary", String.valueOf(e.getMessage()));
+      return;
+    }
+    if (text[0] == null) {
+      parts.missing(
+          "NMT summary", "NMT is off (-XX:NativeMemoryTracking=summary turns it on at start)");
+      return;
+    }
+    parts.text("nmt.txt", "the JVM's NMT summary", out -> out.write(text[0]));
+  }
+
+  private static void profile(Parts parts, Path previous) {
+    if (!NativeMemory.profiling().isAvailable()) {
+      parts.missing(
+          "heap profile",
+          "jemalloc profiling is not available: " + NativeMemory.profiling().unavailableReason());
+      return;
+    }
+    Path dump = parts.dir.resolve(PROFILE);
+    HeapProfile[] heap = new HeapProfile[1];
+    boolean dumped =
+        parts.file(
+            PROFILE,
+            "heap profile (jeprof format), sampled allocations live now",
+            () -> heap[0] = NativeMemory.dumpProfile(dump));
+    if (!dumped) {
+      return;
+    }
+    parts.add(PROFILE + ".symbols", "the profile's symbols: build-ids, objects, JIT frames");
+    Path flame = parts.dir.resolve("profile-flame.svg");
+    Path pprof = parts.dir.resolve("profile.pb.gz");
+    ProfileReport[] report = new ProfileReport[1];
+    parts.text(
+        "profile-report.json",
+        "the profile's top sites",
+        out -> {
+          report[0] =
+              heap[0]
+                  .request()
+                  .report()
+                  .write(ProfileRequest.Format.SVG, flame)
+                  .write(ProfileRequest.Format.PPROF, pprof)
+                  .run()
+                  .report();
+          out.write(report[0].toJson());
+        });
+    if (report[0] != null) {
+      parts.add("profile-flame.svg", "flame graph of the profile");
+      parts.add("profile.pb.gz", "the profile for go tool pprof");
+    } else {
+      FileTrees.deleteQuietly(flame);
+      FileTrees.deleteQuietly(pprof);
+    }
+    Path base = previous == null ? null : previous.resolve(PROFILE);
+    if (base == null || !Files.isRegularFile(base, LinkOption.NOFOLLOW_LINKS)) {
+      parts.missing(
+          "profile diff",
+          previous == null
+              ? "no previous bundle of this process"
+              : "the previous bundle has no heap profile");
+      return;
+    }
+    parts.text(
+        "profile-diff.json",
+        "growth since the previous bundle's profile",
+        out -> out.write(heap[0].diff(HeapProfile.open(base)).toJson()));
+  }
+
+  /** What the limit triggers compared, in the newest sample: said in the manifest. */
+  private String basis(SampleRing ring) {
+    if (ring.size() > 0 && ring.back(0, SampleRing.LIMIT) >= 0) {
+      return "the memory cgroup's limit and usage";
+    }
+    return "no memory cgroup limit: the limit triggers compare this process's RSS with physical"
+        + " memory ("
+        + (physicalMemory < 0 ? "unknown: they are off" : physicalMemory + " bytes")
+        + ")";
+  }
+
+  private Map<String, Object> manifest(
+      long pid, Instant at, Trigger trigger, Path previous, String basis, Parts parts) {
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("schema", SCHEMA);
+    json.put("pid", pid);
+    json.put("host", Host.NAME);
+    json.put(
+        "jvm",
+        System.getProperty("java.vm.name")
+            + " "
+            + System.getProperty("java.runtime.version", System.getProperty("java.version")));
+    json.put("nativemem", NativeLibraryLoader.javaVersion());
+    json.put("captured_at", at.toString());
+    json.put("capture_ms", 0L);
+    Map<String, Object> t = new LinkedHashMap<>();
+    t.put("kind", trigger.kind().word());
+    t.put("detail", trigger.detail());
+    t.put("threshold", trigger.threshold());
+    json.put("trigger", t);
+    json.put("basis", basis);
+    json.put("previous_bundle", previous == null ? null : previous.getFileName().toString());
+    parts.add("manifest.json", "this list");
+    json.put("files", parts.files);
+    json.put("missing", parts.missing);
+    return json;
+  }
+
+  /** {@code timeline.json} streamed from a copy of the ring: no object per sample. */
+  private void timeline(SampleRing ring, Writer out) throws IOException {
+    int count;
+    synchronized (timeline) {
+      count = ring.copyOldestFirst(timeline);
+      out.write("{\"schema\":\"nativemem-timeline/1\",\"interval_ms\":");
+      out.write(Long.toString(intervalMs));
+      out.write(",\"samples\":[");
+      for (int i = 0; i < count; i++) {
+        int row = i * SampleRing.COLUMNS;
+        out.write(i == 0 ? "{\"t\":" : ",\n{\"t\":");
+        out.write(Long.toString(timeline[row + SampleRing.TIME]));
+        field(out, "limit", timeline[row + SampleRing.LIMIT]);
+        field(out, "usage", timeline[row + SampleRing.USAGE]);
+        field(out, "rss", timeline[row + SampleRing.RSS]);
+        field(out, "allocator_allocated", timeline[row + SampleRing.ALLOCATOR_ALLOCATED]);
+        field(out, "allocator_resident", timeline[row + SampleRing.ALLOCATOR_RESIDENT]);
+        field(out, "heap_used", timeline[row + SampleRing.HEAP_USED]);
+        field(out, "heap_committed", timeline[row + SampleRing.HEAP_COMMITTED]);
+        field(out, "handles_open", timeline[row + SampleRing.HANDLES_OPEN]);
+        field(out, "handles_leaked", timeline[row + SampleRing.HANDLES_LEAKED]);
+        field(out, "oom", timeline[row + SampleRing.OOM]);
+        field(out, "oom_kill", timeline[row + SampleRing.OOM_KILL]);
+        long psi = timeline[row + SampleRing.PSI_SOME_AVG10];
+        out.write(",\"psi_some_avg10\":");
+        out.write(psi < 0 ? "null" : String.format(Locale.ROOT, "%.2f", psi / 100.0));
+        out.write('}');
+      }
+    }
+    out.write("]}\n");
+  }
+
+  private static void field(Writer out, String key, long value) throws IOException {
+    out.write(",\"");
+    out.write(key);
+    out.write("\":");
+    out.write(value < 0 ? "null" : Long.toString(value));
+  }
+
+  /** Writes text to a new file; may throw, and is then listed as missing. */
+  interface TextWriter {
+    void write(Writer out) throws Exception;
+  }
+
+  /** Makes a file by other means (a dump); may throw. */
+  interface FileMaker {
+    void make() throws Exception;
+  }
+
+  /** The files of a bundle being written, and what is missing. */
+  static final class Parts {
+    final Path dir;
+    final List<Object> files = new ArrayList<>();
+    final List<Object> missing = new ArrayList<>();
+
+    Parts(Path dir) {
+      this.dir = dir;
+    }
+
+    void add(String name, String what) {
+      Map<String, Object> file = new LinkedHashMap<>();
+      file.put("name", name);
+      file.put("what", what);
+      files.add(file);
+    }
+
+    void missing(String what, String why) {
+      Map<String, Object> entry = new LinkedHashMap<>();
+      entry.put("what", what);
+      entry.put("why", why);
+      missing.add(entry);
+    }
+
+    /** Writes {@code name} (new, 0600); on failure removes it and lists it as missing. */
+    boolean text(String name, String what, TextWriter content) {
+      Path path = dir.resolve(name);
+      try (Writer out = newFile(path)) {
+        content.write(out);
+      } catch (Throwable e) { // an OutOfMemoryError in one part must not lose the others
+        FileTrees.deleteQuietly(path);
+        missing(what + " (" + name + ")", describe(e));
+        return false;
+      }
+      add(name, what);
+      return true;
+    }
+
+    boolean file(String name, String what, FileMaker maker) {
+      try {
+        maker.make();
+      } catch (Throwable e) {
+        FileTrees.deleteQuietly(dir.resolve(name));
+        missing(what + " (" + name + ")", describe(e));
+        return false;
+      }
+      add(name, what);
+      return true;
+    }
+
+    /** Writes {@code name} again: a new file under a temporary name, renamed over the old. */
+    void replace(String name, String content) throws IOException {
+      Path temp = dir.resolve("." + name + ".tmp");
+      try (Writer out = newFile(temp)) {
+        out.write(content);
+      }
+      Files.move(temp, dir.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static Writer newFile(Path path) throws IOException {
+      return new BufferedWriter(
+          new OutputStreamWriter(
+              Channels.newOutputStream(
+                  Files.newByteChannel(
+                      path,
+                      new HashSet<OpenOption>(
+                          Arrays.asList(
+                              StandardOpenOption.CREATE_NEW,
+                              StandardOpenOption.WRITE,
+                              LinkOption.NOFOLLOW_LINKS)),
+                      PosixFilePermissions.asFileAttribute(
+                          PosixFilePermissions.fromString("rw-------")))),
+              StandardCharsets.UTF_8),
+          8192);
+    }
+
+    private static String describe(Throwable e) {
+      String message = e.getMessage();
+      return e.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    }
+  }
+
+  /** The host's name, read once from the kernel (no DNS lookup at capture time). */
+  static final class Host {
+    static final String NAME = read();
+
+    private static String read() {
+      try {
+        byte[] bytes = Files.readAllBytes(Path.of("/proc/sys/kernel/hostname"));
+        return new String(bytes, 0, Math.min(bytes.length, 255), StandardCharsets.UTF_8).trim();
+      } catch (IOException | RuntimeException e) {
+        String env = System.getenv("HOSTNAME");
+        return env != null ? env : "unknown";
+      }
+    }
+  }
+}

@@ -1,0 +1,333 @@
+package dev.nativemem.watch;
+
+import dev.nativemem.HeapProfiler;
+import dev.nativemem.NativeMemory;
+import dev.nativemem.NativeMemoryException;
+import dev.nativemem.internal.NativeLibraryLoader;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+/**
+ * Samples this process's memory every second (cgroup usage and limit, RSS, allocator, heap,
+ * handles) into a ring of the last hour and captures an incident bundle when usage crosses a share
+ * of the limit, grows towards it, or handles leak in numbers; or when asked ({@link #capture}, JMX,
+ * {@code nativemem attach <pid> incident}). One watch runs per JVM: starting one stops the
+ * previous.
+ *
+ * <p>Sampling runs on its own daemon thread at the highest priority and allocates nothing, so it
+ * keeps time under garbage collection pressure; captures run on a second, pre-started thread, so
+ * sampling goes on while a bundle is written.
+ */
+public final class MemoryWatch implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger("dev.nativemem.watch");
+  private static final Object STARTING = new Object();
+  private static volatile MemoryWatch current;
+
+  private final WatchOptions options;
+  private final Path directory;
+  private final SampleRing ring;
+  private final Sampler sampler = new Sampler();
+  private final Triggers triggers;
+  private final IncidentBundle bundle;
+  private final AtomicReference<Trigger> pending = new AtomicReference<>();
+  private final Object captureLock = new Object();
+  private final Set<String> logged = new HashSet<>();
+  private final Thread sampling;
+  private final Thread capturing;
+  private volatile boolean running = true;
+  private volatile Path lastBundle;
+  private long lastAutomaticNanos;
+  private boolean capturedAutomatically;
+  private ObjectName mbean;
+
+  private MemoryWatch(WatchOptions options, Path directory) {
+    this.options = options;
+    this.directory = directory;
+    this.ring = new SampleRing(options.capacity());
+    long physical = physicalMemory();
+    this.triggers = new Triggers(options, physical);
+    this.bundle = new IncidentBundle(options.withDirectory(directory), ring.capacity(), physical);
+    this.sampling = new Thread(this::sampleLoop, "nativemem-watch");
+    this.capturing = new Thread(this::captureLoop, "nativemem-watch-capture");
+    for (Thread t : new Thread[] {sampling, capturing}) {
+      t.setDaemon(true);
+      t.setPriority(Thread.MAX_PRIORITY);
+    }
+  }
+
+  /**
+   * Starts a watch (stopping the one running, if any). See {@code NativeMemory.watch}.
+   *
+   * @throws NativeMemoryException if the watch directory cannot be made or is not safe to write in,
+   *     saying what to do
+   */
+  public static MemoryWatch start(WatchOptions options) {
+    Objects.requireNonNull(options, "options");
+    NativeLibraryLoader.load();
+    Path dir;
+    try {
+      dir = WatchDirectory.prepare(options.directory());
+    } catch (IOException e) {
+      throw new NativeMemoryException(
+          "memory watch: cannot use " + options.directory() + ": " + e + "; " + WatchDirectory.FIX,
+          e);
+    }
+    synchronized (STARTING) {
+      MemoryWatch previous = current;
+      if (previous != null) {
+        previous.close();
+      }
+      MemoryWatch watch = new MemoryWatch(options, dir);
+      HeapProfiler profiler = NativeMemory.profiling();
+      if (options.profile() && profiler.isAvailable() && !profiler.isActive()) {
+        profiler.start(); // a bundle's profile holds what was sampled since
+      }
+      watch.sampler.sampleInto(watch.ring); // a first sample now: errors surface to the caller
+      watch.registerMBean();
+      watch.sampling.start();
+      watch.capturing.start();
+      current = watch;
+      LOG.log(System.Logger.Level.INFO, "nativemem memory watch started: " + options);
+      return watch;
+    }
+  }
+
+  /** The running watch, or null. */
+  public static MemoryWatch current() {
+    return current;
+  }
+
+  /**
+   * Captures a bundle now, whatever the triggers say and however recent the last one (captures run
+   * one at a time); returns its directory.
+   *
+   * @throws NativeMemoryException if the watch directory is no longer safe or the bundle cannot be
+   *     written (nothing is left half-written)
+   */
+  public Path capture(String reason) {
+    try {
+      return captureNow(Trigger.onDemand(reason));
+    } catch (IOException | RuntimeException e) {
+      throw new NativeMemoryException("memory watch: cannot capture a bundle: " + e, e);
+    }
+  }
+
+  public WatchOptions options() {
+    return options;
+  }
+
+  /** The watch directory (absolute). */
+  public Path directory() {
+    return directory;
+  }
+
+  /** The last bundle this watch wrote, or null. */
+  public Path lastBundle() {
+    return lastBundle;
+  }
+
+  /** Samples in the ring now. */
+  public int samples() {
+    return ring.size();
+  }
+
+  public boolean isRunning() {
+    return running;
+  }
+
+  /** Stops sampling; a capture under way finishes. */
+  @Override
+  public void close() {
+    running = false;
+    LockSupport.unpark(sampling);
+    LockSupport.unpark(capturing);
+    unregisterMBean();
+    synchronized (STARTING) {
+      if (current == this) {
+        current = null;
+      }
+    }
+  }
+
+  private void sampleLoop() {
+    long intervalNanos = options.interval().toNanos();
+    long next = System.nanoTime();
+    while (running) {
+      next += intervalNanos;
+      if (next - System.nanoTime() < 0) {
+        next = System.nanoTime(); // fell behind (a stopped JVM): no burst of catch-up samples
+      }
+      for (long wait = next - System.nanoTime(); wait > 0 && running; ) {
+        LockSupport.parkNanos(this, wait);
+        wait = next - System.nanoTime();
+      }
+      if (!running) {
+        return;
+      }
+      try {
+        sampler.sampleInto(ring);
+        Trigger trigger = triggers.evaluate(ring);
+        if (trigger != null) {
+          offer(trigger);
+        }
+      } catch (Throwable e) {
+        logOnce("sampling failed (the watch keeps trying): ", e);
+      }
+    }
+  }
+
+  /** Hands an automatic trigger to the capture thread unless one was captured too recently. */
+  private void offer(Trigger trigger) {
+    long now = System.nanoTime();
+    if (capturedAutomatically && now - lastAutomaticNanos < options.minInterval().toNanos()) {
+      LOG.log(
+          System.Logger.Level.DEBUG,
+          "nativemem memory watch: " + trigger + " (within the minimum interval: no bundle)");
+      return;
+    }
+    capturedAutomatically = true;
+    lastAutomaticNanos = now;
+    pending.set(trigger);
+    LockSupport.unpark(capturing);
+  }
+
+  private void captureLoop() {
+    while (running) {
+      Trigger trigger = pending.getAndSet(null);
+      if (trigger == null) {
+        LockSupport.park(this);
+        continue;
+      }
+      try {
+        captureNow(trigger);
+      } catch (Throwable e) {
+        logOnce("cannot write an incident bundle (the watch keeps running): ", e);
+      }
+    }
+  }
+
+  private Path captureNow(Trigger trigger) throws IOException {
+    synchronized (captureLock) {
+      WatchDirectory.check(directory);
+      Path previous = Retention.newestOf(directory, ProcessHandle.current().pid());
+      Path written = bundle.write(trigger, ring, previous);
+      lastBundle = written;
+      try {
+        Retention.prune(directory, options.keep(), options.maxBytes(), written);
+      } catch (IOException e) {
+        logOnce("cannot prune old bundles: ", e);
+      }
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "nativemem memory watch: " + trigger + "; incident bundle " + written);
+      return written;
+    }
+  }
+
+  /** Logs a failure once per message; never throws (the heap may be exhausted right now). */
+  private void logOnce(String what, Throwable e) {
+    try {
+      log(what, e);
+    } catch (Throwable ignored) {
+      // the loops must outlive an OutOfMemoryError while reporting one
+    }
+  }
+
+  private void log(String what, Throwable e) {
+    String message = what + e;
+    synchronized (logged) {
+      if (logged.size() > 32 || !logged.add(message)) {
+        return;
+      }
+    }
+    LOG.log(System.Logger.Level.WARNING, "nativemem memory watch: " + message);
+  }
+
+  private void registerMBean() {
+    try {
+      ObjectName name = new ObjectName(MemoryWatchMXBean.OBJECT_NAME);
+      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+      if (server.isRegistered(name)) {
+        server.unregisterMBean(name); // a watch of another class loader: the newest serves
+      }
+      server.registerMBean(new Bean(), name);
+      mbean = name;
+    } catch (JMException | RuntimeException e) {
+      logOnce("cannot register " + MemoryWatchMXBean.OBJECT_NAME + ": ", e);
+    }
+  }
+
+  private void unregisterMBean() {
+    ObjectName name = mbean;
+    mbean = null;
+    if (name != null) {
+      try {
+        ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
+      } catch (JMException | RuntimeException e) {
+        // already gone
+      }
+    }
+  }
+
+  /** {@code MemTotal} of {@code /proc/meminfo}: the limit when no cgroup sets one; -1 unknown. */
+  private static long physicalMemory() {
+    try (BufferedReader in =
+        Files.newBufferedReader(Paths.get("/proc/meminfo"), StandardCharsets.US_ASCII)) {
+      String line = in.readLine();
+      if (line != null && line.startsWith("MemTotal:")) {
+        String[] words = line.substring(9).trim().split("\\s+");
+        return Long.parseLong(words[0]) * 1024;
+      }
+    } catch (IOException | RuntimeException e) {
+      // unknown
+    }
+    return -1;
+  }
+
+  /** The JMX face of this watch. */
+  private final class Bean implements MemoryWatchMXBean {
+    @Override
+    public String capture(String reason) {
+      return MemoryWatch.this.capture(reason).toString();
+    }
+
+    @Override
+    public void stop() {
+      close();
+    }
+
+    @Override
+    public String getDirectory() {
+      return directory.toString();
+    }
+
+    @Override
+    public String getLastBundle() {
+      Path last = lastBundle;
+      return last == null ? "" : last.toString();
+    }
+
+    @Override
+    public int getSamples() {
+      return samples();
+    }
+
+    @Override
+    public String getOptions() {
+      return options.toString();
+    }
+  }
+}

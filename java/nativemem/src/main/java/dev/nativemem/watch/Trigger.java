@@ -1,0 +1,58 @@
+package dev.nativemem.watch;
+
+import java.util.Locale;
+import java.util.Objects;
+
+/** Why the watch captured a bundle: a kind, a sentence for people, and the threshold if any. */
+public final class Trigger {
+  /** The kinds of trigger, named as in a bundle's directory and manifest. */
+  public enum Kind {
+    /** Usage crossed a fraction of the memory limit. */
+    LIMIT,
+    /** A line fitted to recent usage reaches the limit soon. */
+    GROWTH,
+    /** Many handles were newly found leaked. */
+    LEAKED_HANDLES,
+    /** Asked for: API, JMX, or {@code nativemem attach <pid> incident}. */
+    ON_DEMAND;
+
+    /** {@code limit}, {@code growth}, {@code leaked-handles}, {@code on-demand}. */
+    public String word() {
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+  }
+
+  private final Kind kind;
+  private final String detail;
+  private final Double threshold;
+
+  Trigger(Kind kind, String detail, Double threshold) {
+    this.kind = Objects.requireNonNull(kind, "kind");
+    this.detail = Objects.requireNonNull(detail, "detail");
+    this.threshold = threshold;
+  }
+
+  static Trigger onDemand(String reason) {
+    String text = reason == null || reason.trim().isEmpty() ? "asked for" : reason.trim();
+    return new Trigger(Kind.ON_DEMAND, text, null);
+  }
+
+  public Kind kind() {
+    return kind;
+  }
+
+  /** What was seen, e.g. "usage 95.2% of the 512 MiB limit". */
+  public String detail() {
+    return detail;
+  }
+
+  /** The fraction of the limit for {@link Kind#LIMIT}; null for the other kinds. */
+  public Double threshold() {
+    return threshold;
+  }
+
+  @Override
+  public String toString() {
+    return kind.word() + ": " + detail;
+  }
+}

@@ -1,0 +1,122 @@
+package dev.nativemem.tests;
+
+import static dev.nativemem.tests.ChildCgroupTest.childCgroup;
+import static dev.nativemem.tests.ChildCgroupTest.write;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.jr.ob.JSON;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The watch's reason to exist, for real: a JVM in a 512 MiB memory cgroup (no swap) leaks zlib
+ * memory from one line until the kernel OOM-kills it; the incident bundle it wrote before dying is
+ * complete and names that line. {@code bench/oom-kill.sh} runs this ten times.
+ */
+class OomKillTest {
+  static final long LIMIT = 512L << 20;
+
+  @TempDir Path temp;
+
+  @SuppressWarnings("unchecked")
+  @Test
+  void theBundleWrittenBeforeTheKillNamesThePlantedLeak() throws Exception {
+    String name = "nativemem-oom-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+    Path memory = childCgroup("memory", name);
+    Path incidents = temp.resolve("incidents");
+    try {
+      write(memory.resolve("memory.limit_in_bytes"), String.valueOf(LIMIT));
+      if (Files.exists(memory.resolve("memory.memsw.limit_in_bytes"))) {
+        write(memory.resolve("memory.memsw.limit_in_bytes"), String.valueOf(LIMIT));
+      }
+      write(memory.resolve("memory.swappiness"), "0");
+      String join = "echo $$ > " + memory.resolve("cgroup.procs") + " && exec \"$0\" \"$@\"";
+      ForkedJvm.Result r =
+          new ForkedJvm()
+              .withTestClasses()
+              .launcher("sh", "-c", join)
+              .jvmArg(
+                  "-Xmx128m",
+                  "-javaagent:" + ForkedJvm.JAR + "=level=full,watch=on,watch.dir=" + incidents)
+              .main(OomLeakChild.class.getName(), String.valueOf(LIMIT));
+
+      assertEquals(137, r.exitCode, "killed by SIGKILL: " + r);
+      assertTrue(oomKills(memory) >= 1, "the cgroup counts the OOM kill");
+      List<Path> bundles = list(incidents);
+      assertEquals(
+          1, bundles.size(), "one bundle (the 95% crossing is rate-limited): " + bundles + r);
+      Path bundle = bundles.get(0);
+      assertTrue(bundle.getFileName().toString().endsWith("-limit"), bundle.toString());
+
+      Map<String, Object> manifest = json(bundle.resolve("manifest.json"));
+      for (Map<String, Object> file : (List<Map<String, Object>>) manifest.get("files")) {
+        assertTrue(Files.exists(bundle.resolve((String) file.get("name"))), file.toString());
+      }
+      Map<String, Object> trigger = (Map<String, Object>) manifest.get("trigger");
+      assertEquals(0.85, ((Number) trigger.get("threshold")).doubleValue(), trigger.toString());
+
+      // The timeline saw the limit we wrote and usage past the threshold.
+      List<Map<String, Object>> samples =
+          (List<Map<String, Object>>) json(bundle.resolve("timeline.json")).get("samples");
+      Map<String, Object> last = samples.get(samples.size() - 1);
+      assertEquals(LIMIT, ((Number) last.get("limit")).longValue());
+      assertTrue(((Number) last.get("usage")).longValue() >= LIMIT * 85 / 100, last.toString());
+
+      // handles.json names the planted line as the site of thousands of open Inflaters.
+      String planted = "OomLeakChild.leakOne(OomLeakChild.java:" + plantedLine() + ")";
+      Map<String, Object> handles = json(bundle.resolve("handles.json"));
+      long openAtPlanted = 0;
+      for (Map<String, Object> site : (List<Map<String, Object>>) handles.get("sites")) {
+        if ("Inflater".equals(site.get("kind")) && String.valueOf(site).contains(planted)) {
+          openAtPlanted += ((Number) site.get("open")).longValue();
+        }
+      }
+      assertTrue(openAtPlanted > 5000, planted + ": " + openAtPlanted + " open in " + handles);
+    } finally {
+      Files.deleteIfExists(memory);
+    }
+  }
+
+  /** The line of {@code new Inflater()} in the child's source: the truth the bundle must name. */
+  static int plantedLine() throws IOException {
+    List<String> lines =
+        Files.readAllLines(
+            Paths.get("src/test/java/dev/nativemem/tests/OomLeakChild.java"),
+            StandardCharsets.UTF_8);
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).contains("new Inflater(); // planted leak")) {
+        return i + 1;
+      }
+    }
+    throw new IllegalStateException("the planted line is gone from OomLeakChild.java");
+  }
+
+  static long oomKills(Path cgroup) throws IOException {
+    for (String line : Files.readAllLines(cgroup.resolve("memory.oom_control"))) {
+      if (line.startsWith("oom_kill ")) {
+        return Long.parseLong(line.substring(9).trim());
+      }
+    }
+    return -1;
+  }
+
+  static List<Path> list(Path dir) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.sorted().collect(Collectors.toList());
+    }
+  }
+
+  static Map<String, Object> json(Path file) throws IOException {
+    return JSON.std.mapFrom(Files.readString(file));
+  }
+}
