@@ -51,7 +51,8 @@ class ModuleDescriptorTest {
             .peek(e -> assertFalse(e.isQualified(), e.toString()))
             .map(ModuleDescriptor.Exports::source)
             .collect(Collectors.toSet());
-    assertEquals(Set.of("dev.nativemem", "dev.nativemem.incident", "dev.nativemem.watch"), exported);
+    assertEquals(
+        Set.of("dev.nativemem", "dev.nativemem.incident", "dev.nativemem.watch"), exported);
     assertTrue(module.opens().isEmpty(), module.opens().toString());
     // The jar tool listed the shaded packages too: without them, their classes could not load.
     assertTrue(module.packages().contains("dev.nativemem.internal"), module.packages().toString());

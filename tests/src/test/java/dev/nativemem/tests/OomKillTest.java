@@ -82,6 +82,13 @@ class OomKillTest {
         }
       }
       assertTrue(openAtPlanted > 5000, planted + ": " + openAtPlanted + " open in " + handles);
+      // The page written before the kill leads with that site: what the person paged reads first.
+      String page = Files.readString(bundle.resolve("incident.html"));
+      int verdict = page.indexOf("<section id=\"verdict\">");
+      String lead = page.substring(verdict, page.indexOf("</section>", verdict));
+      assertTrue(
+          lead.contains(" Inflater open</b>, created by <code>dev.nativemem.tests." + planted),
+          lead);
     } finally {
       Files.deleteIfExists(memory);
     }

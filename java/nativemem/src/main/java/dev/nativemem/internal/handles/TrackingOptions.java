@@ -22,9 +22,9 @@ import java.util.Set;
  * (file written at exit; JSON when it ends in {@code .json}, text otherwise), {@code skip} (class
  * name prefixes separated by {@code +} whose frames are never the "created at" line: the
  * application's own wrappers and frameworks), {@code known} (leaks accepted in this JVM, separated
- * by {@code +}: ids of the known-leak catalogue, such as {@code FLINK-39923}, or kinds); the memory watch's keys pass through: {@code
- * watch=on} and {@code watch.<name>=...} stand for {@code -Dnativemem.watch=on} and {@code
- * -Dnativemem.watch.<name>=...} ({@link #watchSettings()}).
+ * by {@code +}: ids of the known-leak catalogue, such as {@code FLINK-39923}, or kinds); the memory
+ * watch's keys pass through: {@code watch=on} and {@code watch.<name>=...} stand for {@code
+ * -Dnativemem.watch=on} and {@code -Dnativemem.watch.<name>=...} ({@link #watchSettings()}).
  */
 public final class TrackingOptions {
   static final List<String> KEYS =
