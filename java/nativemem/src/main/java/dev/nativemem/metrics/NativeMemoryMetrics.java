@@ -52,8 +52,8 @@ public final class NativeMemoryMetrics {
   }
 
   /**
-   * Reads now, from {@link NativeMemory#snapshot()} (itself shared for {@link
-   * MemorySnapshot#MAX_AGE}).
+   * Measures {@link NativeMemory#snapshot()} (shared for {@link MemorySnapshot#MAX_AGE}: wait that
+   * long for figures taken after a change) and the profiling status now.
    *
    * @throws dev.nativemem.NativeMemoryException if the native library cannot be loaded
    */
