@@ -1,6 +1,9 @@
 package dev.nativemem.agent;
 
 import dev.nativemem.NativeHandles;
+import dev.nativemem.NativeMemory;
+import dev.nativemem.NativeMemoryException;
+import dev.nativemem.Setting;
 import dev.nativemem.TrackingLevel;
 import dev.nativemem.internal.SettingsInEffect;
 import dev.nativemem.internal.handles.HandleTracker;
@@ -41,6 +44,7 @@ public final class AgentRuntime {
               + ")");
       return;
     }
+    registerMBeanIfAsked();
     if (options.level() == TrackingLevel.OFF) {
       return;
     }
@@ -78,6 +82,21 @@ public final class AgentRuntime {
       Thread writer =
           new Thread(() -> ReportFile.writeAtExit(report), "nativemem-handle-report-at-exit");
       Runtime.getRuntime().addShutdownHook(writer);
+    }
+  }
+
+  /**
+   * {@code -Dnativemem.jmx=true} with the agent: the MXBean is there from the start, for a JMX
+   * exporter in a JVM whose code never calls nativemem (otherwise it appears at the first use).
+   */
+  private static void registerMBeanIfAsked() {
+    if (!Boolean.parseBoolean(Setting.JMX.value())) {
+      return;
+    }
+    try {
+      NativeMemory.registerMBean();
+    } catch (NativeMemoryException | LinkageError e) {
+      System.err.println("nativemem agent: -Dnativemem.jmx=true: " + e.getMessage());
     }
   }
 
