@@ -45,8 +45,15 @@ final class FlinkGauge {
     return present;
   }
 
+  /** The series name without {@code nativemem_} and without the leading tag key, if any. */
   String name() {
-    return name;
+    String flink = name;
+    for (String key : tags.keySet()) {
+      if (flink.startsWith(key + "_")) {
+        flink = flink.substring(key.length() + 1);
+      }
+    }
+    return flink;
   }
 
   Map<String, String> tags() {

@@ -26,10 +26,14 @@ import org.apache.flink.metrics.MetricGroup;
  * once: put the jars in Flink's {@code lib/} (docs/flink.md); inside a job jar, each job's class
  * loader publishes once.
  *
- * <p>Each gauge's name is its Prometheus series name without the {@code nativemem_} prefix; tags
- * become key/value groups (labels in Flink's Prometheus reporter). A figure this process does not
- * have (no container limit, glibc for jemalloc-only figures, no agent for handles) is not
- * published.
+ * <p>Names: each tag is a key/value group (a label in Flink's Prometheus reporter, whose series
+ * name also carries the key), then the gauge, named by the table's series without {@code
+ * nativemem_} and without a leading tag key the group already gives: {@code
+ * nativemem_process_rss_bytes} is {@code nativemem.process_rss_bytes}, {@code
+ * nativemem_allocator_allocated_bytes{allocator}} is {@code
+ * nativemem.allocator.<kind>.allocated_bytes}. docs/flink.md has the Prometheus relabelling that
+ * gives back the table's names. A figure this process does not have (no container limit, glibc for
+ * jemalloc-only figures, no agent for handles) is not published.
  */
 public final class NativeMemoryFlinkMetrics {
   /** The group the gauges are registered under. */

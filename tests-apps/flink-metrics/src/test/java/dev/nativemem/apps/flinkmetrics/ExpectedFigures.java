@@ -12,7 +12,7 @@ final class ExpectedFigures {
   static Map<String, Double> of(MemorySnapshot snapshot) {
     MemoryBreakdown b = snapshot.breakdown();
     Map<String, Double> figures = new HashMap<>();
-    figures.put("allocator_allocated_bytes", (double) b.allocatorAllocatedBytes());
+    figures.put("allocated_bytes", (double) b.allocatorAllocatedBytes());
     figures.put("process_rss_bytes", (double) b.rssBytes());
     figures.put("unaccounted_bytes", (double) b.unaccountedBytes());
     b.limitBytes().ifPresent(v -> figures.put("container_limit_bytes", (double) v));

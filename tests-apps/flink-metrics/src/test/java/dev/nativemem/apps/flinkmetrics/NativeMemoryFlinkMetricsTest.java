@@ -13,9 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,11 +23,9 @@ import org.junit.jupiter.api.Test;
  * subtask publishes again.
  */
 class NativeMemoryFlinkMetricsTest {
-  private static final String FLINK = System.getProperty("flink.version", "unknown");
-
   @Test
   void oneSubtaskPerTaskManagerPublishesWhatNativeMemoryReads() throws Exception {
-    JobClient job = start(4);
+    JobClient job = PublishingMap.start(4, Map.of());
     try {
       assertEquals(4, PublishingMap.CALLS.get());
       assertEquals(1, PublishingMap.REGISTERED.get(), "one of four subtasks publishes");
@@ -39,8 +35,8 @@ class NativeMemoryFlinkMetricsTest {
               .collect(Collectors.groupingBy(CapturingReporter.Added::name, Collectors.counting()));
       perName.forEach((name, count) -> assertEquals(1L, count, name + " registered once"));
       assertTrue(perName.containsKey("process_rss_bytes"), perName.toString());
-      assertTrue(perName.containsKey("allocator_allocated_bytes"), perName.toString());
-      CapturingReporter.Added allocated = find(added, "allocator_allocated_bytes");
+      assertTrue(perName.containsKey("allocated_bytes"), perName.toString());
+      CapturingReporter.Added allocated = find(added, "allocated_bytes");
       assertEquals(
           NativeMemory.snapshot().breakdown().allocatorKind(),
           allocated.variables().get("<allocator>"),
@@ -59,7 +55,7 @@ class NativeMemoryFlinkMetricsTest {
 
     // The group that published is closed: the next subtask to call publishes on its own group.
     CapturingReporter.ADDED.clear();
-    JobClient next = start(2);
+    JobClient next = PublishingMap.start(2, Map.of());
     try {
       assertEquals(
           1, PublishingMap.REGISTERED.get(), "after a close, one of two subtasks publishes");
@@ -68,24 +64,6 @@ class NativeMemoryFlinkMetricsTest {
       PublishingMap.release.countDown();
     }
     next.getJobExecutionResult().get(2, TimeUnit.MINUTES);
-  }
-
-  /** A job whose {@code parallelism} subtasks are all open (and held) when this returns. */
-  private static JobClient start(int parallelism) throws Exception {
-    Configuration conf = new Configuration();
-    conf.setString(
-        "metrics.reporter.captured.factory.class", CapturingReporterFactory.class.getName());
-    conf.setString("taskmanager.numberOfTaskSlots", "" + parallelism);
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setParallelism(parallelism);
-    PublishingMap.expect(parallelism);
-    env.fromSequence(0, parallelism - 1).rebalance().map(new PublishingMap()).print();
-    JobClient job = env.executeAsync("nativemem-flink on Flink " + FLINK);
-    if (!PublishingMap.opened.await(2, TimeUnit.MINUTES)) {
-      job.cancel();
-      throw new AssertionError("the subtasks never opened");
-    }
-    return job;
   }
 
   private static List<CapturingReporter.Added> nativememGauges() {

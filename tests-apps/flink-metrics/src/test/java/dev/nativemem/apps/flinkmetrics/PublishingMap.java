@@ -1,11 +1,15 @@
 package dev.nativemem.apps.flinkmetrics;
 
 import dev.nativemem.flink.NativeMemoryFlinkMetrics;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * A user's function: registers the gauges in {@code open()}, as docs/flink.md says, then holds its
@@ -17,8 +21,31 @@ final class PublishingMap extends RichMapFunction<Long, Long> {
   static volatile CountDownLatch opened = new CountDownLatch(0);
   static volatile CountDownLatch release = new CountDownLatch(0);
 
-  /** Before a job of {@code parallelism} subtasks. */
-  static void expect(int parallelism) {
+  /**
+   * Starts a MiniCluster job of {@code parallelism} subtasks in one TaskManager, every metric
+   * reporter of {@code conf} configured as well as the test's {@link CapturingReporter}; returns
+   * when all subtasks are open (and held until {@link #release}).
+   */
+  static JobClient start(int parallelism, Map<String, String> conf) throws Exception {
+    Configuration configuration = Configuration.fromMap(conf);
+    configuration.setString(
+        "metrics.reporter.captured.factory.class", CapturingReporterFactory.class.getName());
+    configuration.setString("taskmanager.numberOfTaskSlots", "" + parallelism);
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.getExecutionEnvironment(configuration);
+    env.setParallelism(parallelism);
+    expect(parallelism);
+    env.fromSequence(0, parallelism - 1).rebalance().map(new PublishingMap()).print();
+    JobClient job =
+        env.executeAsync("nativemem-flink on Flink " + System.getProperty("flink.version"));
+    if (!opened.await(2, TimeUnit.MINUTES)) {
+      job.cancel();
+      throw new IllegalStateException("the subtasks never opened");
+    }
+    return job;
+  }
+
+  private static void expect(int parallelism) {
     CALLS.set(0);
     REGISTERED.set(0);
     opened = new CountDownLatch(parallelism);

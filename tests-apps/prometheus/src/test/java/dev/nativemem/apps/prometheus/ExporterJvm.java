@@ -1,5 +1,6 @@
 package dev.nativemem.apps.prometheus;
 
+import dev.nativemem.apps.harness.PrometheusConfigs;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -25,7 +26,6 @@ import java.util.concurrent.TimeUnit;
  * free local port, configured by {@code docs/jmx-exporter.yaml} as the docs say.
  */
 final class ExporterJvm implements AutoCloseable {
-  static final Path DOCS = Paths.get(System.getProperty("nativemem.docs", "../../docs"));
   private static final Path NATIVEMEM_JAR = Paths.get(System.getProperty("nativemem.jar", ""));
   private static final Path EXPORTER_JAR = Paths.get(System.getProperty("jmx.exporter.jar", ""));
   private static final String JAVA =
@@ -63,7 +63,7 @@ final class ExporterJvm implements AutoCloseable {
             + "=127.0.0.1:"
             + port
             + ":"
-            + DOCS.resolve("jmx-exporter.yaml").toAbsolutePath());
+            + PrometheusConfigs.DOCS.resolve("jmx-exporter.yaml").toAbsolutePath());
     command.add("-cp");
     command.add(System.getProperty("probe.classes"));
     command.add(MxBeanProbe.class.getName());

@@ -3,8 +3,9 @@ package dev.nativemem.apps.prometheus;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.Reader;
-import java.nio.file.Files;
+import dev.nativemem.apps.harness.MetricTable;
+import dev.nativemem.apps.harness.PrometheusConfigs;
+import dev.nativemem.apps.harness.PrometheusText;
 import java.nio.file.Paths;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,7 +15,6 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.yaml.snakeyaml.Yaml;
 
 /**
  * Prometheus without code: a JVM with nativemem's agent and the JMX exporter configured by {@code
@@ -24,6 +24,12 @@ import org.yaml.snakeyaml.Yaml;
 class JmxExporterTest {
   /** Moves between the scrape and the MXBean read of an idle JVM: far below any alert's scale. */
   private static final double MOVING_BYTES = 8 << 20;
+
+  /**
+   * Series of the metric table the MXBean does not expose yet (its handle attributes come with the
+   * metric table in the core jar): named here so that the rule's check returns when they appear.
+   */
+  private static final Set<String> NOT_YET_IN_THE_MXBEAN = Set.of("nativemem_handles_leaked");
 
   private static ExporterJvm jvm;
   private static PrometheusText scrape;
@@ -72,17 +78,29 @@ class JmxExporterTest {
     assertEquals(expected, scrape.names("nativemem_"));
   }
 
+  /** docs/prometheus-alerts.yaml alerts on series a real scrape has (a typo would never fire). */
+  @Test
+  void alertRulesNameOnlySeriesTheScrapeHas() throws Exception {
+    Set<String> used =
+        PrometheusConfigs.seriesInRules(PrometheusConfigs.DOCS.resolve("prometheus-alerts.yaml"));
+    Set<String> missing = new TreeSet<>(used);
+    missing.removeAll(scrape.names("nativemem_"));
+    assertEquals(
+        NOT_YET_IN_THE_MXBEAN,
+        missing,
+        "alert rules name series no scrape has (a series that appeared leaves NOT_YET_IN_THE_MXBEAN)");
+  }
+
   /** MXBean attribute → series name, from the documented config's rules. */
   static Map<String, String> exporterRules() throws Exception {
     Map<String, String> rules = new LinkedHashMap<>();
-    try (Reader reader = Files.newBufferedReader(ExporterJvm.DOCS.resolve("jmx-exporter.yaml"))) {
-      Map<String, Object> config = new Yaml().load(reader);
-      @SuppressWarnings("unchecked")
-      List<Map<String, Object>> list = (List<Map<String, Object>>) config.get("rules");
-      for (Map<String, Object> rule : list) {
-        String pattern = (String) rule.get("pattern");
-        rules.put(pattern.substring(pattern.lastIndexOf('>') + 1), (String) rule.get("name"));
-      }
+    Map<String, Object> config =
+        PrometheusConfigs.load(PrometheusConfigs.DOCS.resolve("jmx-exporter.yaml"));
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> list = (List<Map<String, Object>>) config.get("rules");
+    for (Map<String, Object> rule : list) {
+      String pattern = (String) rule.get("pattern");
+      rules.put(pattern.substring(pattern.lastIndexOf('>') + 1), (String) rule.get("name"));
     }
     return rules;
   }

@@ -1,4 +1,4 @@
-package dev.nativemem.apps.prometheus;
+package dev.nativemem.apps.harness;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,16 +10,16 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /** Samples of Prometheus's text exposition format (what a scrape returns). */
-record PrometheusText(List<PrometheusText.Sample> samples) {
+public record PrometheusText(List<PrometheusText.Sample> samples) {
   /** One line: series name, labels, value. */
-  record Sample(String name, Map<String, String> labels, double value) {}
+  public record Sample(String name, Map<String, String> labels, double value) {}
 
   private static final Pattern LINE =
       Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)\\})?\\s+(\\S+)(?:\\s+\\d+)?$");
   private static final Pattern LABEL =
       Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
 
-  static PrometheusText parse(String text) {
+  public static PrometheusText parse(String text) {
     List<Sample> samples = new ArrayList<>();
     for (String line : text.split("\n")) {
       if (line.isBlank() || line.startsWith("#")) {
@@ -42,7 +42,7 @@ record PrometheusText(List<PrometheusText.Sample> samples) {
   }
 
   /** The series names starting with {@code prefix}. */
-  Set<String> names(String prefix) {
+  public Set<String> names(String prefix) {
     return samples.stream()
         .map(Sample::name)
         .filter(n -> n.startsWith(prefix))
@@ -50,7 +50,7 @@ record PrometheusText(List<PrometheusText.Sample> samples) {
   }
 
   /** The one sample of {@code name}. */
-  Sample only(String name) {
+  public Sample only(String name) {
     List<Sample> found = samples.stream().filter(s -> s.name().equals(name)).toList();
     if (found.size() != 1) {
       throw new AssertionError(name + ": " + found.size() + " samples: " + found);

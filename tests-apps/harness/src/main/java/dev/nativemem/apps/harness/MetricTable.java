@@ -1,12 +1,12 @@
-package dev.nativemem.apps.prometheus;
+package dev.nativemem.apps.harness;
 
 import java.util.Set;
 
 /** The Prometheus series of the metric table (issue 16), as Micrometer's registry names them. */
-final class MetricTable {
+public final class MetricTable {
   private MetricTable() {}
 
-  static final Set<String> SERIES =
+  public static final Set<String> SERIES =
       Set.of(
           "nativemem_allocator_allocated_bytes",
           "nativemem_allocator_active_bytes",

@@ -1,0 +1,97 @@
+package dev.nativemem.apps.flinkmetrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nativemem.NativeMemory;
+import dev.nativemem.apps.harness.MetricTable;
+import dev.nativemem.apps.harness.PrometheusConfigs;
+import dev.nativemem.apps.harness.PrometheusText;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.core.execution.JobClient;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The gauges through Flink's own Prometheus reporter, scraped over HTTP as Prometheus does:
+ * published once per TaskManager, labelled with the publishing subtask, and renamed to the metric
+ * table's series by docs/prometheus-flink-relabel.yaml. (Flink 2.3.0 only: Maven Central serves
+ * flink-metrics-prometheus 2.3.0 here, not 1.20.5.)
+ */
+class FlinkPrometheusReporterTest {
+  private static final String RSS =
+      "flink_taskmanager_job_task_operator_nativemem_process_rss_bytes";
+
+  @Test
+  void prometheusReporterServesTheGaugesUnderTheTablesNamesAfterRelabelling() throws Exception {
+    int port;
+    try (ServerSocket free = new ServerSocket(0)) {
+      port = free.getLocalPort();
+    }
+    JobClient job =
+        PublishingMap.start(
+            3,
+            Map.of(
+                "metrics.reporter.prom.factory.class",
+                "org.apache.flink.metrics.prometheus.PrometheusReporterFactory",
+                "metrics.reporter.prom.port",
+                "" + port));
+    PrometheusText scrape;
+    long rss;
+    try {
+      String text = scrape(port);
+      scrape = PrometheusText.parse(text);
+      keepNativememLines(text);
+      rss = NativeMemory.snapshot().breakdown().rssBytes();
+    } finally {
+      PublishingMap.release.countDown();
+    }
+    job.getJobExecutionResult().get(2, TimeUnit.MINUTES);
+
+    PrometheusText.Sample sample = scrape.only(RSS); // one of three subtasks publishes
+    assertTrue(sample.labels().containsKey("tm_id"), sample.toString());
+    assertTrue(sample.labels().containsKey("subtask_index"), sample.toString());
+    assertTrue(Math.abs(sample.value() - rss) < 32 << 20, sample + " vs NativeMemory " + rss);
+
+    PrometheusText renamed =
+        PrometheusConfigs.relabel(
+            scrape, PrometheusConfigs.DOCS.resolve("prometheus-flink-relabel.yaml"));
+    Set<String> names = renamed.names("nativemem_");
+    assertTrue(names.contains("nativemem_process_rss_bytes"), names.toString());
+    assertTrue(names.contains("nativemem_allocator_allocated_bytes"), names.toString());
+    assertTrue(MetricTable.SERIES.containsAll(names), "not in the metric table: " + names);
+    assertEquals(
+        NativeMemory.snapshot().breakdown().allocatorKind(),
+        renamed.only("nativemem_allocator_allocated_bytes").labels().get("allocator"));
+  }
+
+  /** The scrape's nativemem lines, for people reading docs/flink.md or a failure. */
+  private static void keepNativememLines(String text) throws Exception {
+    Path dir = Files.createDirectories(Paths.get(System.getProperty("nativemem.test.workdir")));
+    Files.write(
+        dir.resolve("flink-prometheus-nativemem.txt"),
+        text.lines().filter(l -> l.contains("_nativemem_")).toList());
+  }
+
+  private static String scrape(int port) throws Exception {
+    HttpResponse<String> response =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                    .timeout(Duration.ofSeconds(30))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, response.statusCode(), response.body());
+    return response.body();
+  }
+}
