@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nativemem.NativeMemory;
+import dev.nativemem.apps.harness.MarkdownBlocks;
 import dev.nativemem.apps.harness.MetricTable;
 import dev.nativemem.apps.harness.PrometheusConfigs;
 import dev.nativemem.apps.harness.PrometheusText;
@@ -16,17 +17,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.core.execution.JobClient;
 import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * The gauges through Flink's own Prometheus reporter, scraped over HTTP as Prometheus does:
- * published once per TaskManager, labelled with the publishing subtask, and renamed to the metric
- * table's series by docs/prometheus-flink-relabel.yaml. (Flink 2.3.0 only: Maven Central serves
- * flink-metrics-prometheus 2.3.0 here, not 1.20.5.)
+ * configured as docs/flink.md says, published once per TaskManager, labelled with the publishing
+ * subtask, and renamed to the metric table's series by docs/prometheus-flink-relabel.yaml. (Flink
+ * 2.3.0 only: Maven Central serves flink-metrics-prometheus 2.3.0 here, not 1.20.5.)
  */
 class FlinkPrometheusReporterTest {
   private static final String RSS =
@@ -38,14 +41,7 @@ class FlinkPrometheusReporterTest {
     try (ServerSocket free = new ServerSocket(0)) {
       port = free.getLocalPort();
     }
-    JobClient job =
-        PublishingMap.start(
-            3,
-            Map.of(
-                "metrics.reporter.prom.factory.class",
-                "org.apache.flink.metrics.prometheus.PrometheusReporterFactory",
-                "metrics.reporter.prom.port",
-                "" + port));
+    JobClient job = PublishingMap.start(3, documentedReporter(port));
     PrometheusText scrape;
     long rss;
     try {
@@ -73,6 +69,25 @@ class FlinkPrometheusReporterTest {
     assertEquals(
         NativeMemory.snapshot().breakdown().allocatorKind(),
         renamed.only("nativemem_allocator_allocated_bytes").labels().get("allocator"));
+  }
+
+  /** The reporter settings of docs/flink.md's config.yaml, on a free port. */
+  private static Map<String, String> documentedReporter(int port) throws Exception {
+    Map<String, Object> config =
+        new Yaml()
+            .load(
+                MarkdownBlocks.first(
+                    PrometheusConfigs.DOCS.resolve("flink.md"), "## 3. `config.yaml`", "yaml"));
+    Map<String, String> reporter = new HashMap<>();
+    config.forEach(
+        (key, value) -> {
+          if (key.startsWith("metrics.reporter.")) {
+            reporter.put(key, String.valueOf(value));
+          }
+        });
+    assertEquals(
+        "9249", reporter.put("metrics.reporter.prom.port", "" + port), reporter.toString());
+    return reporter;
   }
 
   /** The scrape's nativemem lines, for people reading docs/flink.md or a failure. */
