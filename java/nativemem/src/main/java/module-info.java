@@ -1,13 +1,14 @@
 /**
- * nativemem's API. Only {@code dev.nativemem} is exported: the bridge to the native library, the
- * handle tracker, the agent and the CLI stay inside, so other modules (the JUnit extension, metrics
- * binders) reach the native side only through the facade. Commons CLI, ASM and jackson-jr are
- * shaded into the jar ({@code dev.nativemem.shaded.*}), hence {@code requires static}: needed to
- * compile, never resolved at run time. On the class path (the agent, {@code java -jar}, fat jars)
- * this descriptor is ignored.
+ * nativemem's API. Only {@code dev.nativemem} and its metric table {@code dev.nativemem.metrics}
+ * are exported: the bridge to the native library, the handle tracker, the agent and the CLI stay
+ * inside, so other modules (the JUnit extension, metrics binders) reach the native side only
+ * through the facade. Commons CLI, ASM and jackson-jr are shaded into the jar ({@code
+ * dev.nativemem.shaded.*}), hence {@code requires static}: needed to compile, never resolved at run
+ * time. On the class path (the agent, {@code java -jar}, fat jars) this descriptor is ignored.
  */
 module dev.nativemem {
   exports dev.nativemem;
+  exports dev.nativemem.metrics;
 
   requires java.management;
   requires java.instrument;

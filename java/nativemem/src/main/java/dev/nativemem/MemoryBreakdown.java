@@ -88,8 +88,8 @@ public final class MemoryBreakdown {
           new Part("jvm_mmap_committed_nmt", "JVM mappings (NMT mmap committed)", jvmMapped));
     } else {
       attributed.add(new Part("java_heap_committed", "Java heap (committed)", heap.getCommitted()));
-      long nonHeap = nonHeapPools.stream().mapToLong(Pool::capacityOrCommittedBytes).sum();
-      attributed.add(new Part("non_heap_committed", "non-heap pools (committed)", nonHeap));
+      attributed.add(
+          new Part("non_heap_committed", "non-heap pools (committed)", nonHeapCommittedBytes()));
     }
     long allocated = Json.number(allocator, "allocated_bytes");
     attributed.add(
@@ -216,8 +216,23 @@ public final class MemoryBreakdown {
     return Json.number(process, "threads");
   }
 
+  /** Anonymous resident memory (RssAnon). */
+  public long rssAnonBytes() {
+    return Json.number(process, "rss_anon_bytes");
+  }
+
+  /** File-backed resident memory (RssFile). */
+  public long rssFileBytes() {
+    return Json.number(process, "rss_file_bytes");
+  }
+
   public long heapCommittedBytes() {
     return heap.getCommitted();
+  }
+
+  /** Committed bytes of the non-heap memory pools (metaspace, class space, code cache). */
+  public long nonHeapCommittedBytes() {
+    return nonHeapPools.stream().mapToLong(Pool::capacityOrCommittedBytes).sum();
   }
 
   /** The direct buffer pool's memory ({@code ByteBuffer.allocateDirect}). */

@@ -1,6 +1,11 @@
 package dev.nativemem;
 
+import dev.nativemem.metrics.Measurement;
+import dev.nativemem.metrics.NativeMemoryMetric;
+import dev.nativemem.metrics.NativeMemoryMetrics;
 import java.lang.management.ManagementFactory;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
 import javax.management.MBeanServer;
@@ -73,6 +78,24 @@ final class NativeMemoryMBean implements NativeMemoryMXBean {
   @Override
   public long getHeadroomBytes() {
     return NativeMemory.snapshot().breakdown().headroomBytes().orElse(-1L);
+  }
+
+  @Override
+  public Map<String, Double> getSeries() {
+    Map<String, Double> series = new LinkedHashMap<>();
+    for (Measurement m : NativeMemoryMetrics.current().measurements()) {
+      series.put(m.seriesKey(), m.value());
+    }
+    return series;
+  }
+
+  @Override
+  public Map<String, Long> getHandlesOpen() {
+    Map<String, Long> open = new LinkedHashMap<>();
+    for (Measurement m : NativeMemoryMetrics.current().of(NativeMemoryMetric.HANDLES_OPEN)) {
+      open.put(m.tags().get("kind"), (long) m.value());
+    }
+    return open;
   }
 
   @Override

@@ -39,6 +39,20 @@ public interface NativeMemoryMXBean {
   /** Limit minus cgroup usage; -1 without a limit. */
   long getHeadroomBytes();
 
+  /**
+   * Every metric of {@link dev.nativemem.metrics.NativeMemoryMetric} from one reading, keyed by
+   * {@link dev.nativemem.metrics.Measurement#seriesKey()}: the Prometheus series name, then {@code
+   * ;tag=value} per tag ({@code nativemem_process_rss_bytes}, {@code
+   * nativemem_allocator_dirty_bytes;allocator=jemalloc}, {@code
+   * nativemem_handles_leaked;kind=Inflater;known=none}). Absent figures have no entry. What the
+   * Prometheus JMX exporter turns into the same series Micrometer publishes (over JMX a table with
+   * columns {@code key} and {@code value}).
+   */
+  java.util.Map<String, Double> getSeries();
+
+  /** Open native handles per kind, from the same reading as {@link #getSeries()}. */
+  java.util.Map<String, Long> getHandlesOpen();
+
   /** The whole breakdown as JSON. */
   String getBreakdownJson();
 
