@@ -1,15 +1,18 @@
 package dev.nativemem.flink;
 
+import dev.nativemem.metrics.Measurement;
+import dev.nativemem.metrics.NativeMemoryMetrics;
 import java.lang.reflect.Method;
-import java.util.List;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 
 /**
- * nativemem's gauges in Flink's metric system, under a {@code nativemem} group, published once per
- * TaskManager:
+ * nativemem's metric table ({@link dev.nativemem.metrics.NativeMemoryMetric}) as Flink gauges under
+ * a {@code nativemem} group, published once per TaskManager:
  *
  * <pre>{@code
  * public void open(OpenContext context) {
@@ -26,14 +29,20 @@ import org.apache.flink.metrics.MetricGroup;
  * once: put the jars in Flink's {@code lib/} (docs/flink.md); inside a job jar, each job's class
  * loader publishes once.
  *
+ * <p>Series: a figure this process does not have (no container limit, glibc for jemalloc-only
+ * figures, handle kinds not seen yet) is not published. A series that appears later (a handle kind
+ * first seen, a leak of a new catalogue entry) is added at the next call, that is at the next
+ * subtask's {@code open()}: restarts, which are when leaks appear, open every subtask again. A
+ * series that goes away reads NaN.
+ *
  * <p>Names: each tag is a key/value group (a label in Flink's Prometheus reporter, whose series
- * name also carries the key), then the gauge, named by the table's series without {@code
+ * name also carries the key), then the gauge, named by the table's Prometheus name without {@code
  * nativemem_} and without a leading tag key the group already gives: {@code
  * nativemem_process_rss_bytes} is {@code nativemem.process_rss_bytes}, {@code
  * nativemem_allocator_allocated_bytes{allocator}} is {@code
- * nativemem.allocator.<kind>.allocated_bytes}. docs/flink.md has the Prometheus relabelling that
- * gives back the table's names. A figure this process does not have (no container limit, glibc for
- * jemalloc-only figures, no agent for handles) is not published.
+ * nativemem.allocator.<kind>.allocated_bytes}, {@code nativemem_handles_open{kind}} is {@code
+ * nativemem.kind.<kind>.handles_open}. docs/prometheus-flink-relabel.yaml gives back the table's
+ * names in Prometheus.
  */
 public final class NativeMemoryFlinkMetrics {
   /** The group the gauges are registered under. */
@@ -43,29 +52,29 @@ public final class NativeMemoryFlinkMetrics {
       System.getLogger(NativeMemoryFlinkMetrics.class.getName());
   private static final Object LOCK = new Object();
 
-  /** The group publishing now; guarded by {@link #LOCK}. */
+  // Guarded by LOCK: the subtask group publishing now, its nativemem group, the series on it.
   private static MetricGroup publishing;
-
+  private static MetricGroup nativemem;
+  private static final Set<String> PUBLISHED = new HashSet<>();
   private static boolean warned;
 
   private NativeMemoryFlinkMetrics() {}
 
   /**
-   * Registers the gauges on {@code group} unless another group of this JVM publishes them already.
-   * Never throws for nativemem's sake: without its native library (or on a platform it does not
-   * support) it logs one warning and registers nothing, and the job runs on.
+   * Registers the gauges on {@code group} unless another group of this JVM publishes them already
+   * (then adds the series that appeared since to that group). Never throws for nativemem's sake:
+   * without its native library (or on a platform it does not support) it logs one warning and
+   * registers nothing, and the job runs on.
    *
-   * @return whether this call registered them
+   * @return whether this call made {@code group} the publishing one
    */
   public static boolean register(MetricGroup group) {
     Objects.requireNonNull(group, "pass getRuntimeContext().getMetricGroup()");
     synchronized (LOCK) {
-      if (publishing != null && !isClosed(publishing)) {
-        return false;
-      }
-      List<FlinkGauge> gauges;
+      boolean live = publishing != null && !isClosed(publishing);
+      NativeMemoryMetrics reading;
       try {
-        gauges = FlinkGauge.all();
+        reading = NativeMemoryMetrics.current();
       } catch (RuntimeException | LinkageError e) {
         if (!warned) {
           warned = true;
@@ -76,17 +85,32 @@ public final class NativeMemoryFlinkMetrics {
         }
         return false;
       }
-      MetricGroup nativemem = group.addGroup(GROUP);
-      for (FlinkGauge gauge : gauges) {
-        MetricGroup target = nativemem;
-        for (Map.Entry<String, String> tag : gauge.tags().entrySet()) {
-          target = target.addGroup(tag.getKey(), tag.getValue());
-        }
-        target.gauge(gauge.name(), (Gauge<Double>) gauge::value);
+      if (!live) {
+        publishing = group;
+        nativemem = group.addGroup(GROUP);
+        PUBLISHED.clear();
       }
-      publishing = group;
-      return true;
+      for (Measurement m : reading.measurements()) {
+        if (PUBLISHED.add(m.seriesKey())) {
+          publish(m);
+        }
+      }
+      return !live;
     }
+  }
+
+  private static void publish(Measurement measurement) {
+    String name = measurement.metric().prometheusName().substring(GROUP.length() + 1);
+    MetricGroup target = nativemem;
+    for (Map.Entry<String, String> tag : measurement.tags().entrySet()) {
+      target = target.addGroup(tag.getKey(), tag.getValue());
+      if (name.startsWith(tag.getKey() + "_")) {
+        name = name.substring(tag.getKey().length() + 1);
+      }
+    }
+    String series = measurement.seriesKey();
+    target.gauge(
+        name, (Gauge<Double>) () -> NativeMemoryMetrics.current().value(series).orElse(Double.NaN));
   }
 
   /**

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nativemem.NativeMemory;
 import dev.nativemem.apps.harness.MarkdownBlocks;
-import dev.nativemem.apps.harness.MetricTable;
 import dev.nativemem.apps.harness.PrometheusConfigs;
 import dev.nativemem.apps.harness.PrometheusText;
+import dev.nativemem.metrics.NativeMemoryMetric;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,10 +17,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.apache.flink.core.execution.JobClient;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
@@ -65,7 +67,14 @@ class FlinkPrometheusReporterTest {
     Set<String> names = renamed.names("nativemem_");
     assertTrue(names.contains("nativemem_process_rss_bytes"), names.toString());
     assertTrue(names.contains("nativemem_allocator_allocated_bytes"), names.toString());
-    assertTrue(MetricTable.SERIES.containsAll(names), "not in the metric table: " + names);
+    Set<String> table =
+        Arrays.stream(NativeMemoryMetric.values())
+            .map(NativeMemoryMetric::prometheusName)
+            .collect(Collectors.toSet());
+    assertTrue(table.containsAll(names), "not in the metric table: " + names);
+    PrometheusText.Sample planted = renamed.only("nativemem_handles_open");
+    assertEquals(PlantedHandle.KIND, planted.labels().get("kind"), planted.toString());
+    assertEquals(1.0, planted.value(), planted.toString());
     assertEquals(
         NativeMemory.snapshot().breakdown().allocatorKind(),
         renamed.only("nativemem_allocator_allocated_bytes").labels().get("allocator"));

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nativemem.NativeMemory;
 import dev.nativemem.flink.NativeMemoryFlinkMetrics;
+import dev.nativemem.metrics.NativeMemoryMetric;
+import dev.nativemem.metrics.NativeMemoryMetrics;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.HashMap;
@@ -30,12 +32,17 @@ class NativeMemoryFlinkMetricsTest {
       assertEquals(4, PublishingMap.CALLS.get());
       assertEquals(1, PublishingMap.REGISTERED.get(), "one of four subtasks publishes");
       List<CapturingReporter.Added> added = nativememGauges();
-      Map<String, Long> perName =
+      Map<String, Long> perSeries =
           added.stream()
-              .collect(Collectors.groupingBy(CapturingReporter.Added::name, Collectors.counting()));
-      perName.forEach((name, count) -> assertEquals(1L, count, name + " registered once"));
-      assertTrue(perName.containsKey("process_rss_bytes"), perName.toString());
-      assertTrue(perName.containsKey("allocated_bytes"), perName.toString());
+              .collect(
+                  Collectors.groupingBy(
+                      NativeMemoryFlinkMetricsTest::seriesKey, Collectors.counting()));
+      perSeries.forEach((series, count) -> assertEquals(1L, count, series + " registered once"));
+      assertTrue(perSeries.containsKey("nativemem_process_rss_bytes"), perSeries.toString());
+      assertEquals(
+          1L,
+          perSeries.get("nativemem_handles_open;kind=" + PlantedHandle.KIND),
+          "a tagged series: " + perSeries.keySet());
       CapturingReporter.Added allocated = find(added, "allocated_bytes");
       assertEquals(
           NativeMemory.snapshot().breakdown().allocatorKind(),
@@ -80,30 +87,61 @@ class NativeMemoryFlinkMetricsTest {
   }
 
   /**
-   * Every gauge equals the figure of NativeMemory's reading; the gauges and this test share one
-   * reading when they read within its lifetime, so the check is exact (retried if a reading expired
-   * in between).
+   * The reporter has one gauge per series of the metric table's reading, named by nativemem-flink's
+   * rule, each reading that series; and the figures that come straight from the breakdown equal it.
+   * The gauges and this test share one reading when they read within its lifetime, so the check is
+   * exact (retried if a reading expired in between).
    */
   private static void assertGaugesReadNativeMemory(List<CapturingReporter.Added> added) {
-    Map<String, Double> read = new HashMap<>();
-    Map<String, Double> expected = null;
-    for (int attempt = 0; attempt < 20 && expected == null; attempt++) {
-      var before = NativeMemory.snapshot();
-      read.clear();
+    for (int attempt = 0; attempt < 20; attempt++) {
+      NativeMemoryMetrics reading = NativeMemoryMetrics.current();
+      Map<String, Double> gauges = new HashMap<>();
       for (CapturingReporter.Added a : added) {
-        read.put(
-            a.name(),
+        gauges.put(
+            seriesKey(a),
             ((Number) CapturingReporter.LIVE.get(a.identifier()).getValue()).doubleValue());
       }
-      if (NativeMemory.snapshot() == before) {
-        expected = ExpectedFigures.of(before);
+      if (NativeMemoryMetrics.current() != reading) {
+        continue;
+      }
+      Map<String, Double> table = new HashMap<>();
+      reading.measurements().forEach(m -> table.put(m.seriesKey(), m.value()));
+      assertEquals(table, gauges, "one gauge per series of the table, with its value");
+      ExpectedFigures.of(reading.snapshot())
+          .forEach((series, figure) -> assertEquals(figure, gauges.get(series), series));
+      return;
+    }
+    throw new AssertionError("no two reads within one reading's lifetime");
+  }
+
+  /**
+   * The table's series key of a gauge Flink reported: its name with the tag keys it was stripped of
+   * put back, then its key/value groups as tags, in the table's order.
+   */
+  private static String seriesKey(CapturingReporter.Added gauge) {
+    for (NativeMemoryMetric metric : NativeMemoryMetric.values()) {
+      String name = metric.prometheusName().substring("nativemem_".length());
+      for (String key : metric.tagKeys()) {
+        if (name.startsWith(key + "_")) {
+          name = name.substring(key.length() + 1);
+        }
+      }
+      boolean tagged =
+          metric.tagKeys().stream().allMatch(k -> gauge.variables().containsKey("<" + k + ">"));
+      if (name.equals(gauge.name()) && tagged) {
+        StringBuilder key = new StringBuilder(metric.prometheusName());
+        metric
+            .tagKeys()
+            .forEach(
+                k ->
+                    key.append(';')
+                        .append(k)
+                        .append('=')
+                        .append(gauge.variables().get("<" + k + ">")));
+        return key.toString();
       }
     }
-    assertTrue(expected != null, "no two reads within one snapshot's lifetime");
-    for (Map.Entry<String, Double> gauge : read.entrySet()) {
-      assertTrue(expected.containsKey(gauge.getKey()), "unexpected gauge " + gauge.getKey());
-      assertEquals(expected.get(gauge.getKey()), gauge.getValue(), gauge.getKey());
-    }
+    throw new AssertionError("no metric of the table is named " + gauge);
   }
 
   /** Independent of nativemem: the kernel's VmRSS, within what a running MiniCluster moves. */

@@ -27,6 +27,7 @@ final class PublishingMap extends RichMapFunction<Long, Long> {
    * when all subtasks are open (and held until {@link #release}).
    */
   static JobClient start(int parallelism, Map<String, String> conf) throws Exception {
+    PlantedHandle.ensureOpen();
     Configuration configuration = Configuration.fromMap(conf);
     configuration.setString(
         "metrics.reporter.captured.factory.class", CapturingReporterFactory.class.getName());

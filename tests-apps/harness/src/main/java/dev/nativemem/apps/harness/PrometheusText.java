@@ -51,7 +51,16 @@ public record PrometheusText(List<PrometheusText.Sample> samples) {
 
   /** The one sample of {@code name}. */
   public Sample only(String name) {
-    List<Sample> found = samples.stream().filter(s -> s.name().equals(name)).toList();
+    return only(name, Map.of());
+  }
+
+  /** The one sample of {@code name} whose labels include {@code labels}. */
+  public Sample only(String name, Map<String, String> labels) {
+    List<Sample> found =
+        samples.stream()
+            .filter(s -> s.name().equals(name))
+            .filter(s -> s.labels().entrySet().containsAll(labels.entrySet()))
+            .toList();
     if (found.size() != 1) {
       throw new AssertionError(name + ": " + found.size() + " samples: " + found);
     }

@@ -46,14 +46,16 @@ final class ExporterJvm implements AutoCloseable {
     this.port = port;
   }
 
-  static ExporterJvm start(Path workDir) throws IOException, InterruptedException {
+  /** {@code launcher}: a command that runs {@code java ...} from its arguments (a cgroup's). */
+  static ExporterJvm start(Path workDir, String... launcher)
+      throws IOException, InterruptedException {
     Files.createDirectories(workDir);
     Path stderr = workDir.resolve("stderr.txt");
     int port;
     try (ServerSocket free = new ServerSocket(0)) {
       port = free.getLocalPort();
     }
-    List<String> command = new ArrayList<>();
+    List<String> command = new ArrayList<>(List.of(launcher));
     command.add(JAVA);
     command.add("-javaagent:" + NATIVEMEM_JAR);
     command.add("-Dnativemem.jmx=true");

@@ -6,20 +6,26 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.zip.Inflater;
-import javax.management.Attribute;
-import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
+import javax.management.openmbean.TabularData;
 
 /**
  * An application that never calls nativemem: started with the agent, {@code -Dnativemem.jmx=true}
- * and the JMX exporter. It holds a few Inflaters open, prints {@code ready}, and for each {@code
- * read} on its input prints the MXBean's numeric attributes as the exporter reads them ({@code
- * getAttributes}), one {@code Name value} per line, then {@code end}.
+ * and the JMX exporter. It holds {@link #OPEN_INFLATERS} Inflaters open and drops {@link
+ * #DROPPED_INFLATERS} without {@code end()} (left to the JDK's cleaner: leaked handles), prints
+ * {@code ready} once the MXBean counts them, and for each {@code read} on its input prints the
+ * MXBean's {@code Series} as a JMX client reads it, one {@code key value} per line, then {@code
+ * end}.
  */
 public final class MxBeanProbe {
   static final int OPEN_INFLATERS = 7;
+  static final int DROPPED_INFLATERS = 3;
+  static final String LEAKED = "nativemem_handles_leaked;kind=Inflater;known=none";
 
   private MxBeanProbe() {}
 
@@ -28,26 +34,35 @@ public final class MxBeanProbe {
     for (int i = 0; i < OPEN_INFLATERS; i++) {
       open.add(new Inflater());
     }
+    for (int i = 0; i < DROPPED_INFLATERS; i++) {
+      new Inflater().setInput(new byte[1]);
+    }
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     ObjectName name = new ObjectName("dev.nativemem:type=NativeMemory");
+    for (int i = 0;
+        i < 100 && series(server, name).getOrDefault(LEAKED, 0.0) < DROPPED_INFLATERS;
+        i++) {
+      System.gc();
+      Thread.sleep(100);
+    }
     System.out.println("ready");
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     for (String line; (line = in.readLine()) != null; ) {
-      if (!line.equals("read")) {
-        continue;
+      if (line.equals("read")) {
+        series(server, name).forEach((key, value) -> System.out.println(key + " " + value));
+        System.out.println("end");
       }
-      List<String> numeric = new ArrayList<>();
-      for (MBeanAttributeInfo info : server.getMBeanInfo(name).getAttributes()) {
-        if (info.getType().equals("long") || info.getType().equals("double")) {
-          numeric.add(info.getName());
-        }
-      }
-      for (Attribute a : server.getAttributes(name, numeric.toArray(new String[0])).asList()) {
-        System.out.println(a.getName() + " " + a.getValue());
-      }
-      System.out.println("end");
     }
     open.forEach(Inflater::end);
+  }
+
+  private static Map<String, Double> series(MBeanServer server, ObjectName name) throws Exception {
+    Map<String, Double> series = new TreeMap<>();
+    for (Object row : ((TabularData) server.getAttribute(name, "Series")).values()) {
+      CompositeData entry = (CompositeData) row;
+      series.put((String) entry.get("key"), (Double) entry.get("value"));
+    }
+    return series;
   }
 }
