@@ -67,7 +67,10 @@ final class ExporterJvm implements AutoCloseable {
             + ":"
             + PrometheusConfigs.DOCS.resolve("jmx-exporter.yaml").toAbsolutePath());
     command.add("-cp");
-    command.add(System.getProperty("probe.classes"));
+    command.add(
+        System.getProperty("probe.classes")
+            + ":"
+            + Files.readString(Paths.get(System.getProperty("probe.classpath.file"))).strip());
     command.add(MxBeanProbe.class.getName());
     ProcessBuilder builder =
         new ProcessBuilder(command).directory(workDir.toFile()).redirectError(stderr.toFile());
@@ -98,19 +101,32 @@ final class ExporterJvm implements AutoCloseable {
     return response.body();
   }
 
-  /** The MXBean's numeric attributes, read in the child as the exporter reads them. */
+  /** The MXBean's series, read in the child as a JMX client reads them. */
   Map<String, Double> mxBean() throws IOException {
-    in.write("read\n");
+    Map<String, Double> series = new LinkedHashMap<>();
+    for (String line : ask("read")) {
+      String[] parts = line.split(" ");
+      series.put(parts[0], Double.parseDouble(parts[1]));
+    }
+    return series;
+  }
+
+  /** What micrometer-registry-prometheus scrapes from nativemem's binder in the child. */
+  String micrometerScrape() throws IOException {
+    return String.join("\n", ask("micrometer")) + "\n";
+  }
+
+  private List<String> ask(String command) throws IOException {
+    in.write(command + "\n");
     in.flush();
-    Map<String, Double> attributes = new LinkedHashMap<>();
+    List<String> lines = new ArrayList<>();
     for (String line; !"end".equals(line = out.readLine()); ) {
       if (line == null) {
         throw new IOException("the probe ended: " + Files.readString(stderr));
       }
-      String[] parts = line.split(" ");
-      attributes.put(parts[0], Double.parseDouble(parts[1]));
+      lines.add(line);
     }
-    return attributes;
+    return lines;
   }
 
   @Override

@@ -37,6 +37,7 @@ class JmxExporterTest {
   private static ExporterJvm jvm;
   private static PrometheusText scrape;
   private static Map<String, Double> mxBean;
+  private static PrometheusText micrometer;
 
   @BeforeAll
   static void scrapeOnce() throws Exception {
@@ -51,6 +52,7 @@ class JmxExporterTest {
             cgroup.launcher());
     scrape = PrometheusText.parse(jvm.scrape());
     mxBean = jvm.mxBean();
+    micrometer = PrometheusText.parse(jvm.micrometerScrape());
   }
 
   @AfterAll
@@ -108,14 +110,23 @@ class JmxExporterTest {
     assertEquals(MxBeanProbe.DROPPED_INFLATERS, leaked, "leaked Inflaters: the ones dropped");
   }
 
-  /** docs/prometheus-alerts.yaml alerts on series a real scrape has (a typo would never fire). */
+  /**
+   * docs/prometheus-alerts.yaml alerts on series that real scrapes have (a typo would never fire):
+   * the JMX exporter's and Micrometer's (nativemem-micrometer's binder, as Spring Boot publishes
+   * it).
+   */
   @Test
-  void alertRulesNameOnlySeriesTheScrapeHas() throws Exception {
+  void alertRulesNameOnlySeriesBothScrapesHave() throws Exception {
     Set<String> used =
         PrometheusConfigs.seriesInRules(PrometheusConfigs.DOCS.resolve("prometheus-alerts.yaml"));
-    Set<String> missing = new TreeSet<>(used);
-    missing.removeAll(scrape.names("nativemem_"));
-    assertTrue(missing.isEmpty(), "alert rules name series no scrape has: " + missing);
+    Map<String, PrometheusText> scrapes = Map.of("JMX exporter", scrape, "Micrometer", micrometer);
+    scrapes.forEach(
+        (source, text) -> {
+          Set<String> missing = new TreeSet<>(used);
+          missing.removeAll(text.names("nativemem_"));
+          assertTrue(missing.isEmpty(), "not in the " + source + " scrape: " + missing);
+        });
+    assertEquals(scrape.names("nativemem_"), micrometer.names("nativemem_"), "one set of names");
   }
 
   /** Series keys with their tags sorted, as the scrape's labels come. */

@@ -1,5 +1,8 @@
 package dev.nativemem.apps.prometheus;
 
+import dev.nativemem.micrometer.NativeMemoryMeterBinder;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
@@ -20,7 +23,8 @@ import javax.management.openmbean.TabularData;
  * #DROPPED_INFLATERS} without {@code end()} (left to the JDK's cleaner: leaked handles), prints
  * {@code ready} once the MXBean counts them, and for each {@code read} on its input prints the
  * MXBean's {@code Series} as a JMX client reads it, one {@code key value} per line, then {@code
- * end}.
+ * end}; for {@code micrometer}, the scrape of a PrometheusMeterRegistry bound to nativemem's
+ * binder, then {@code end}.
  */
 public final class MxBeanProbe {
   static final int OPEN_INFLATERS = 7;
@@ -51,8 +55,13 @@ public final class MxBeanProbe {
     for (String line; (line = in.readLine()) != null; ) {
       if (line.equals("read")) {
         series(server, name).forEach((key, value) -> System.out.println(key + " " + value));
-        System.out.println("end");
+      } else if (line.equals("micrometer")) {
+        // Only now does the application use nativemem itself (the Spring Boot way).
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new NativeMemoryMeterBinder().bindTo(registry);
+        System.out.print(registry.scrape());
       }
+      System.out.println("end");
     }
     open.forEach(Inflater::end);
   }
