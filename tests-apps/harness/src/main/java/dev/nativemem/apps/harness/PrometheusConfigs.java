@@ -20,6 +20,7 @@ public final class PrometheusConfigs {
   public static final Path DOCS = Paths.get(System.getProperty("nativemem.docs", "../../docs"));
 
   private static final Pattern SERIES = Pattern.compile("\\bnativemem_[a-z0-9_]+");
+  private static final Pattern PROMQL = Pattern.compile("```promql\n(.*?)```", Pattern.DOTALL);
 
   private PrometheusConfigs() {}
 
@@ -28,11 +29,28 @@ public final class PrometheusConfigs {
     Set<String> series = new TreeSet<>();
     for (Map<String, Object> group : list(load(rulesFile), "groups")) {
       for (Map<String, Object> rule : list(group, "rules")) {
-        Matcher m = SERIES.matcher((String) rule.get("expr"));
-        while (m.find()) {
-          series.add(m.group());
-        }
+        series.addAll(seriesIn((String) rule.get("expr")));
       }
+    }
+    return series;
+  }
+
+  /** Every {@code nativemem_*} series named in {@code text}. */
+  public static Set<String> seriesIn(String text) {
+    Set<String> series = new TreeSet<>();
+    Matcher m = SERIES.matcher(text);
+    while (m.find()) {
+      series.add(m.group());
+    }
+    return series;
+  }
+
+  /** Every {@code nativemem_*} series the {@code ```promql} blocks of a Markdown file name. */
+  public static Set<String> seriesInQueries(Path markdown) throws IOException {
+    Set<String> series = new TreeSet<>();
+    Matcher block = PROMQL.matcher(Files.readString(markdown));
+    while (block.find()) {
+      series.addAll(seriesIn(block.group(1)));
     }
     return series;
   }

@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@link MxBeanProbe} in a child JVM with nativemem's agent and the Prometheus JMX exporter on a
- * free local port, configured by {@code docs/jmx-exporter.yaml} as the docs say.
+ * free local port, configured by {@code docs/jmx-exporter.yaml} as the docs say, under the preload
+ * allocator.
  */
 final class ExporterJvm implements AutoCloseable {
   private static final Path NATIVEMEM_JAR = Paths.get(System.getProperty("nativemem.jar", ""));
@@ -74,7 +75,18 @@ final class ExporterJvm implements AutoCloseable {
     command.add(MxBeanProbe.class.getName());
     ProcessBuilder builder =
         new ProcessBuilder(command).directory(workDir.toFile()).redirectError(stderr.toFile());
-    builder.environment().remove("LD_PRELOAD");
+    // The setup docs/flink.md and the playbook recommend: the preload allocator (jemalloc), as the
+    // build left it beside the jar's classes.
+    builder
+        .environment()
+        .put(
+            "LD_PRELOAD",
+            NATIVEMEM_JAR
+                .toAbsolutePath()
+                .resolveSibling(
+                    "classes/dev/nativemem/native/linux-x86_64/libnativemem_jemalloc.so")
+                .toString());
+    builder.environment().remove("MALLOC_CONF");
     builder.environment().remove("JAVA_TOOL_OPTIONS");
     ExporterJvm jvm = new ExporterJvm(builder.start(), stderr, port);
     String first = jvm.out.readLine();

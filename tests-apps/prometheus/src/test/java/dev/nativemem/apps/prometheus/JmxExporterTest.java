@@ -7,6 +7,8 @@ import dev.nativemem.apps.harness.MemoryCgroup;
 import dev.nativemem.apps.harness.PrometheusConfigs;
 import dev.nativemem.apps.harness.PrometheusText;
 import dev.nativemem.metrics.NativeMemoryMetric;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Arrays;
 import java.util.Map;
@@ -100,6 +102,14 @@ class JmxExporterTest {
   }
 
   @Test
+  void thePreloadAllocatorShowsAsJemallocReadyToProfile() {
+    assertTrue(
+        scrape.only("nativemem_allocator_resident_bytes", Map.of("allocator", "jemalloc")).value()
+            > 0);
+    assertEquals(1.0, scrape.only("nativemem_profiling_ready").value());
+  }
+
+  @Test
   void plantedInflatersShowAsOpenAndLeakedHandles() {
     double open = scrape.only("nativemem_handles_open", Map.of("kind", "Inflater")).value();
     double leaked =
@@ -111,14 +121,18 @@ class JmxExporterTest {
   }
 
   /**
-   * docs/prometheus-alerts.yaml alerts on series that real scrapes have (a typo would never fire):
-   * the JMX exporter's and Micrometer's (nativemem-micrometer's binder, as Spring Boot publishes
-   * it).
+   * docs/prometheus-alerts.yaml alerts, and the playbook queries, on series that real scrapes have
+   * (a typo would never fire): the JMX exporter's and Micrometer's (nativemem-micrometer's binder,
+   * as Spring Boot publishes it). Every series the playbook names is one of the table's.
    */
   @Test
-  void alertRulesNameOnlySeriesBothScrapesHave() throws Exception {
+  void alertRulesAndPlaybookQueriesNameOnlySeriesBothScrapesHave() throws Exception {
+    Path playbook = PrometheusConfigs.DOCS.resolve("playbook-oomkilled.md");
     Set<String> used =
-        PrometheusConfigs.seriesInRules(PrometheusConfigs.DOCS.resolve("prometheus-alerts.yaml"));
+        new TreeSet<>(
+            PrometheusConfigs.seriesInRules(
+                PrometheusConfigs.DOCS.resolve("prometheus-alerts.yaml")));
+    used.addAll(PrometheusConfigs.seriesInQueries(playbook));
     Map<String, PrometheusText> scrapes = Map.of("JMX exporter", scrape, "Micrometer", micrometer);
     scrapes.forEach(
         (source, text) -> {
@@ -127,6 +141,15 @@ class JmxExporterTest {
           assertTrue(missing.isEmpty(), "not in the " + source + " scrape: " + missing);
         });
     assertEquals(scrape.names("nativemem_"), micrometer.names("nativemem_"), "one set of names");
+    Set<String> named = PrometheusConfigs.seriesIn(Files.readString(playbook));
+    named.removeAll(tableNames());
+    assertTrue(named.isEmpty(), "the playbook names series the table has not: " + named);
+  }
+
+  private static Set<String> tableNames() {
+    return Arrays.stream(NativeMemoryMetric.values())
+        .map(NativeMemoryMetric::prometheusName)
+        .collect(Collectors.toSet());
   }
 
   /** Series keys with their tags sorted, as the scrape's labels come. */
