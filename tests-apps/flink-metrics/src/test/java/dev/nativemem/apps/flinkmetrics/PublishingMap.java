@@ -10,6 +10,7 @@ import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * A user's function: registers the gauges in {@code open()}, as docs/flink.md says, then holds its
@@ -27,6 +28,10 @@ final class PublishingMap extends RichMapFunction<Long, Long> {
    * when all subtasks are open (and held until {@link #release}).
    */
   static JobClient start(int parallelism, Map<String, String> conf) throws Exception {
+    int java = Runtime.version().feature();
+    Assumptions.assumeTrue(
+        java == 17,
+        "Flink's MiniCluster is tested on JDK 17 only (as in ../flink-2.2); this is JDK " + java);
     PlantedHandle.ensureOpen();
     Configuration configuration = Configuration.fromMap(conf);
     configuration.setString(
