@@ -127,6 +127,16 @@ public abstract class JmxScrapeBenchmark {
     }
 
     @Override
+    public java.util.Map<String, Double> getSeries() {
+      return java.util.Collections.emptyMap(); // newer than this copy
+    }
+
+    @Override
+    public java.util.Map<String, Long> getHandlesOpen() {
+      return java.util.Collections.emptyMap(); // newer than this copy
+    }
+
+    @Override
     public String getBreakdownJson() {
       return NativeMemory.breakdown().toJson();
     }

@@ -69,14 +69,15 @@ public final class NativeMemoryMeterBinder implements MeterBinder {
     try {
       return readings.get();
     } catch (RuntimeException | LinkageError e) {
-      warnOnce("nativemem gauges not published: " + e, e);
+      warnOnce("nativemem gauges not published: " + e);
       return null;
     }
   }
 
-  private void warnOnce(String message, Throwable cause) {
+  /** One line, without the stack: the message says what failed and what to do. */
+  private void warnOnce(String message) {
     if (warned.compareAndSet(false, true)) {
-      LOG.log(System.Logger.Level.WARNING, message, cause);
+      LOG.log(System.Logger.Level.WARNING, message);
     }
   }
 
@@ -113,7 +114,7 @@ public final class NativeMemoryMeterBinder implements MeterBinder {
             .register(registry);
       } catch (RuntimeException e) {
         // A registry or filter that refuses a name must not cost the application or the others.
-        warnOnce("nativemem gauge " + key + " not registered: " + e, e);
+        warnOnce("nativemem gauge " + key + " not registered: " + e);
       }
     }
 

@@ -1,7 +1,6 @@
 package dev.nativemem.apps.harness;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -23,6 +22,7 @@ public final class AppJvm {
 
   private final String name;
   private final List<String> jvmArgs = new ArrayList<>();
+  private boolean agent = true;
 
   /** {@code name} names the run's directory under the module's {@code target/runs}. */
   public AppJvm(String name) {
@@ -32,6 +32,23 @@ public final class AppJvm {
   public AppJvm jvmArg(String... args) {
     jvmArgs.addAll(Arrays.asList(args));
     return this;
+  }
+
+  /** Runs the application without the nativemem agent (nativemem on its class path only). */
+  public AppJvm withoutAgent() {
+    agent = false;
+    return this;
+  }
+
+  /**
+   * Starts {@code java -javaagent:... -jar <jar> <args>} and returns while it runs: for servers the
+   * test talks to. {@link RunningApp#stop()} ends it.
+   */
+  public RunningApp start(Path jar, String... args) throws IOException {
+    List<String> command = new ArrayList<>(Arrays.asList("-jar", jar.toString()));
+    command.addAll(Arrays.asList(args));
+    Launch launch = launch(command);
+    return new RunningApp(launch.process, launch.out, launch.err, launch.report, launch.dir);
   }
 
   /** {@code java -javaagent:nativemem.jar=level=full,report=... -jar <jar> <args>}. */
@@ -62,6 +79,33 @@ public final class AppJvm {
   }
 
   private AppRun run(List<String> application) throws IOException, InterruptedException {
+    Launch launch = launch(application);
+    Process process = launch.process;
+    if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+      process.destroyForcibly().waitFor();
+      throw new IllegalStateException("timed out after " + TIMEOUT_SECONDS + " s: " + application);
+    }
+    return RunningApp.finished(process, launch.out, launch.err, launch.report, launch.dir);
+  }
+
+  /** A started child JVM and where its output goes. */
+  private static final class Launch {
+    final Process process;
+    final Path dir;
+    final Path out;
+    final Path err;
+    final Path report;
+
+    Launch(Process process, Path dir, Path out, Path err, Path report) {
+      this.process = process;
+      this.dir = dir;
+      this.out = out;
+      this.err = err;
+      this.report = report;
+    }
+  }
+
+  private Launch launch(List<String> application) throws IOException {
     if (!Files.isRegularFile(AGENT_JAR)) {
       throw new IllegalStateException(
           AGENT_JAR + " is missing: build the project first ('mvn install -DskipTests')");
@@ -76,7 +120,9 @@ public final class AppJvm {
     }
     List<String> command = new ArrayList<>();
     command.add(JAVA);
-    command.add("-javaagent:" + AGENT_JAR + "=level=full,report=" + report);
+    if (agent) {
+      command.add("-javaagent:" + AGENT_JAR + "=level=full,report=" + report);
+    }
     command.addAll(jvmArgs);
     command.add("-XX:ErrorFile=" + dir.toAbsolutePath().resolve("hs_err_pid%p.log"));
     command.add("-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp")));
@@ -89,19 +135,6 @@ public final class AppJvm {
     builder.environment().remove("LD_PRELOAD");
     builder.environment().remove("MALLOC_CONF");
     builder.environment().remove("JAVA_TOOL_OPTIONS");
-    Process process = builder.start();
-    if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-      process.destroyForcibly().waitFor();
-      throw new IllegalStateException("timed out after " + TIMEOUT_SECONDS + " s: " + command);
-    }
-    Path crashLog = dir.resolve("hs_err_pid" + process.pid() + ".log");
-    return new AppRun(
-        process.exitValue(),
-        Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8),
-        report,
-        Files.isRegularFile(crashLog)
-            ? Files.readString(crashLog, StandardCharsets.ISO_8859_1)
-            : "");
+    return new Launch(builder.start(), dir, out, err, report);
   }
 }
