@@ -33,13 +33,11 @@ public final class NativeMemoryMetrics {
   private static NativeMemoryMetrics latest;
 
   private final MemorySnapshot snapshot;
-  private final long takenNanos;
   private final List<Measurement> measurements;
   private final Map<String, Measurement> bySeries;
 
-  private NativeMemoryMetrics(MemorySnapshot snapshot, SamplingStatus profiling, long takenNanos) {
+  private NativeMemoryMetrics(MemorySnapshot snapshot, SamplingStatus profiling) {
     this.snapshot = snapshot;
-    this.takenNanos = takenNanos;
     Sources sources = new Sources(snapshot, profiling);
     List<Measurement> all = new ArrayList<>();
     for (NativeMemoryMetric metric : NativeMemoryMetric.values()) {
@@ -61,18 +59,19 @@ public final class NativeMemoryMetrics {
    */
   public static NativeMemoryMetrics read() {
     MemorySnapshot snapshot = NativeMemory.snapshot();
-    return new NativeMemoryMetrics(snapshot, SamplingStatus.read(), System.nanoTime());
+    return new NativeMemoryMetrics(snapshot, SamplingStatus.read());
   }
 
   /**
-   * The latest reading if younger than {@link MemorySnapshot#MAX_AGE}, else a new one: what each
-   * gauge of a scrape calls, so the scrape reads once.
+   * The reading of the shared {@link NativeMemory#snapshot()}: what each gauge of a scrape calls,
+   * so the scrape reads once. It is as old as that snapshot (at most {@link
+   * MemorySnapshot#MAX_AGE}).
    */
   public static NativeMemoryMetrics current() {
+    MemorySnapshot snapshot = NativeMemory.snapshot();
     synchronized (LOCK) {
-      if (latest == null
-          || System.nanoTime() - latest.takenNanos > MemorySnapshot.MAX_AGE.toNanos()) {
-        latest = read();
+      if (latest == null || latest.snapshot != snapshot) {
+        latest = new NativeMemoryMetrics(snapshot, SamplingStatus.read());
       }
       return latest;
     }
