@@ -24,7 +24,8 @@ public enum Setting {
       "nativemem.jmx",
       "false",
       null,
-      "`true`: register the `NativeMemoryMXBean` when `NativeMemory` is first used."),
+      "`true`: register the `NativeMemoryMXBean` when `NativeMemory` is first used (with the"
+          + " agent: at start)."),
   PROFILE_DIR(
       "nativemem.profile.dir",
       null,

@@ -1,6 +1,9 @@
 package dev.nativemem.agent;
 
 import dev.nativemem.NativeHandles;
+import dev.nativemem.NativeMemory;
+import dev.nativemem.NativeMemoryException;
+import dev.nativemem.Setting;
 import dev.nativemem.TrackingLevel;
 import dev.nativemem.internal.SettingsInEffect;
 import dev.nativemem.internal.WatchStart;
@@ -43,6 +46,7 @@ public final class AgentRuntime {
               + ")");
       return;
     }
+    registerMBeanIfAsked();
     if (options.level() == TrackingLevel.OFF) {
       startWatch(options);
       return;
@@ -91,6 +95,21 @@ public final class AgentRuntime {
     settings.putAll(System.getProperties());
     settings.putAll(options.watchSettings());
     WatchStart.startIfOn(settings);
+  }
+
+  /**
+   * {@code -Dnativemem.jmx=true} with the agent: the MXBean is there from the start, for a JMX
+   * exporter in a JVM whose code never calls nativemem (otherwise it appears at the first use).
+   */
+  private static void registerMBeanIfAsked() {
+    if (!Boolean.parseBoolean(Setting.JMX.value())) {
+      return;
+    }
+    try {
+      NativeMemory.registerMBean();
+    } catch (NativeMemoryException | LinkageError e) {
+      System.err.println("nativemem agent: -Dnativemem.jmx=true: " + e.getMessage());
+    }
   }
 
   /** For tests and the CLI: whether tracking runs in this JVM. */
