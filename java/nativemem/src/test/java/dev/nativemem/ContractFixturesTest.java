@@ -86,6 +86,7 @@ class ContractFixturesTest {
         Set.of(
             "sites[].created_at",
             "sites[].known_leak",
+            "sites[].accepted",
             "zombie_caches[].cache_created_at",
             "zombie_caches[].retainers[].created_at");
     check(
