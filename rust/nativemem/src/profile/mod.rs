@@ -9,6 +9,7 @@ pub mod collapsed;
 pub mod demangle;
 pub mod diff;
 pub mod flamegraph;
+pub mod fleet;
 pub mod mappings;
 pub mod parse;
 pub mod pprof;
@@ -53,6 +54,11 @@ pub enum ProfileError {
          damaged, write a new one"
     )]
     Implausible { path: PathBuf, bytes: f64 },
+    #[error(
+        "{path} ends before its memory map (MAPPED_LIBRARIES): a truncated dump whose stacks \
+         cannot be named; write a new one"
+    )]
+    Truncated { path: PathBuf },
     #[error(transparent)]
     File(#[from] NewFileError),
     #[error("unknown output format '{0}': use text, collapsed, svg or pprof")]
@@ -72,6 +78,7 @@ impl ProfileError {
                 | ProfileError::NotHeapV2 { .. }
                 | ProfileError::Malformed { .. }
                 | ProfileError::Implausible { .. }
+                | ProfileError::Truncated { .. }
                 | ProfileError::File(NewFileError::BadPath(_))
                 | ProfileError::UnknownFormat(_)
                 | ProfileError::BadRequest(_)
@@ -242,19 +249,21 @@ impl Analysis {
 
     /// Writes the analysis in `format` to a new file `out` (0600; never replaces a file).
     pub fn write(&self, format: Format, top: usize, out: &Path) -> Result<(), ProfileError> {
-        let purpose = Purpose {
-            noun: "profile output",
-            example: "profile.svg",
-        };
-        Ok(new_files::write_new(
-            out,
-            &self.render(format, top)?,
-            purpose,
-        )?)
+        write_output(out, &self.render(format, top)?)
     }
 }
 
-fn modified_nanos(path: &Path) -> i64 {
+/// Writes `bytes` to a new file `out` (0600; never replaces a file).
+pub(crate) fn write_output(out: &Path, bytes: &[u8]) -> Result<(), ProfileError> {
+    let purpose = Purpose {
+        noun: "profile output",
+        example: "profile.svg",
+    };
+    Ok(new_files::write_new(out, bytes, purpose)?)
+}
+
+/// A file's modification time in nanoseconds since the epoch; 0 if unknown.
+pub(crate) fn modified_nanos(path: &Path) -> i64 {
     std::fs::metadata(path)
         .and_then(|m| m.modified())
         .ok()
