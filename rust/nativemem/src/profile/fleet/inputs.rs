@@ -25,7 +25,8 @@ pub fn expand(args: &[PathBuf], warnings: &mut Vec<String>) -> Result<Vec<PathBu
         let pattern = arg.to_string_lossy();
         if !pattern.contains(['*', '?', '[']) {
             return Err(ProfileError::BadRequest(format!(
-                "{}: no such file or directory",
+                "heap profile {} does not exist; write one with NativeMemory.dumpProfile() or \
+                 the 'prof.dump' mallctl",
                 arg.display()
             )));
         }
@@ -168,7 +169,7 @@ mod tests {
         let err = expand(&[dir.join("*.none")], &mut warnings).unwrap_err();
         assert!(err.to_string().contains("matches no heap profile"), "{err}");
         let err = expand(&[dir.join("missing.heap")], &mut warnings).unwrap_err();
-        assert!(err.to_string().contains("no such file"), "{err}");
+        assert!(err.to_string().contains("does not exist"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
