@@ -61,6 +61,9 @@ impl Request {
             self.bases.is_empty() && self.outputs.iter().any(|o| o.format == Format::Pprof);
         let mut fleet = Fleet::new(per_process);
         fleet.warnings = warnings;
+        // Unnamed addresses of two processes do not match; those of one dump (and its own
+        // base, a process compared with itself) do.
+        fleet.accept_unmapped = dumps.len() == 1 && bases.len() <= 1;
         fleet.add_all(&dumps, Role::Current)?;
         if !bases.is_empty() {
             fleet.add_all(&bases, Role::Base)?;

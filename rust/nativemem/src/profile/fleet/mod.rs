@@ -62,6 +62,9 @@ pub struct Fleet {
     /// Per label: the last current process it was seen in, and in how many it was.
     presence: Vec<(u32, u32)>,
     per_process: bool,
+    /// Whether a dump without its memory map is merged (its frames stay addresses) rather than
+    /// passed over: right for one dump, whose addresses mean something only to itself.
+    pub accept_unmapped: bool,
     /// Dumps passed over and why.
     pub warnings: Vec<String>,
     /// What was odd about dumps that were merged: each text once, with its dumps' count and
@@ -103,7 +106,7 @@ impl Fleet {
     /// Adds one dump. A dump whose stacks can not all be read is refused before any is added.
     pub fn add(&mut self, path: &Path, role: Role) -> Result<(), ProfileError> {
         let (header, stream) = parse::open_stream(path)?;
-        if header.warnings.iter().any(|w| w.starts_with(NO_MAPS)) {
+        if !self.accept_unmapped && header.warnings.iter().any(|w| w.starts_with(NO_MAPS)) {
             return Err(ProfileError::Truncated {
                 path: path.to_owned(),
             });

@@ -300,7 +300,11 @@ public final class ProfileReport {
 
     @Override
     public String toString() {
-      return dump + " " + ByteFormat.human(totalBytes) + ", top site " + ByteFormat.human(topSiteBytes);
+      return dump
+          + " "
+          + ByteFormat.human(totalBytes)
+          + ", top site "
+          + ByteFormat.human(topSiteBytes);
     }
   }
 }

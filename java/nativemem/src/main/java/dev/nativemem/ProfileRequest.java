@@ -17,8 +17,8 @@ import java.util.Objects;
 /**
  * Everything wanted from one heap profile (or many merged, {@link #merge}) at once: the top sites,
  * files in any {@link Format}, and text outputs, all made from one read and one symbolization of
- * each dump (and of each base dump), streamed so memory grows with distinct stacks, not dumps.
- * The methods of {@link HeapProfile} are each one request; ask for several outputs here instead.
+ * each dump (and of each base dump), streamed so memory grows with distinct stacks, not dumps. The
+ * methods of {@link HeapProfile} are each one request; ask for several outputs here instead.
  *
  * <pre>{@code
  * ProfileRequest.Result result =
@@ -79,9 +79,9 @@ public final class ProfileRequest {
    * A request about many dumps merged into one profile ({@link HeapProfile#merge}): each names a
    * dump file, a directory (its {@code *.heap} files and incident bundles), a glob pattern such as
    * {@code /var/dumps/tm-*.heap}, or an incident bundle. Each dump is symbolized with its own
-   * sidecar and unbiased with its own sample interval; stacks are merged by function names and
-   * each site tells in how many processes it is. A dump that is not a jemalloc heap_v2 profile,
-   * or is truncated or damaged, is passed over with a warning naming it.
+   * sidecar and unbiased with its own sample interval; stacks are merged by function names and each
+   * site tells in how many processes it is. A dump that is not a jemalloc heap_v2 profile, or is
+   * truncated or damaged, is passed over with a warning naming it.
    *
    * @throws IllegalArgumentException if {@code dumps} is empty
    */
@@ -103,8 +103,8 @@ public final class ProfileRequest {
 
   /**
    * Shows every output as the growth since a group of earlier dumps, named as in {@link #merge}:
-   * the per-process average of this request's dumps minus that of {@code bases} ("what grew
-   * across the fleet between 10:00 and 11:00").
+   * the per-process average of this request's dumps minus that of {@code bases} ("what grew across
+   * the fleet between 10:00 and 11:00").
    *
    * @throws IllegalArgumentException if {@code bases} is empty
    */
