@@ -146,22 +146,25 @@ pub struct Summary {
     pub warnings: Vec<String>,
 }
 
-/// Reads a dump far enough to check it and tell its header.
+/// Reads a dump (streamed, its stacks not held) to check it and tell its header and totals.
 pub fn summary(path: &Path) -> Result<Summary, ProfileError> {
-    let dump = parse::read(path)?;
-    let (objects, bytes) = dump
-        .stacks
-        .iter()
-        .filter(|s| !s.addresses.is_empty())
-        .map(|s| unbias::unbias(s.counts.objects, s.counts.bytes, dump.sample_interval))
-        .fold((0.0, 0.0), |(n, b), (sn, sb)| (n + sn, b + sb));
+    let (dump, stream) = parse::open_stream(path)?;
+    let (mut objects, mut bytes, mut stacks) = (0.0, 0.0, 0);
+    stream.for_each(&mut |addresses, counts| {
+        stacks += 1;
+        if !addresses.is_empty() {
+            let (n, b) = unbias::unbias(counts.objects, counts.bytes, dump.sample_interval);
+            objects += n;
+            bytes += b;
+        }
+    })?;
     Ok(Summary {
         sample_interval_bytes: dump.sample_interval,
         sampled_bytes: dump.totals.bytes,
         sampled_objects: dump.totals.objects,
         unbiased_bytes: bytes as i64,
         unbiased_objects: objects as i64,
-        stack_count: dump.stacks.len(),
+        stack_count: stacks,
         mapping_count: dump.mappings.all().len(),
         dump_time_ms: sidecar::time_ms_beside(path),
         warnings: dump.warnings,

@@ -1,6 +1,6 @@
 //! Many dumps as one profile: each dump streamed (never held whole), symbolized with its own
 //! sidecar and unbiased with its own sample interval, its stacks merged by function names into
-//! one [`CallTree`]. Memory grows with the distinct stacks of all dumps and a little per dump
+//! one [`StackTable`]. Memory grows with the distinct stacks of all dumps and a little per dump
 //! (its totals and its flat bytes per site), not with the dumps' sizes; with `per_process` (for
 //! pprof's process labels) it also keeps each dump's distinct stacks.
 //!
@@ -9,7 +9,7 @@
 
 pub mod inputs;
 pub mod render;
-pub mod tree;
+pub mod table;
 
 use super::parse::{self, NO_MAPS};
 use super::sidecar::{Origin, Sidecar};
@@ -20,7 +20,7 @@ use super::{ProfileError, IMPLAUSIBLE_BYTES};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use tree::CallTree;
+use table::StackTable;
 
 /// Which side of a difference a dump is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +56,7 @@ pub struct Group {
 pub struct Fleet {
     pub names: Vec<String>,
     ids: FxHashMap<String, u32>,
-    pub tree: CallTree,
+    pub stacks: StackTable,
     pub current: Group,
     pub base: Group,
     /// Per label: the last current process it was seen in, and in how many it was.
@@ -129,7 +129,7 @@ impl Fleet {
         let Fleet {
             names,
             ids,
-            tree,
+            stacks: table,
             current,
             base,
             presence,
@@ -167,9 +167,9 @@ impl Fleet {
                 return;
             }
             let (objects, bytes) = unbias(counts.objects, counts.bytes, interval);
-            let node = tree.node(frames.iter().rev().copied());
+            let node = table.intern(&frames);
             if group.weights.len() <= node as usize {
-                group.weights.resize(tree.len(), [0.0; 2]);
+                group.weights.resize(table.len(), [0.0; 2]);
             }
             let weight = &mut group.weights[node as usize];
             weight[0] += objects;
@@ -197,7 +197,7 @@ impl Fleet {
         })?;
         let warnings = resolver.finish(&header).warnings;
         if process.bytes.is_nan() || process.bytes >= IMPLAUSIBLE_BYTES {
-            // Its weights are in the tree already: a damaged dump fails the whole report.
+            // Its weights are in the table already: a damaged dump fails the whole report.
             return Err(ProfileError::Implausible {
                 path: path.to_owned(),
                 bytes: process.bytes,

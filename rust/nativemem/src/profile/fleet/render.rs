@@ -2,7 +2,7 @@
 //! process's total), text, collapsed stacks, flame graph, and pprof whose samples carry their
 //! process (`pid`, `host`, `dump`, `dump_time_ms` labels) for `go tool pprof -tagfocus`.
 
-use super::tree::ROOT;
+use super::table::EMPTY;
 use super::{Fleet, Group};
 use crate::profile::collapsed::{fold_into, lines};
 use crate::profile::pprof::{self, proto, Integers, Strings};
@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 impl Fleet {
     /// Calls `each(node, [objects, bytes])` for every stack with a weight to show.
     fn for_each_stack(&self, mut each: impl FnMut(u32, [f64; 2])) {
-        for node in 1..self.tree.len() as u32 {
+        for node in 1..self.stacks.len() as u32 {
             let weight = self.weight(node);
             if weight != [0.0; 2] {
                 each(node, weight);
@@ -25,10 +25,9 @@ impl Fleet {
     /// top flat site.
     pub fn report(&self, top: usize, by_process: bool) -> Report {
         let mut tally = Tally::new(self.names.len());
-        let mut frames = Vec::new();
         let mut stacks = 0;
         self.for_each_stack(|node, [objects, bytes]| {
-            self.tree.frames(node, &mut frames);
+            let frames = self.stacks.frames(node);
             tally.add(frames.iter().map(|&l| l as usize), objects, bytes);
             stacks += 1;
         });
@@ -76,8 +75,8 @@ impl Fleet {
     /// Collapsed stacks (`stack base current` per-process averages for a difference).
     pub fn collapsed(&self) -> String {
         let mut folded: BTreeMap<String, (f64, f64)> = BTreeMap::new();
-        let (mut frames, mut key) = (Vec::new(), String::new());
-        for node in 1..self.tree.len() as u32 {
+        let mut key = String::new();
+        for node in 1..self.stacks.len() as u32 {
             let pair = match self.is_difference() {
                 true => self.base_and_current_bytes(node),
                 false => (0.0, self.weight(node)[1]),
@@ -85,7 +84,7 @@ impl Fleet {
             if pair == (0.0, 0.0) {
                 continue;
             }
-            self.tree.frames(node, &mut frames);
+            let frames = self.stacks.frames(node);
             fold_into(
                 &mut key,
                 frames.iter().map(|&l| self.names[l as usize].as_str()),
@@ -126,9 +125,8 @@ impl Fleet {
             });
         }
         let mut values = Integers::default();
-        let mut frames = Vec::new();
         let mut sample = |node: u32, objects: f64, bytes: f64, label: Vec<proto::Label>| {
-            self.tree.frames(node, &mut frames);
+            let frames = self.stacks.frames(node);
             profile.sample.push(proto::Sample {
                 location_id: frames.iter().map(|&l| u64::from(l) + 1).collect(),
                 value: values.next(objects, bytes),
@@ -142,7 +140,7 @@ impl Fleet {
             for process in &self.current.processes {
                 let labels = process_labels(process, &mut strings);
                 for &(node, objects, bytes) in &process.samples {
-                    if node != ROOT {
+                    if node != EMPTY {
                         sample(node, objects, bytes, labels.clone());
                     }
                 }
