@@ -3,7 +3,8 @@
 #
 # Makes dumps with the C workload of the Rust tests under Debian's jemalloc (lg_prof_sample:9),
 # as bench/heap-profile-analysis.sh does, then measures wall seconds and peak RSS
-# (/usr/bin/time) of the `profile_report` example:
+# (/usr/bin/time; CPU seconds too, user + system: on a shared machine the wall time also counts
+# waiting for a core) of the `profile_report` example:
 #   1. one large dump (tree depth 19 by default: ~480k stacks, ~230 MB; the workload holds at
 #      most 2^20 blocks, so 19 is its largest depth), text report:
 #        before: the dump held whole, address by address (`--whole`, the previous analysis);
@@ -34,20 +35,23 @@ for ((i = 0; i < processes; i++)); do dump "$(printf '%s/fleet/p%03d.heap' "$wor
 cargo build -q --release -p nativemem --example profile_report
 ours="$CARGO_TARGET_DIR/release/examples/profile_report"
 
-measure() { # label command... → a table row: seconds, peak RSS
+measure() { # label command... → a table row: wall seconds, CPU seconds, peak RSS
   local label="$1"
   shift
-  /usr/bin/time -f '%e %M' -o "$work/time" "$@" >/dev/null
-  read -r seconds kib <"$work/time"
-  printf '| %s | %.2f | %d MiB |\n' "$label" "$seconds" "$((kib / 1024))"
+  /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >/dev/null
+  read -r seconds user system kib <"$work/time"
+  printf '| %s | %.2f | %.2f | %d MiB |\n' "$label" "$seconds" "$(echo "$user + $system" | bc -l)" \
+    "$((kib / 1024))"
 }
 
 stacks="$(grep -c '^@' "$work/big.heap")"
 size="$(du -h "$work/big.heap" | cut -f1)"
 echo "1. one dump: $stacks stacks, $size, tree depth $depth; $(nproc) cores"
 echo
-echo "| analysis | seconds | peak RSS |"
-echo "|---|---:|---:|"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| analysis | seconds | CPU s | peak RSS |"
+echo "|---|---:|---:|---:|"
 measure "before: text report, dump held whole (--whole)" "$ours" "$work/big.heap" --whole
 measure "after: text report, streamed" "$ours" "$work/big.heap"
 measure "after: flame graph (svg), streamed" "$ours" "$work/big.heap" --format svg -o "$work/big.svg"
@@ -56,8 +60,8 @@ echo
 per="$(du -h "$work/fleet/p000.heap" | cut -f1)"
 echo "2. merged dumps of separate processes (depth 14, $(grep -c '^@' "$work/fleet/p000.heap") stacks and $per each)"
 echo
-echo "| dumps merged (text report) | seconds | peak RSS |"
-echo "|---|---:|---:|"
+echo "| dumps merged (text report) | seconds | CPU s | peak RSS |"
+echo "|---|---:|---:|---:|"
 half=$((processes / 2))
 measure "1" "$ours" "$work/fleet/p000.heap"
 measure "$half" "$ours" $(ls "$work"/fleet/*.heap | head -n "$half")

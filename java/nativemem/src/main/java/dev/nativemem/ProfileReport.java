@@ -66,6 +66,27 @@ public final class ProfileReport {
     return difference;
   }
 
+  /** Dumps (one per process) merged into the figures; with a base, the current ones. */
+  public long processCount() {
+    return processCount;
+  }
+
+  /**
+   * Base dumps of a difference, whose figures are then per-process averages (current minus base); 0
+   * without a base.
+   */
+  public long baseProcessCount() {
+    return baseProcessCount;
+  }
+
+  /**
+   * Each process's total and its part of the top flat site, when the request asked for them ({@link
+   * ProfileRequest#byProcess()}); empty otherwise.
+   */
+  public List<ProcessTotal> processes() {
+    return processes;
+  }
+
   /** Unbiased in-use bytes (growth for a difference), as jeprof totals them. */
   public long totalBytes() {
     return totalBytes;
