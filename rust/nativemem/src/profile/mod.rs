@@ -25,6 +25,7 @@ pub use parse::HeapDump;
 pub use request::{Outcome, Output, Request};
 pub use stacks::Stacks;
 
+use crate::checked_files::Links;
 use crate::new_files::{self, NewFileError, Purpose};
 use std::path::{Path, PathBuf};
 
@@ -148,7 +149,7 @@ pub struct Summary {
 
 /// Reads a dump (streamed, its stacks not held) to check it and tell its header and totals.
 pub fn summary(path: &Path) -> Result<Summary, ProfileError> {
-    let (dump, stream) = parse::open_stream(path)?;
+    let (dump, stream) = parse::open_stream(path, Links::Follow)?;
     let (mut objects, mut bytes, mut stacks) = (0.0, 0.0, 0);
     stream.for_each(&mut |addresses, counts| {
         stacks += 1;

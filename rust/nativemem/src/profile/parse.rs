@@ -56,14 +56,14 @@ pub struct HeapDump {
 /// Reads and parses the dump at `path`.
 pub fn read(path: &Path) -> Result<HeapDump, ProfileError> {
     // The user names the dump, so a link is followed; a FIFO or device is refused, not read.
-    let file = open_dump(path)?;
+    let file = open_dump(path, Links::Follow)?;
     parse(path, BufReader::with_capacity(READ_BUFFER, file))
 }
 
 const READ_BUFFER: usize = 256 * 1024;
 
-fn open_dump(path: &Path) -> Result<File, ProfileError> {
-    open_regular(path, Links::Follow).map_err(|source| ProfileError::Read {
+fn open_dump(path: &Path, links: Links) -> Result<File, ProfileError> {
+    open_regular(path, links).map_err(|source| ProfileError::Read {
         path: path.to_owned(),
         source,
     })
@@ -90,9 +90,10 @@ pub struct Stream {
 }
 
 /// Reads the dump at `path` once: its header, memory map (which comes last) and warnings, every
-/// line checked; its stacks are left for [`Stream::for_each`].
-pub fn open_stream(path: &Path) -> Result<(HeapDump, Stream), ProfileError> {
-    let mut input = BufReader::with_capacity(READ_BUFFER, open_dump(path)?);
+/// line checked; its stacks are left for [`Stream::for_each`]. A dump the user named follows a
+/// link (`Links::Follow`); one found in a directory or by a pattern does not.
+pub fn open_stream(path: &Path, links: Links) -> Result<(HeapDump, Stream), ProfileError> {
+    let mut input = BufReader::with_capacity(READ_BUFFER, open_dump(path, links)?);
     let header = scan(path, &mut input, &mut |_, _| {})?;
     let stream = Stream {
         path: path.to_owned(),

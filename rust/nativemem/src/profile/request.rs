@@ -2,7 +2,8 @@
 //! format and, for a file, its path. The dumps are read and symbolized once, however many
 //! outputs: streamed and merged by function names ([`Fleet`]), one dump as well as hundreds.
 
-use super::fleet::{inputs, Fleet, Role};
+use super::fleet::inputs::{self, Dump};
+use super::fleet::{Fleet, Role};
 use super::report::{self, Report};
 use super::{modified_nanos, write_output, Format, ProfileError};
 use serde::{Deserialize, Serialize};
@@ -112,10 +113,11 @@ fn render(
     fleet: &Fleet,
     report: &Report,
     format: Format,
-    dumps: &[PathBuf],
+    dumps: &[Dump],
 ) -> Result<Vec<u8>, ProfileError> {
     let what = match (dumps, fleet.current().processes.len()) {
         ([one], _) => one
+            .path
             .file_name()
             .unwrap_or_default()
             .to_string_lossy()
@@ -146,7 +148,7 @@ fn render(
 }
 
 /// The profile's time: the newest dump's (its sidecar's time, else its file's).
-fn newest_time_nanos(fleet: &Fleet, dumps: &[PathBuf]) -> i64 {
+fn newest_time_nanos(fleet: &Fleet, dumps: &[Dump]) -> i64 {
     let sidecar = fleet
         .current()
         .processes
@@ -155,7 +157,11 @@ fn newest_time_nanos(fleet: &Fleet, dumps: &[PathBuf]) -> i64 {
         .max();
     match sidecar {
         Some(ms) => ms as i64 * 1_000_000,
-        None => dumps.iter().map(|d| modified_nanos(d)).max().unwrap_or(0),
+        None => dumps
+            .iter()
+            .map(|d| modified_nanos(&d.path))
+            .max()
+            .unwrap_or(0),
     }
 }
 

@@ -2,6 +2,7 @@
 //! (their `*.heap` files and incident bundles), glob patterns, incident bundles (a directory with
 //! `manifest.json` whose heap profile is `profile.heap`, its sidecar `profile.heap.symbols/`).
 
+use crate::checked_files::Links;
 use crate::profile::ProfileError;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -13,9 +14,27 @@ pub const MAX_DUMPS: usize = 10_000;
 pub const BUNDLE_PROFILE: &str = "profile.heap";
 const BUNDLE_MANIFEST: &str = "manifest.json";
 
+/// A dump to read, and whether a link in its name is followed: only for a name the user gave;
+/// one found in a directory or by a pattern might be a link someone else planted there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dump {
+    pub path: PathBuf,
+    pub links: Links,
+}
+
+impl Dump {
+    /// A dump named by the user.
+    pub fn named(path: PathBuf) -> Dump {
+        Dump {
+            path,
+            links: Links::Follow,
+        }
+    }
+}
+
 /// The dumps `args` name, each once, in argument order (a directory's and a pattern's sorted by
 /// name); `warnings` gets what was passed over (a bundle without a heap profile).
-pub fn expand(args: &[PathBuf], warnings: &mut Vec<String>) -> Result<Vec<PathBuf>, ProfileError> {
+pub fn expand(args: &[PathBuf], warnings: &mut Vec<String>) -> Result<Vec<Dump>, ProfileError> {
     let mut dumps = Vec::new();
     for arg in args {
         if std::fs::metadata(arg).is_ok() {
@@ -46,7 +65,7 @@ pub fn expand(args: &[PathBuf], warnings: &mut Vec<String>) -> Result<Vec<PathBu
         }
     }
     let mut seen = HashSet::new();
-    dumps.retain(|dump| seen.insert(dump.clone()));
+    dumps.retain(|dump| seen.insert(dump.path.clone()));
     if dumps.is_empty() {
         return Err(ProfileError::BadRequest(
             "no heap profile to analyse: name dump files, directories or patterns".into(),
@@ -60,16 +79,20 @@ pub fn expand(args: &[PathBuf], warnings: &mut Vec<String>) -> Result<Vec<PathBu
 fn add_named(
     path: &Path,
     listed: bool,
-    dumps: &mut Vec<PathBuf>,
+    dumps: &mut Vec<Dump>,
     warnings: &mut Vec<String>,
 ) -> Result<(), ProfileError> {
+    let links = match listed {
+        true => Links::Follow,
+        false => Links::Refuse,
+    };
     if !path.is_dir() {
-        return push(dumps, path.to_owned());
+        return push(dumps, path.to_owned(), links);
     }
     if path.join(BUNDLE_MANIFEST).is_file() {
         let profile = path.join(BUNDLE_PROFILE);
         if profile.is_file() {
-            return push(dumps, profile);
+            return push(dumps, profile, Links::Refuse);
         }
         warnings.push(format!(
             "skipped incident bundle {}: it has no {BUNDLE_PROFILE}",
@@ -106,11 +129,11 @@ fn add_named(
     Ok(())
 }
 
-fn push(dumps: &mut Vec<PathBuf>, dump: PathBuf) -> Result<(), ProfileError> {
+fn push(dumps: &mut Vec<Dump>, path: PathBuf, links: Links) -> Result<(), ProfileError> {
     if dumps.len() >= MAX_DUMPS {
         return Err(too_many());
     }
-    dumps.push(dump);
+    dumps.push(Dump { path, links });
     Ok(())
 }
 
@@ -142,7 +165,8 @@ mod tests {
             std::fs::write(dir.join(file), "").unwrap();
         }
         let mut warnings = Vec::new();
-        let found = expand(std::slice::from_ref(&dir), &mut warnings).unwrap();
+        let paths = |dumps: Vec<Dump>| dumps.into_iter().map(|d| d.path).collect::<Vec<_>>();
+        let found = paths(expand(std::slice::from_ref(&dir), &mut warnings).unwrap());
         assert_eq!(
             found,
             [
@@ -158,6 +182,10 @@ mod tests {
             &mut warnings,
         )
         .unwrap();
+        // Named by the user: a link is followed; found by a pattern or in a bundle: not.
+        let links: Vec<Links> = again.iter().map(|d| d.links).collect();
+        assert_eq!(links, [Links::Follow, Links::Refuse, Links::Refuse]);
+        let again = paths(again);
         assert_eq!(
             again,
             [

@@ -17,6 +17,8 @@ use super::stacks::{label, Resolver};
 use super::symbolize::Symbolizer;
 use super::unbias::unbias;
 use super::{ProfileError, IMPLAUSIBLE_BYTES};
+use crate::checked_files::Links;
+use inputs::Dump;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -83,15 +85,15 @@ impl Fleet {
 
     /// Adds each dump, passing over (with a warning naming it) one that is not a heap_v2 dump,
     /// is damaged or truncated, or cannot be read. Fails only when none of them could be added.
-    pub fn add_all(&mut self, dumps: &[PathBuf], role: Role) -> Result<(), ProfileError> {
+    pub fn add_all(&mut self, dumps: &[Dump], role: Role) -> Result<(), ProfileError> {
         let mut first_error = None;
         let mut added = 0;
         for dump in dumps {
-            match self.add(dump, role) {
+            match self.add(&dump.path, dump.links, role) {
                 Ok(()) => added += 1,
                 Err(e) if e.is_bad_input() || matches!(e, ProfileError::Read { .. }) => {
                     self.warnings
-                        .push(format!("skipped {}: {e}", dump.display()));
+                        .push(format!("skipped {}: {e}", dump.path.display()));
                     first_error.get_or_insert(e);
                 }
                 Err(e) => return Err(e),
@@ -104,8 +106,8 @@ impl Fleet {
     }
 
     /// Adds one dump. A dump whose stacks can not all be read is refused before any is added.
-    pub fn add(&mut self, path: &Path, role: Role) -> Result<(), ProfileError> {
-        let (header, stream) = parse::open_stream(path)?;
+    pub fn add(&mut self, path: &Path, links: Links, role: Role) -> Result<(), ProfileError> {
+        let (header, stream) = parse::open_stream(path, links)?;
         if !self.accept_unmapped && header.warnings.iter().any(|w| w.starts_with(NO_MAPS)) {
             return Err(ProfileError::Truncated {
                 path: path.to_owned(),
@@ -340,6 +342,10 @@ mod tests {
         dir
     }
 
+    fn named(paths: &[PathBuf]) -> Vec<Dump> {
+        paths.iter().cloned().map(Dump::named).collect()
+    }
+
     fn site<'r>(report: &'r Report, suffix: &str) -> &'r crate::profile::report::Site {
         report
             .top_flat
@@ -358,7 +364,7 @@ mod tests {
             dumps.push(path);
         }
         let mut fleet = Fleet::new(false);
-        fleet.add_all(&dumps, Role::Current).unwrap();
+        fleet.add_all(&named(&dumps), Role::Current).unwrap();
         let report = fleet.report(10, true);
         // Interval 1: every sampled byte is itself (unbias scale 1).
         assert_eq!(report.total_bytes, 300 * 4096 + 100 * 2048);
@@ -395,7 +401,10 @@ mod tests {
         std::fs::write(&other_interval, dump(1 << 20, false)).unwrap();
         let mut fleet = Fleet::new(false);
         fleet
-            .add_all(&[good, truncated, tcmalloc, other_interval], Role::Current)
+            .add_all(
+                &named(&[good, truncated, tcmalloc, other_interval]),
+                Role::Current,
+            )
             .unwrap();
         let report = fleet.report(10, false);
         assert_eq!(report.process_count, 2);
@@ -413,10 +422,39 @@ mod tests {
         let (_, coarse) = unbias(2, 4096, 1 << 20);
         assert_eq!(report.total_bytes, (6144.0 + coarse) as i64);
         let err = Fleet::new(false)
-            .add_all(&[dir.join("truncated.heap")], Role::Current)
+            .add_all(&named(&[dir.join("truncated.heap")]), Role::Current)
             .unwrap_err();
         assert!(matches!(err, ProfileError::Truncated { .. }), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_link_found_in_a_directory_is_not_followed() {
+        let dir = scratch("links");
+        let elsewhere = scratch("links-target");
+        std::fs::write(elsewhere.join("private.heap"), dump(1, true)).unwrap();
+        std::fs::write(dir.join("real.heap"), dump(1, false)).unwrap();
+        std::os::unix::fs::symlink(elsewhere.join("private.heap"), dir.join("planted.heap"))
+            .unwrap();
+        let mut warnings = Vec::new();
+        let dumps = inputs::expand(std::slice::from_ref(&dir), &mut warnings).unwrap();
+        let mut fleet = Fleet::new(false);
+        fleet.add_all(&dumps, Role::Current).unwrap();
+        let report = fleet.report(10, false);
+        assert_eq!(report.process_count, 1);
+        assert_eq!(report.total_bytes, 4096);
+        let skipped = report.warnings.join("\n");
+        assert!(
+            skipped.contains("skipped") && skipped.contains("planted.heap"),
+            "{skipped}"
+        );
+        // Named by the user, the same link is read.
+        let named = [Dump::named(dir.join("planted.heap"))];
+        let mut fleet = Fleet::new(false);
+        fleet.add_all(&named, Role::Current).unwrap();
+        assert_eq!(fleet.report(10, false).total_bytes, 4096 + 2048);
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&elsewhere).unwrap();
     }
 
     #[test]
@@ -434,8 +472,8 @@ mod tests {
             write("a3.heap", false),
         ];
         let mut fleet = Fleet::new(false);
-        fleet.add_all(&after, Role::Current).unwrap();
-        fleet.add_all(&before, Role::Base).unwrap();
+        fleet.add_all(&named(&after), Role::Current).unwrap();
+        fleet.add_all(&named(&before), Role::Base).unwrap();
         let report = fleet.report(10, false);
         // Per process: planted 4096 before and after; rare 0 before, 2 of 3 after.
         assert_eq!(report.total_bytes, 2048 * 2 / 3);
