@@ -207,6 +207,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn host_name_is_the_kernels() {
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+        assert_eq!(host_name(), kernel.trim_end());
+    }
+
+    #[test]
     fn build_id_matches_readelf_for_libc() {
         let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
         let libc = executable_objects(&maps)
