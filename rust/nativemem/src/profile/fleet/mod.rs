@@ -375,6 +375,11 @@ mod tests {
         assert_eq!(report.processes[0].total_bytes, 4096 + 2048);
         // The one missing library is told once, not once per dump.
         assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+        let svg = String::from_utf8(fleet.svg("fleet").unwrap()).unwrap();
+        assert!(
+            svg.contains("+0x20 [in 100 of 300]"),
+            "no process count in the svg"
+        );
         assert!(
             report.warnings[0].contains("in 300 dumps"),
             "{:?}",

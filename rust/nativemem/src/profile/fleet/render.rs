@@ -74,6 +74,11 @@ impl Fleet {
 
     /// Collapsed stacks (`stack base current` per-process averages for a difference).
     pub fn collapsed(&self) -> String {
+        self.folded(&self.names)
+    }
+
+    /// Collapsed stacks with each label shown as `names[label]`.
+    fn folded(&self, names: &[String]) -> String {
         let mut folded: BTreeMap<String, (f64, f64)> = BTreeMap::new();
         let mut key = String::new();
         for node in 1..self.stacks.len() as u32 {
@@ -85,10 +90,7 @@ impl Fleet {
                 continue;
             }
             let frames = self.stacks.frames(node);
-            fold_into(
-                &mut key,
-                frames.iter().map(|&l| self.names[l as usize].as_str()),
-            );
+            fold_into(&mut key, frames.iter().map(|&l| names[l as usize].as_str()));
             let entry = folded.entry(key.clone()).or_default();
             entry.0 += pair.0;
             entry.1 += pair.1;
@@ -96,9 +98,20 @@ impl Fleet {
         lines(&folded, self.is_difference())
     }
 
-    /// The flame graph (differential for a difference: red grew, blue shrank).
+    /// The flame graph (differential for a difference: red grew, blue shrank); of several
+    /// processes, each function says in how many it is: `name [in 3 of 4]`.
     pub fn svg(&self, title: &str) -> Result<Vec<u8>, ProfileError> {
-        flamegraph::draw(&self.collapsed(), title)
+        let processes = self.current.processes.len();
+        if processes < 2 {
+            return flamegraph::draw(&self.collapsed(), title);
+        }
+        let names: Vec<String> = (0..self.names.len())
+            .map(|label| {
+                let n = self.presence(label);
+                format!("{} [in {n} of {processes}]", self.names[label])
+            })
+            .collect();
+        flamegraph::draw(&self.folded(&names), title)
     }
 
     /// Gzipped pprof: one function and location per site name; without a base, one sample per
