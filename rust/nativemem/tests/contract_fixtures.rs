@@ -12,7 +12,7 @@ use nativemem::allocator::{
 use nativemem::handles::{KindReport, OpenHandle, Report, Retainer, SiteReport, ZombieCache};
 use nativemem::native_view::{AllocatorSummary, ContainerCpuView, NativeView};
 use nativemem::process::{ContainerMemory, ProcessMemory, ResidentRanges};
-use nativemem::profile::report::{Report as ProfileReport, Site};
+use nativemem::profile::report::{ProcessTotal, Report as ProfileReport, Site};
 use nativemem::profile::Summary;
 use nativemem::sampling::{DumpedProfile, SamplingStatus};
 use std::path::PathBuf;
@@ -181,6 +181,7 @@ fn profile_site(name: &str) -> Site {
         cumulative_objects: 16,
         flat_share: 0.75,
         cumulative_share: 1.0,
+        processes: 37,
     }
 }
 
@@ -278,8 +279,19 @@ fn fixtures() -> Vec<(&'static str, String)> {
                 total_objects: 16,
                 sample_interval_bytes: 524_288,
                 stack_count: 2,
+                process_count: 40,
+                base_process_count: 38,
                 top_flat: vec![profile_site("rocksdb::BlockFetcher::ReadBlockContents")],
                 top_cumulative: vec![profile_site("rocksdb::Table::Get")],
+                processes: vec![ProcessTotal {
+                    dump: "/var/incidents/tm-7/profile.heap".into(),
+                    pid: Some(4242),
+                    host: Some("taskmanager-7".into()),
+                    time_ms: Some(1_764_500_000_000),
+                    total_bytes: 96 << 20,
+                    top_site_bytes: 40 << 20,
+                    top_site_share: 0.4,
+                }],
                 warnings: vec!["libgone.so: not found; its frames stay addresses".into()],
             }),
         ),

@@ -168,3 +168,75 @@ fn growth_between_two_dumps_agrees_with_jeprof_base() {
     assert_eq!(growth.top_flat[0].flat_bytes, 128 * 32 * 1024);
     assert_top_ten_agree(&growth.top_flat, &lines, false);
 }
+
+#[test]
+fn merged_totals_are_the_sum_of_each_dumps_jeprof_total_and_site_counts_are_exact() {
+    if let Some(reason) = workload::missing_tools() {
+        eprintln!("skipped: {reason}");
+        return;
+    }
+    let dir = workload::scratch("fleet_truth");
+    let binary = workload::build(&dir);
+    let (good, bad) = workload::fleet(&binary, &dir);
+    let request = profile::Request {
+        dumps: good.iter().chain(&bad).cloned().collect(),
+        bases: Vec::new(),
+        top: 10_000,
+        report: true,
+        by_process: true,
+        outputs: Vec::new(),
+    };
+    let merged = request.run().unwrap().report.unwrap();
+
+    // Totals: the sum of what jeprof says of each dump on its own (each truncated to a byte).
+    let jeprof_sum: i64 = good.iter().map(|d| jeprof(&binary, d, &[]).0).sum();
+    assert!(
+        (merged.total_bytes - jeprof_sum).abs() <= good.len() as i64,
+        "merged {} vs jeprof {jeprof_sum}",
+        merged.total_bytes
+    );
+    assert_eq!(merged.process_count, good.len());
+    for (process, dump) in merged.processes.iter().zip(&good) {
+        assert_eq!(process.dump, dump.display().to_string());
+        let (own, _) = jeprof(&binary, dump, &[]);
+        assert!(
+            (process.total_bytes - own).abs() <= 1,
+            "{process:?} vs {own}"
+        );
+    }
+    let warnings = merged.warnings.join("\n");
+    for file in &bad {
+        assert!(
+            warnings.contains(&format!("skipped {}", file.display())),
+            "{warnings}"
+        );
+    }
+    assert!(warnings.contains("different intervals"), "{warnings}");
+
+    // Per site: in how many dumps it is, against each dump analysed on its own.
+    let own: Vec<Vec<String>> = good
+        .iter()
+        .map(|d| {
+            let (_, stacks) = profile::analyze(d).unwrap();
+            let sites = report::report(&stacks, 10_000).top_cumulative;
+            sites.into_iter().map(|s| s.name).collect()
+        })
+        .collect();
+    for site in &merged.top_cumulative {
+        let expected = own
+            .iter()
+            .filter(|names| names.contains(&site.name))
+            .count();
+        assert_eq!(site.processes, expected, "{}", site.name);
+    }
+    let count = |name: &str| {
+        merged
+            .top_flat
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.processes)
+    };
+    // Planted: the growth only after it, in three of the four processes.
+    assert_eq!(count("planted_growth"), Some(3));
+    assert_eq!(count("planted_big"), Some(4));
+}

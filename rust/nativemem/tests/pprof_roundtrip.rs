@@ -89,3 +89,82 @@ fn go_pprof_reads_the_same_totals() {
         );
     }
 }
+
+#[test]
+fn go_pprof_reads_merged_totals_and_slices_them_by_process() {
+    use nativemem::profile::{Output, Request};
+    if let Some(reason) = workload::missing_tools() {
+        eprintln!("skipped: {reason}");
+        return;
+    }
+    let Some(go) = go() else {
+        eprintln!("skipped: Go is not installed (no 'go' on PATH or in /usr/local/go)");
+        return;
+    };
+    let dir = workload::scratch("pprof_fleet");
+    let binary = workload::build(&dir);
+    let (good, _) = workload::fleet(&binary, &dir);
+    let request = |dumps: Vec<PathBuf>, file: Option<PathBuf>| Request {
+        dumps,
+        bases: Vec::new(),
+        top: 10,
+        report: true,
+        by_process: false,
+        outputs: file
+            .map(|path| Output {
+                format: Format::Pprof,
+                path: Some(path),
+            })
+            .into_iter()
+            .collect(),
+    };
+    let file = dir.join("fleet.pb.gz");
+    let merged = request(good.clone(), Some(file.clone())).run().unwrap();
+    let total = merged.report.unwrap().total_bytes;
+    assert_eq!(pprof_total(&go, &file, "inuse_space"), total);
+    // One process's slice (by its sidecar's host) holds that dump's own total.
+    let own = request(vec![good[1].clone()], None).run().unwrap();
+    let sliced = pprof_total_focused(&go, &file, "host=host-1");
+    let own = own.report.unwrap().total_bytes;
+    assert!(
+        (sliced - own).abs() <= 1,
+        "host-1 slice {sliced}, {} alone {own}",
+        good[1].display()
+    );
+}
+
+/// `go tool pprof -top -tagfocus=<focus>`: the in-use bytes of the samples kept (every node
+/// shown, so "accounting for" is their sum; "of ... total" stays the whole profile's).
+fn pprof_total_focused(go: &Path, file: &Path, focus: &str) -> i64 {
+    let output = Command::new(go)
+        .args([
+            "tool",
+            "pprof",
+            "-top",
+            "-unit=B",
+            "-nodecount=1000000",
+            "-nodefraction=0",
+        ])
+        .args(["-sample_index=inuse_space", &format!("-tagfocus={focus}")])
+        .arg(file)
+        .output()
+        .expect("run go tool pprof");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // "Showing nodes accounting for 28541238B, 33.75% of 84569524B total"
+    let line = text
+        .lines()
+        .find(|l| l.contains("accounting for "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let kept = line.split("accounting for ").nth(1).unwrap();
+    kept.split(',')
+        .next()
+        .unwrap()
+        .trim_end_matches('B')
+        .parse()
+        .unwrap_or_else(|_| panic!("{line}"))
+}

@@ -15,18 +15,7 @@ pub fn fold(stacks: &Stacks) -> BTreeMap<String, f64> {
     for sample in &stacks.samples {
         frames.clear();
         frames.extend(stacks.frames(&labels, sample));
-        key.clear();
-        for (i, &label) in frames.iter().rev().enumerate() {
-            if i > 0 {
-                key.push(';');
-            }
-            // ';' separates frames and the last space starts the count: keep names clean.
-            key.extend(
-                labels.names[label]
-                    .chars()
-                    .map(|c| if c == ';' { ':' } else { c }),
-            );
-        }
+        fold_into(&mut key, frames.iter().map(|&l| labels.names[l].as_str()));
         match folded.get_mut(key.as_str()) {
             Some(bytes) => *bytes += sample.bytes,
             None => {
@@ -37,31 +26,46 @@ pub fn fold(stacks: &Stacks) -> BTreeMap<String, f64> {
     folded
 }
 
+/// The folded form of a stack given leaf first (`root;...;leaf`) into `key`.
+pub fn fold_into<'a>(key: &mut String, leaf_first: impl DoubleEndedIterator<Item = &'a str>) {
+    key.clear();
+    for (i, name) in leaf_first.rev().enumerate() {
+        if i > 0 {
+            key.push(';');
+        }
+        // ';' separates frames and the last space starts the count: keep names clean.
+        key.extend(name.chars().map(|c| if c == ';' { ':' } else { c }));
+    }
+}
+
 /// One line per distinct stack with its bytes (rounded; stacks under half a byte are left out).
 pub fn render(stacks: &Stacks) -> String {
-    let mut out = String::new();
-    for (stack, bytes) in fold(stacks) {
-        let bytes = bytes.round() as i64;
-        if bytes != 0 {
-            let _ = writeln!(out, "{stack} {bytes}");
-        }
-    }
-    out
+    let pairs = fold(stacks).into_iter().map(|(k, b)| (k, (0.0, b)));
+    lines(&pairs.collect(), false)
 }
 
 /// Differential lines `stack <base> <current>` over the union of both profiles' stacks.
 pub fn render_difference(base: &Stacks, current: &Stacks) -> String {
-    let before = fold(base);
-    let after = fold(current);
-    let mut keys: Vec<&String> = before.keys().chain(after.keys()).collect();
-    keys.sort();
-    keys.dedup();
+    let mut pairs: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for (key, bytes) in fold(base) {
+        pairs.entry(key).or_default().0 += bytes;
+    }
+    for (key, bytes) in fold(current) {
+        pairs.entry(key).or_default().1 += bytes;
+    }
+    lines(&pairs, true)
+}
+
+/// Lines of folded stacks with their `(base, current)` bytes, rounded: `stack current`, or
+/// `stack base current` for a difference; lines of nothing left out.
+pub fn lines(folded: &BTreeMap<String, (f64, f64)>, difference: bool) -> String {
     let mut out = String::new();
-    for key in keys {
-        let b = before.get(key).copied().unwrap_or(0.0).round() as i64;
-        let a = after.get(key).copied().unwrap_or(0.0).round() as i64;
-        if a != 0 || b != 0 {
+    for (key, (base, current)) in folded {
+        let (b, a) = (base.round() as i64, current.round() as i64);
+        if difference && (a != 0 || b != 0) {
             let _ = writeln!(out, "{key} {b} {a}");
+        } else if !difference && a != 0 {
+            let _ = writeln!(out, "{key} {a}");
         }
     }
     out

@@ -26,6 +26,11 @@ pub fn render(
         Some(base) => collapsed::render_difference(base, stacks),
         None => collapsed::render(stacks),
     };
+    draw(&folded, title)
+}
+
+/// Draws collapsed stacks (`stack bytes`, or `stack base current` for a difference).
+pub fn draw(folded: &str, title: &str) -> Result<Vec<u8>, ProfileError> {
     if folded.is_empty() {
         return Err(ProfileError::FlameGraph(
             "the profile holds no sampled bytes: sample more (lower lg_prof_sample) or dump later"

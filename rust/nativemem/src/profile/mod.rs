@@ -9,6 +9,7 @@ pub mod collapsed;
 pub mod demangle;
 pub mod diff;
 pub mod flamegraph;
+pub mod fleet;
 pub mod mappings;
 pub mod parse;
 pub mod pprof;
@@ -24,6 +25,7 @@ pub use parse::HeapDump;
 pub use request::{Outcome, Output, Request};
 pub use stacks::Stacks;
 
+use crate::checked_files::Links;
 use crate::new_files::{self, NewFileError, Purpose};
 use std::path::{Path, PathBuf};
 
@@ -53,6 +55,11 @@ pub enum ProfileError {
          damaged, write a new one"
     )]
     Implausible { path: PathBuf, bytes: f64 },
+    #[error(
+        "{path} ends before its memory map (MAPPED_LIBRARIES): a truncated dump whose stacks \
+         cannot be named; write a new one"
+    )]
+    Truncated { path: PathBuf },
     #[error(transparent)]
     File(#[from] NewFileError),
     #[error("unknown output format '{0}': use text, collapsed, svg or pprof")]
@@ -72,6 +79,7 @@ impl ProfileError {
                 | ProfileError::NotHeapV2 { .. }
                 | ProfileError::Malformed { .. }
                 | ProfileError::Implausible { .. }
+                | ProfileError::Truncated { .. }
                 | ProfileError::File(NewFileError::BadPath(_))
                 | ProfileError::UnknownFormat(_)
                 | ProfileError::BadRequest(_)
@@ -139,22 +147,25 @@ pub struct Summary {
     pub warnings: Vec<String>,
 }
 
-/// Reads a dump far enough to check it and tell its header.
+/// Reads a dump (streamed, its stacks not held) to check it and tell its header and totals.
 pub fn summary(path: &Path) -> Result<Summary, ProfileError> {
-    let dump = parse::read(path)?;
-    let (objects, bytes) = dump
-        .stacks
-        .iter()
-        .filter(|s| !s.addresses.is_empty())
-        .map(|s| unbias::unbias(s.counts.objects, s.counts.bytes, dump.sample_interval))
-        .fold((0.0, 0.0), |(n, b), (sn, sb)| (n + sn, b + sb));
+    let (dump, stream) = parse::open_stream(path, Links::Follow)?;
+    let (mut objects, mut bytes, mut stacks) = (0.0, 0.0, 0);
+    stream.for_each(&mut |addresses, counts| {
+        stacks += 1;
+        if !addresses.is_empty() {
+            let (n, b) = unbias::unbias(counts.objects, counts.bytes, dump.sample_interval);
+            objects += n;
+            bytes += b;
+        }
+    })?;
     Ok(Summary {
         sample_interval_bytes: dump.sample_interval,
         sampled_bytes: dump.totals.bytes,
         sampled_objects: dump.totals.objects,
         unbiased_bytes: bytes as i64,
         unbiased_objects: objects as i64,
-        stack_count: dump.stacks.len(),
+        stack_count: stacks,
         mapping_count: dump.mappings.all().len(),
         dump_time_ms: sidecar::time_ms_beside(path),
         warnings: dump.warnings,
@@ -242,19 +253,21 @@ impl Analysis {
 
     /// Writes the analysis in `format` to a new file `out` (0600; never replaces a file).
     pub fn write(&self, format: Format, top: usize, out: &Path) -> Result<(), ProfileError> {
-        let purpose = Purpose {
-            noun: "profile output",
-            example: "profile.svg",
-        };
-        Ok(new_files::write_new(
-            out,
-            &self.render(format, top)?,
-            purpose,
-        )?)
+        write_output(out, &self.render(format, top)?)
     }
 }
 
-fn modified_nanos(path: &Path) -> i64 {
+/// Writes `bytes` to a new file `out` (0600; never replaces a file).
+pub(crate) fn write_output(out: &Path, bytes: &[u8]) -> Result<(), ProfileError> {
+    let purpose = Purpose {
+        noun: "profile output",
+        example: "profile.svg",
+    };
+    Ok(new_files::write_new(out, bytes, purpose)?)
+}
+
+/// A file's modification time in nanoseconds since the epoch; 0 if unknown.
+pub(crate) fn modified_nanos(path: &Path) -> i64 {
     std::fs::metadata(path)
         .and_then(|m| m.modified())
         .ok()

@@ -14,7 +14,8 @@
 use super::mappings::{Mapping, MemoryMap};
 use super::ProfileError;
 use crate::checked_files::{open_regular, Links};
-use std::io::{BufRead, BufReader, Read};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek};
 use std::path::{Path, PathBuf};
 
 /// The longest line accepted: a 128-frame stack is about 2.5 KiB, a maps line at most ~4 KiB.
@@ -55,15 +56,79 @@ pub struct HeapDump {
 /// Reads and parses the dump at `path`.
 pub fn read(path: &Path) -> Result<HeapDump, ProfileError> {
     // The user names the dump, so a link is followed; a FIFO or device is refused, not read.
-    let file = open_regular(path, Links::Follow).map_err(|source| ProfileError::Read {
+    let file = open_dump(path, Links::Follow)?;
+    parse(path, BufReader::with_capacity(READ_BUFFER, file))
+}
+
+const READ_BUFFER: usize = 256 * 1024;
+
+fn open_dump(path: &Path, links: Links) -> Result<File, ProfileError> {
+    open_regular(path, links).map_err(|source| ProfileError::Read {
         path: path.to_owned(),
         source,
-    })?;
-    parse(path, BufReader::with_capacity(256 * 1024, file))
+    })
 }
 
 /// Parses a dump from `input`; `path` only names it in messages.
 pub fn parse(path: &Path, input: impl BufRead) -> Result<HeapDump, ProfileError> {
+    let mut stacks = Vec::new();
+    let mut dump = scan(path, input, &mut |addresses: &[u64], counts| {
+        stacks.push(RawStack {
+            addresses: addresses.to_vec(),
+            counts,
+        })
+    })?;
+    dump.stacks = stacks;
+    Ok(dump)
+}
+
+/// A dump read once through (checked whole, its memory map kept) and ready to be read again
+/// stack by stack, through the same descriptor, without holding its stacks.
+pub struct Stream {
+    path: PathBuf,
+    file: File,
+}
+
+/// Reads the dump at `path` once: its header, memory map (which comes last) and warnings, every
+/// line checked; its stacks are left for [`Stream::for_each`]. A dump the user named follows a
+/// link (`Links::Follow`); one found in a directory or by a pattern does not.
+pub fn open_stream(path: &Path, links: Links) -> Result<(HeapDump, Stream), ProfileError> {
+    let mut input = BufReader::with_capacity(READ_BUFFER, open_dump(path, links)?);
+    let header = scan(path, &mut input, &mut |_, _| {})?;
+    let stream = Stream {
+        path: path.to_owned(),
+        file: input.into_inner(),
+    };
+    Ok((header, stream))
+}
+
+impl Stream {
+    /// Reads the dump again, giving `on_stack` each stack (leaf address first) and its sampled
+    /// counts.
+    pub fn for_each(
+        mut self,
+        on_stack: &mut dyn FnMut(&[u64], Counts),
+    ) -> Result<(), ProfileError> {
+        let path = self.path;
+        self.file.rewind().map_err(|source| ProfileError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        scan(
+            &path,
+            BufReader::with_capacity(READ_BUFFER, self.file),
+            on_stack,
+        )
+        .map(|_| ())
+    }
+}
+
+/// The one parser: header, stacks (each given to `on_stack`), memory map.
+fn scan(
+    path: &Path,
+    input: impl BufRead,
+    on_stack: &mut dyn FnMut(&[u64], Counts),
+) -> Result<HeapDump, ProfileError> {
     let mut lines = Lines {
         input,
         path,
@@ -101,8 +166,10 @@ pub fn parse(path: &Path, input: impl BufRead) -> Result<HeapDump, ProfileError>
         warnings: Vec::new(),
     };
     let mut seen_totals = false;
-    // The stack whose `t*` line is still expected.
-    let mut open: Option<Vec<u64>> = None;
+    let mut stacks_seen = false;
+    // Whether a stack's `t*` line is still expected; its addresses.
+    let mut open = false;
+    let mut addresses: Vec<u64> = Vec::with_capacity(128);
     let mut stacks_without_counts = 0u64;
     let mut maps_found = false;
     while let Some(line) = lines.next(&mut buffer)? {
@@ -114,23 +181,26 @@ pub fn parse(path: &Path, input: impl BufRead) -> Result<HeapDump, ProfileError>
             maps_found = true;
             break;
         }
-        if let Some(addresses) = line.strip_prefix('@') {
-            if open.take().is_some() {
+        if let Some(text) = line.strip_prefix('@') {
+            if open {
                 stacks_without_counts += 1;
             }
-            open = Some(parse_addresses(addresses).map_err(|reason| lines.malformed(reason))?);
+            parse_addresses(text, &mut addresses).map_err(|reason| lines.malformed(reason))?;
+            open = true;
+            stacks_seen = true;
         } else if line.starts_with('t') {
             let (thread, counts) = parse_counts(line).map_err(|reason| lines.malformed(reason))?;
             if thread != "*" {
                 continue; // per-thread lines repeat what `t*` says in total
             }
-            match open.take() {
-                Some(addresses) => dump.stacks.push(RawStack { addresses, counts }),
-                None if !seen_totals && dump.stacks.is_empty() => {
-                    dump.totals = counts;
-                    seen_totals = true;
-                }
-                None => return Err(lines.malformed("a second t* line for the same stack".into())),
+            if open {
+                open = false;
+                on_stack(&addresses, counts);
+            } else if !seen_totals && !stacks_seen {
+                dump.totals = counts;
+                seen_totals = true;
+            } else {
+                return Err(lines.malformed("a second t* line for the same stack".into()));
             }
         } else {
             return Err(lines.malformed(format!(
@@ -140,7 +210,7 @@ pub fn parse(path: &Path, input: impl BufRead) -> Result<HeapDump, ProfileError>
             )));
         }
     }
-    if open.is_some() {
+    if open {
         stacks_without_counts += 1;
     }
     if stacks_without_counts > 0 {
@@ -159,24 +229,30 @@ pub fn parse(path: &Path, input: impl BufRead) -> Result<HeapDump, ProfileError>
         }
         dump.mappings = MemoryMap::new(mappings);
     } else {
-        dump.warnings.push(
-            "no MAPPED_LIBRARIES section (truncated dump?): addresses cannot be named".into(),
-        );
+        dump.warnings.push(format!(
+            "{NO_MAPS} (truncated dump?): addresses cannot be named"
+        ));
     }
     Ok(dump)
 }
 
-fn parse_addresses(text: &str) -> Result<Vec<u64>, String> {
-    text.split_ascii_whitespace()
-        .map(|word| {
-            let hex = word
-                .strip_prefix("0x")
-                .or_else(|| word.strip_prefix("0X"))
-                .unwrap_or(word);
+/// The warning of a dump that ends before its memory map.
+pub const NO_MAPS: &str = "no MAPPED_LIBRARIES section";
+
+/// Parses the addresses of an `@` line into `out` (replacing what it held).
+fn parse_addresses(text: &str, out: &mut Vec<u64>) -> Result<(), String> {
+    out.clear();
+    for word in text.split_ascii_whitespace() {
+        let hex = word
+            .strip_prefix("0x")
+            .or_else(|| word.strip_prefix("0X"))
+            .unwrap_or(word);
+        out.push(
             u64::from_str_radix(hex, 16)
-                .map_err(|_| format!("'{}' is not a hex address", truncate(word)))
-        })
-        .collect()
+                .map_err(|_| format!("'{}' is not a hex address", truncate(word)))?,
+        );
+    }
+    Ok(())
 }
 
 /// Parses `t<id>: <objects>: <bytes> [<objects>: <bytes>]` into the thread id and first pair.

@@ -16,26 +16,13 @@ pub mod proto {
 
 /// Encodes `stacks` as a gzipped pprof profile with `inuse_objects` and `inuse_space` values.
 pub fn render(stacks: &Stacks, time_nanos: i64) -> Vec<u8> {
-    let profile = build(stacks, time_nanos);
-    let mut gz = GzEncoder::new(Vec::new(), Compression::default());
-    // Writing into a Vec cannot fail.
-    let _ = gz.write_all(&profile.encode_to_vec());
-    gz.finish().unwrap_or_default()
+    gzip(&build(stacks, time_nanos))
 }
 
 /// Builds the profile message.
 pub fn build(stacks: &Stacks, time_nanos: i64) -> proto::Profile {
     let mut strings = Strings::default();
-    let mut profile = proto::Profile {
-        sample_type: vec![
-            value_type(&mut strings, "inuse_objects", "count"),
-            value_type(&mut strings, "inuse_space", "bytes"),
-        ],
-        period_type: Some(value_type(&mut strings, "space", "bytes")),
-        period: stacks.sample_interval as i64,
-        time_nanos,
-        ..Default::default()
-    };
+    let mut profile = header(&mut strings, stacks.sample_interval, time_nanos);
     // Only mappings that some location uses, in address order: pprof takes the first for the
     // program, and the program is mapped below its libraries. Ids start at 1.
     let mut used: Vec<usize> = stacks.locations.iter().filter_map(|l| l.mapping).collect();
@@ -86,25 +73,62 @@ pub fn build(stacks: &Stacks, time_nanos: i64) -> proto::Profile {
             is_folded: false,
         });
     }
-    // Integer values whose running sums truncate like the report's totals, so the file's totals
-    // equal the report's to the byte while each sample is within one unit of its true value.
-    let (mut objects_sum, mut bytes_sum) = (0.0f64, 0.0f64);
-    let (mut objects_done, mut bytes_done) = (0i64, 0i64);
+    let mut values = Integers::default();
     for sample in &stacks.samples {
-        objects_sum += sample.objects;
-        bytes_sum += sample.bytes;
-        let objects = objects_sum as i64 - objects_done;
-        let bytes = bytes_sum as i64 - bytes_done;
-        objects_done += objects;
-        bytes_done += bytes;
         profile.sample.push(proto::Sample {
             location_id: sample.locations.iter().map(|&l| l as u64 + 1).collect(),
-            value: vec![objects, bytes],
+            value: values.next(sample.objects, sample.bytes),
             label: Vec::new(),
         });
     }
     profile.string_table = strings.table;
     profile
+}
+
+/// Integer values whose running sums truncate like the report's totals, so the file's totals
+/// equal the report's to the byte while each sample is within one unit of its true value.
+#[derive(Default)]
+pub struct Integers {
+    sums: [f64; 2],
+    done: [i64; 2],
+}
+
+impl Integers {
+    /// `[objects, bytes]` of the next sample.
+    pub fn next(&mut self, objects: f64, bytes: f64) -> Vec<i64> {
+        [objects, bytes]
+            .iter()
+            .enumerate()
+            .map(|(i, value)| {
+                self.sums[i] += value;
+                let next = self.sums[i] as i64 - self.done[i];
+                self.done[i] += next;
+                next
+            })
+            .collect()
+    }
+}
+
+/// The profile's header: `inuse_objects` and `inuse_space` values, sampled every `interval`.
+pub fn header(strings: &mut Strings, interval: u64, time_nanos: i64) -> proto::Profile {
+    proto::Profile {
+        sample_type: vec![
+            value_type(strings, "inuse_objects", "count"),
+            value_type(strings, "inuse_space", "bytes"),
+        ],
+        period_type: Some(value_type(strings, "space", "bytes")),
+        period: interval as i64,
+        time_nanos,
+        ..Default::default()
+    }
+}
+
+/// Gzips an encoded profile.
+pub fn gzip(profile: &proto::Profile) -> Vec<u8> {
+    let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+    // Writing into a Vec cannot fail.
+    let _ = gz.write_all(&profile.encode_to_vec());
+    gz.finish().unwrap_or_default()
 }
 
 fn value_type(strings: &mut Strings, kind: &str, unit: &str) -> proto::ValueType {
@@ -115,8 +139,8 @@ fn value_type(strings: &mut Strings, kind: &str, unit: &str) -> proto::ValueType
 }
 
 /// pprof's string table: index 0 is the empty string.
-struct Strings {
-    table: Vec<String>,
+pub struct Strings {
+    pub table: Vec<String>,
     ids: HashMap<String, i64>,
 }
 
@@ -130,7 +154,7 @@ impl Default for Strings {
 }
 
 impl Strings {
-    fn id(&mut self, text: &str) -> i64 {
+    pub fn id(&mut self, text: &str) -> i64 {
         if let Some(&id) = self.ids.get(text) {
             return id;
         }

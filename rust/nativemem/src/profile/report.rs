@@ -18,6 +18,8 @@ pub struct Site {
     /// `flat_bytes / total_bytes` and `cumulative_bytes / total_bytes`.
     pub flat_share: f64,
     pub cumulative_share: f64,
+    /// In how many of the report's processes (dumps) the function is on a sampled stack.
+    pub processes: usize,
 }
 
 /// The summary of a profile (or of a difference of two).
@@ -28,11 +30,30 @@ pub struct Report {
     pub total_objects: i64,
     pub sample_interval_bytes: u64,
     pub stack_count: usize,
+    /// Dumps (one per process) merged into the figures; with a base, the current ones.
+    pub process_count: usize,
+    /// Base dumps of a difference (its figures are per-process averages); 0 without a base.
+    pub base_process_count: usize,
     /// Sorted by flat bytes, largest first.
     pub top_flat: Vec<Site>,
     /// Sorted by cumulative bytes, largest first.
     pub top_cumulative: Vec<Site>,
+    /// Each process's total and its part of the top flat site, when asked for (`by_process`).
+    pub processes: Vec<ProcessTotal>,
     pub warnings: Vec<String>,
+}
+
+/// One dump of a merged report.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ProcessTotal {
+    pub dump: String,
+    pub pid: Option<u32>,
+    pub host: Option<String>,
+    pub time_ms: Option<u64>,
+    pub total_bytes: i64,
+    /// Its own bytes at the report's top flat site, and their share of that site's total.
+    pub top_site_bytes: i64,
+    pub top_site_share: f64,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -44,57 +65,101 @@ struct Weight {
 /// Computes the top `top` sites both ways.
 pub fn report(stacks: &Stacks, top: usize) -> Report {
     let labels = stacks.labels();
-    let n = labels.names.len();
-    let mut flat = vec![Weight::default(); n];
-    let mut cumulative = vec![Weight::default(); n];
-    // Last sample each label was counted for: recursion counts once per stack.
-    let mut seen = vec![usize::MAX; n];
-    for (index, sample) in stacks.samples.iter().enumerate() {
-        let mut frames = stacks.frames(&labels, sample).peekable();
-        if let Some(&leaf) = frames.peek() {
-            flat[leaf].bytes += sample.bytes;
-            flat[leaf].objects += sample.objects;
-        }
-        for label in frames {
-            if seen[label] != index {
-                seen[label] = index;
-                cumulative[label].bytes += sample.bytes;
-                cumulative[label].objects += sample.objects;
-            }
+    let mut tally = Tally::new(labels.names.len());
+    for sample in &stacks.samples {
+        tally.add(stacks.frames(&labels, sample), sample.objects, sample.bytes);
+    }
+    let mut report = tally.report(&labels.names, top, |_| 1);
+    report.sample_interval_bytes = stacks.sample_interval;
+    report.stack_count = stacks.samples.len();
+    report.warnings = stacks.warnings.clone();
+    report
+}
+
+/// Flat and cumulative weights per label, stack by stack.
+pub struct Tally {
+    flat: Vec<Weight>,
+    cumulative: Vec<Weight>,
+    /// Last stack each label was counted for: recursion counts once per stack.
+    seen: Vec<usize>,
+    stack: usize,
+}
+
+impl Tally {
+    pub fn new(labels: usize) -> Tally {
+        Tally {
+            flat: vec![Weight::default(); labels],
+            cumulative: vec![Weight::default(); labels],
+            seen: vec![usize::MAX; labels],
+            stack: 0,
         }
     }
-    let total_bytes = flat.iter().map(|w| w.bytes).sum::<f64>();
-    let total_objects = flat.iter().map(|w| w.objects).sum::<f64>();
-    let site = |i: usize| Site {
-        name: labels.names[i].clone(),
-        flat_bytes: flat[i].bytes as i64,
-        flat_objects: flat[i].objects as i64,
-        cumulative_bytes: cumulative[i].bytes as i64,
-        cumulative_objects: cumulative[i].objects as i64,
-        flat_share: share(flat[i].bytes, total_bytes),
-        cumulative_share: share(cumulative[i].bytes, total_bytes),
-    };
-    let ranked = |key: &[Weight]| -> Vec<Site> {
-        // Functions seen only in stripped allocator frames have nothing to show.
-        let mut order: Vec<usize> = (0..n)
-            .filter(|&i| flat[i].bytes != 0.0 || cumulative[i].bytes != 0.0)
-            .collect();
-        order.sort_by(|&a, &b| {
-            key[b]
-                .bytes
-                .total_cmp(&key[a].bytes)
-                .then_with(|| labels.names[a].cmp(&labels.names[b]))
-        });
-        order.into_iter().take(top).map(site).collect()
-    };
-    Report {
-        total_bytes: total_bytes as i64,
-        total_objects: total_objects as i64,
-        sample_interval_bytes: stacks.sample_interval,
-        stack_count: stacks.samples.len(),
-        top_flat: ranked(&flat),
-        top_cumulative: ranked(&cumulative),
-        warnings: stacks.warnings.clone(),
+
+    /// Adds one stack (labels leaf first) and its weight.
+    pub fn add(&mut self, frames: impl Iterator<Item = usize>, objects: f64, bytes: f64) {
+        let mut frames = frames.peekable();
+        if let Some(&leaf) = frames.peek() {
+            self.flat[leaf].bytes += bytes;
+            self.flat[leaf].objects += objects;
+        }
+        for label in frames {
+            if self.seen[label] != self.stack {
+                self.seen[label] = self.stack;
+                self.cumulative[label].bytes += bytes;
+                self.cumulative[label].objects += objects;
+            }
+        }
+        self.stack += 1;
+    }
+
+    /// The top `top` sites both ways, each with its process count; header fields are the
+    /// caller's to fill.
+    pub fn report(
+        self,
+        names: &[String],
+        top: usize,
+        processes: impl Fn(usize) -> usize,
+    ) -> Report {
+        let Tally {
+            flat, cumulative, ..
+        } = self;
+        let total_bytes = flat.iter().map(|w| w.bytes).sum::<f64>();
+        let total_objects = flat.iter().map(|w| w.objects).sum::<f64>();
+        let site = |i: usize| Site {
+            name: names[i].clone(),
+            flat_bytes: flat[i].bytes as i64,
+            flat_objects: flat[i].objects as i64,
+            cumulative_bytes: cumulative[i].bytes as i64,
+            cumulative_objects: cumulative[i].objects as i64,
+            flat_share: share(flat[i].bytes, total_bytes),
+            cumulative_share: share(cumulative[i].bytes, total_bytes),
+            processes: processes(i),
+        };
+        let ranked = |key: &[Weight]| -> Vec<Site> {
+            // Functions seen only in stripped allocator frames have nothing to show.
+            let mut order: Vec<usize> = (0..flat.len())
+                .filter(|&i| flat[i].bytes != 0.0 || cumulative[i].bytes != 0.0)
+                .collect();
+            order.sort_by(|&a, &b| {
+                key[b]
+                    .bytes
+                    .total_cmp(&key[a].bytes)
+                    .then_with(|| names[a].cmp(&names[b]))
+            });
+            order.into_iter().take(top).map(site).collect()
+        };
+        Report {
+            total_bytes: total_bytes as i64,
+            total_objects: total_objects as i64,
+            sample_interval_bytes: 0,
+            stack_count: 0,
+            process_count: 1,
+            base_process_count: 0,
+            top_flat: ranked(&flat),
+            top_cumulative: ranked(&cumulative),
+            processes: Vec::new(),
+            warnings: Vec::new(),
+        }
     }
 }
 
@@ -119,7 +184,7 @@ pub fn human_bytes(bytes: i64) -> String {
 }
 
 /// The report as text, in jeprof's column layout (flat, flat%, sum%, cum, cum%, name), once
-/// sorted by flat and once by cumulative bytes.
+/// sorted by flat and once by cumulative bytes; for several processes, in how many each site is.
 pub fn render_text(report: &Report, title: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -131,6 +196,14 @@ pub fn render_text(report: &Report, title: &str) -> String {
         report.stack_count,
         human_bytes(report.sample_interval_bytes as i64),
     );
+    let fleet = report.process_count > 1;
+    let in_processes = |site: &Site| match fleet {
+        true => format!(
+            "  in {} of {} processes",
+            site.processes, report.process_count
+        ),
+        false => String::new(),
+    };
     for (heading, sites) in [
         ("Top sites by own bytes (flat)", &report.top_flat),
         (
@@ -149,13 +222,35 @@ pub fn render_text(report: &Report, title: &str) -> String {
             running += site.flat_share;
             let _ = writeln!(
                 out,
-                "{:>12} {:>5.1}% {:>5.1}% {:>12} {:>5.1}%  {}",
+                "{:>12} {:>5.1}% {:>5.1}% {:>12} {:>5.1}%  {}{}",
                 human_bytes(site.flat_bytes),
                 site.flat_share * 100.0,
                 running * 100.0,
                 human_bytes(site.cumulative_bytes),
                 site.cumulative_share * 100.0,
-                site.name
+                site.name,
+                in_processes(site),
+            );
+        }
+    }
+    if !report.processes.is_empty() {
+        let top = report.top_flat.first().map_or("-", |s| s.name.as_str());
+        let _ = writeln!(out, "\nBy process (top flat site: {top}):");
+        let _ = writeln!(
+            out,
+            "{:>12} {:>12} {:>6}  {:<8} {:<16} dump",
+            "total", "top site", "share", "pid", "host"
+        );
+        for p in &report.processes {
+            let _ = writeln!(
+                out,
+                "{:>12} {:>12} {:>5.1}%  {:<8} {:<16} {}",
+                human_bytes(p.total_bytes),
+                human_bytes(p.top_site_bytes),
+                p.top_site_share * 100.0,
+                p.pid.map_or("-".into(), |pid| pid.to_string()),
+                p.host.as_deref().unwrap_or("-"),
+                p.dump
             );
         }
     }

@@ -1,24 +1,33 @@
-//! One request for profile work: a dump (and a base), the outputs wanted, each with its format
-//! and, for a file, its path. The dumps are parsed and symbolized once, however many outputs.
+//! One request for profile work: the dumps (and base dumps), the outputs wanted, each with its
+//! format and, for a file, its path. The dumps are read and symbolized once, however many
+//! outputs: streamed and merged by function names ([`Fleet`]), one dump as well as hundreds.
 
-use super::report::Report;
-use super::{Analysis, Format, ProfileError};
+use super::fleet::inputs::{self, Dump};
+use super::fleet::{Fleet, Role};
+use super::report::{self, Report};
+use super::{modified_nanos, write_output, Format, ProfileError};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-/// What to do with one dump, as the Java side sends it (JSON).
+/// What to analyse, as the Java side sends it (JSON).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Request {
-    pub dump: PathBuf,
-    /// An earlier dump: every output then shows the growth since it.
+    /// Dump files, directories (their `*.heap` files and incident bundles), glob patterns,
+    /// incident bundles: merged, each dump symbolized with its own sidecar.
+    pub dumps: Vec<PathBuf>,
+    /// Earlier dumps, named the same ways: every output then shows the per-process average
+    /// growth since them.
     #[serde(default)]
-    pub base: Option<PathBuf>,
+    pub bases: Vec<PathBuf>,
     /// Sites listed by the report and the text output.
     pub top: usize,
     /// Whether to return the top sites as a [`Report`].
     #[serde(default)]
     pub report: bool,
+    /// Whether the report lists each process's total and its part of the top site.
+    #[serde(default)]
+    pub by_process: bool,
     #[serde(default)]
     pub outputs: Vec<Output>,
 }
@@ -40,22 +49,37 @@ pub struct Outcome {
 }
 
 impl Request {
-    /// Checks the request, analyses the dumps once, then renders and writes every output.
+    /// Checks the request, reads the dumps once, then renders and writes every output.
     pub fn run(&self) -> Result<Outcome, ProfileError> {
         self.check()?;
-        let analysis = Analysis::open(&self.dump, self.base.as_deref())?;
+        let mut warnings = Vec::new();
+        let dumps = inputs::expand(&self.dumps, &mut warnings)?;
+        let bases = match self.bases.is_empty() {
+            true => Vec::new(),
+            false => inputs::expand(&self.bases, &mut warnings)?,
+        };
+        let per_process =
+            self.bases.is_empty() && self.outputs.iter().any(|o| o.format == Format::Pprof);
+        let mut fleet = Fleet::new(per_process);
+        fleet.warnings = warnings;
+        // Unnamed addresses of two processes do not match; those of one dump (and its own
+        // base, a process compared with itself) do.
+        fleet.accept_unmapped = dumps.len() == 1 && bases.len() <= 1;
+        fleet.add_all(&dumps, Role::Current)?;
+        if !bases.is_empty() {
+            fleet.add_all(&bases, Role::Base)?;
+        }
+        let report = fleet.report(self.top, self.by_process);
         let mut rendered = Vec::new();
         for output in &self.outputs {
+            let bytes = render(&fleet, &report, output.format, &dumps)?;
             match &output.path {
-                Some(path) => analysis.write(output.format, self.top, path)?,
-                None => rendered.push(
-                    String::from_utf8_lossy(&analysis.render(output.format, self.top)?)
-                        .into_owned(),
-                ),
+                Some(path) => write_output(path, &bytes)?,
+                None => rendered.push(String::from_utf8_lossy(&bytes).into_owned()),
             }
         }
         Ok(Outcome {
-            report: self.report.then(|| analysis.report(self.top)),
+            report: self.report.then_some(report),
             rendered,
         })
     }
@@ -65,6 +89,11 @@ impl Request {
         if self.top == 0 {
             return Err(ProfileError::BadRequest(
                 "top must be positive, got 0".into(),
+            ));
+        }
+        if self.dumps.is_empty() {
+            return Err(ProfileError::BadRequest(
+                "no dump named: give at least one heap profile".into(),
             ));
         }
         for output in &self.outputs {
@@ -79,6 +108,63 @@ impl Request {
     }
 }
 
+/// The analysis in `format`; `report` is the fleet's, made once.
+fn render(
+    fleet: &Fleet,
+    report: &Report,
+    format: Format,
+    dumps: &[Dump],
+) -> Result<Vec<u8>, ProfileError> {
+    let what = match (dumps, fleet.current().processes.len()) {
+        ([one], _) => one
+            .path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned(),
+        (_, n) => format!("{n} processes"),
+    };
+    let difference = fleet.is_difference();
+    let bases = report.base_process_count;
+    Ok(match format {
+        Format::Text => {
+            let title = match (difference, report.process_count, bases) {
+                (false, 1, _) => format!("In use, {what}"),
+                (false, _, _) => format!("In use, {what} (summed)"),
+                (true, 1, 1) => format!("Growth since base, {what}"),
+                (true, _, _) => format!(
+                    "Growth per process, {what} vs {bases} base dump(s) (averages per process)"
+                ),
+            };
+            report::render_text(report, &title).into_bytes()
+        }
+        Format::Collapsed => fleet.collapsed().into_bytes(),
+        Format::Svg => fleet.svg(&match difference {
+            true => format!("Heap growth: {what} vs base (red grew, blue shrank)"),
+            false => format!("In-use heap: {what}"),
+        })?,
+        Format::Pprof => fleet.pprof(newest_time_nanos(fleet, dumps)),
+    })
+}
+
+/// The profile's time: the newest dump's (its sidecar's time, else its file's).
+fn newest_time_nanos(fleet: &Fleet, dumps: &[Dump]) -> i64 {
+    let sidecar = fleet
+        .current()
+        .processes
+        .iter()
+        .filter_map(|p| p.origin.time_ms)
+        .max();
+    match sidecar {
+        Some(ms) => ms as i64 * 1_000_000,
+        None => dumps
+            .iter()
+            .map(|d| modified_nanos(&d.path))
+            .max()
+            .unwrap_or(0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,7 +175,7 @@ mod tests {
 
     #[test]
     fn bad_requests_are_refused_before_reading_the_dump() {
-        let missing = r#""dump": "/nonexistent/x.heap""#;
+        let missing = r#""dumps": ["/nonexistent/x.heap"]"#;
         let zero = request(&format!(r#"{{{missing}, "top": 0, "report": true}}"#));
         assert!(zero
             .run()
@@ -105,7 +191,7 @@ mod tests {
         let text = request(&format!(
             r#"{{{missing}, "top": 5, "outputs": [{{"format": "text"}}]}}"#
         ));
-        assert!(matches!(text.run(), Err(ProfileError::Read { .. })));
+        assert!(matches!(text.run(), Err(ProfileError::BadRequest(_))));
         assert!(serde_json::from_str::<Request>(&format!(
             r#"{{{missing}, "top": 5, "outputs": [{{"format": "gif"}}]}}"#
         ))

@@ -2,7 +2,7 @@
 //! with saved copies of deleted or extracted libraries and of the JVM's perf map.
 //!
 //! ```json
-//! {"format":"nativemem-symbols/1","pid":1,"time_ms":1,
+//! {"format":"nativemem-symbols/1","pid":1,"host":"web-1","time_ms":1,
 //!  "objects":[{"path":"/abs/lib.so","build_id":"<hex or empty>","deleted":false,"copy":null}],
 //!  "perf_map":"perf-1.map"}
 //! ```
@@ -22,6 +22,10 @@ pub const MAX_SYMBOLS_JSON_BYTES: u64 = 64 << 20;
 #[derive(Debug, Deserialize)]
 struct SymbolsFile {
     format: String,
+    #[serde(default)]
+    pid: Option<u32>,
+    #[serde(default)]
+    host: Option<String>,
     #[serde(default)]
     time_ms: Option<u64>,
     #[serde(default)]
@@ -48,9 +52,18 @@ pub struct ObjectRecord {
     pub copy: Option<PathBuf>,
 }
 
+/// The process a dump came from, as its sidecar tells (each part absent when not told).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    pub pid: Option<u32>,
+    pub host: Option<String>,
+    pub time_ms: Option<u64>,
+}
+
 /// A loaded sidecar (possibly empty).
 #[derive(Debug, Default)]
 pub struct Sidecar {
+    pub origin: Origin,
     objects: HashMap<String, ObjectRecord>,
     perf_map: PerfMap,
     /// Why the sidecar was ignored or partly unusable.
@@ -96,7 +109,15 @@ impl Sidecar {
         if file.format != FORMAT {
             return Err(format!("format '{}' is not '{FORMAT}'", file.format));
         }
-        let mut sidecar = Sidecar::default();
+        let mut sidecar = Sidecar {
+            origin: Origin {
+                pid: file.pid,
+                // A host name is at most 64 bytes (HOST_NAME_MAX); a longer one is not one.
+                host: file.host.filter(|h| !h.is_empty() && h.len() <= 255),
+                time_ms: file.time_ms,
+            },
+            ..Sidecar::default()
+        };
         for object in file.objects {
             let copy = match object.copy {
                 Some(relative) => Some(inside(dir, &relative)?),

@@ -54,49 +54,22 @@ const HIGHEST_ADDRESS: u64 = 0x7fff_ffff_ffff_ffff;
 impl Stacks {
     /// Symbolizes, unbiases and strips the stacks of `dump`.
     pub fn from_dump(dump: &HeapDump, symbolizer: &mut Symbolizer) -> Stacks {
-        let mut builder = Builder::default();
-        let mut stacks = Stacks {
-            mappings: dump.mappings.all().to_vec(),
-            sample_interval: dump.sample_interval,
-            ..Stacks::default()
-        };
-        let mut by_address: HashMap<u64, usize> = HashMap::new();
+        let mut resolver = Resolver::new(dump, symbolizer);
         for raw in &dump.stacks {
             let mut locations = Vec::with_capacity(raw.addresses.len());
-            for (i, &address) in raw.addresses.iter().enumerate() {
-                // Return addresses point after the call; step back into it (not the leaf).
-                let address = if i == 0 {
-                    address
-                } else {
-                    address.saturating_sub(1)
-                };
-                if address > HIGHEST_ADDRESS {
-                    continue;
-                }
-                let location = *by_address.entry(address).or_insert_with(|| {
-                    let resolved = symbolizer.resolve(address);
-                    builder.location(&mut stacks, address, resolved)
-                });
-                if builder.allocator[location] {
-                    locations.clear();
-                } else {
-                    locations.push(location);
-                }
-            }
+            resolver.locations(&raw.addresses, &mut locations);
             let (objects, bytes) =
                 unbias(raw.counts.objects, raw.counts.bytes, dump.sample_interval);
             // jeprof leaves stacks that were allocator frames only out of every total.
             if !locations.is_empty() {
-                stacks.samples.push(Sample {
+                resolver.stacks.samples.push(Sample {
                     locations,
                     objects,
                     bytes,
                 });
             }
         }
-        stacks.warnings = dump.warnings.clone();
-        stacks.warnings.append(&mut symbolizer.warnings);
-        stacks
+        resolver.finish(dump)
     }
 
     /// Display names of each location, innermost first; inlined levels end in " (inline)".
@@ -113,12 +86,7 @@ impl Stacks {
                     .iter()
                     .enumerate()
                     .map(|(i, (function, _))| {
-                        let name = &self.functions[*function].name;
-                        let label = if i < last {
-                            format!("{name} (inline)")
-                        } else {
-                            name.clone()
-                        };
+                        let label = label(&self.functions[*function].name, i, last);
                         *ids.entry(label.clone()).or_insert_with(|| {
                             names.push(label);
                             names.len() - 1
@@ -159,6 +127,77 @@ impl Stacks {
 pub struct Labels {
     pub names: Vec<String>,
     pub per_location: Vec<Vec<usize>>,
+}
+
+/// Turns a dump's raw stacks into locations, symbolizing each address once; the locations and
+/// functions seen so far are in `stacks` (its samples are the caller's).
+pub struct Resolver<'s, 'm> {
+    symbolizer: &'s mut Symbolizer<'m>,
+    builder: Builder,
+    by_address: HashMap<u64, usize>,
+    pub stacks: Stacks,
+}
+
+impl<'s, 'm> Resolver<'s, 'm> {
+    pub fn new(dump: &HeapDump, symbolizer: &'s mut Symbolizer<'m>) -> Resolver<'s, 'm> {
+        Resolver {
+            symbolizer,
+            builder: Builder::default(),
+            by_address: HashMap::new(),
+            stacks: Stacks {
+                mappings: dump.mappings.all().to_vec(),
+                sample_interval: dump.sample_interval,
+                ..Stacks::default()
+            },
+        }
+    }
+
+    /// The locations of a raw stack (return addresses, leaf first) into `out`, leaf first,
+    /// without the allocator's frames; empty for a stack made only of them.
+    pub fn locations(&mut self, addresses: &[u64], out: &mut Vec<usize>) {
+        out.clear();
+        for (i, &address) in addresses.iter().enumerate() {
+            // Return addresses point after the call; step back into it (not the leaf).
+            let address = if i == 0 {
+                address
+            } else {
+                address.saturating_sub(1)
+            };
+            if address > HIGHEST_ADDRESS {
+                continue;
+            }
+            let location = match self.by_address.get(&address) {
+                Some(&location) => location,
+                None => {
+                    let resolved = self.symbolizer.resolve(address);
+                    let location = self.builder.location(&mut self.stacks, address, resolved);
+                    self.by_address.insert(address, location);
+                    location
+                }
+            };
+            if self.builder.allocator[location] {
+                out.clear();
+            } else {
+                out.push(location);
+            }
+        }
+    }
+
+    /// The stacks, with the dump's and the symbolizer's warnings.
+    pub fn finish(mut self, dump: &HeapDump) -> Stacks {
+        self.stacks.warnings = dump.warnings.clone();
+        self.stacks.warnings.append(&mut self.symbolizer.warnings);
+        self.stacks
+    }
+}
+
+/// The display name of a location's `level`-th function of `last + 1` (inlined ones marked).
+pub fn label(name: &str, level: usize, last: usize) -> String {
+    if level < last {
+        format!("{name} (inline)")
+    } else {
+        name.to_owned()
+    }
 }
 
 #[derive(Default)]

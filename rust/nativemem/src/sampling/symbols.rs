@@ -24,6 +24,8 @@ pub(super) const FORMAT: &str = "nativemem-symbols/1";
 struct Symbols {
     format: &'static str,
     pid: u32,
+    /// The host name: which machine of a fleet the dump came from.
+    host: String,
     time_ms: u64,
     objects: Vec<ObjectEntry>,
     perf_map: Option<String>,
@@ -81,6 +83,7 @@ fn fill(dir: &Path, input: &SidecarInput) -> io::Result<()> {
     let symbols = Symbols {
         format: FORMAT,
         pid: std::process::id(),
+        host: host_name(),
         time_ms: input.time_ms,
         objects,
         perf_map,
@@ -89,6 +92,20 @@ fn fill(dir: &Path, input: &SidecarInput) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut out, &symbols)?;
     out.write_all(b"\n")?;
     out.sync_all()
+}
+
+/// This machine's host name (the kernel's node name); empty if it cannot be read.
+fn host_name() -> String {
+    let mut name = [0u8; 256];
+    // SAFETY: the buffer is writable for its length; gethostname NUL-terminates within it when
+    // the name fits, and the last byte is kept 0 for when it does not.
+    let ok = unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len() - 1) } == 0;
+    let end = name.iter().position(|&b| b == 0).unwrap_or(0);
+    if ok {
+        String::from_utf8_lossy(&name[..end]).into_owned()
+    } else {
+        String::new()
+    }
 }
 
 /// Describes one object; copies it when it will not be found on disk later. An object that
@@ -188,6 +205,12 @@ fn copy_private(from: &Path, to: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn host_name_is_the_kernels() {
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+        assert_eq!(host_name(), kernel.trim_end());
+    }
 
     #[test]
     fn build_id_matches_readelf_for_libc() {

@@ -73,3 +73,45 @@ pub fn scratch(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Dumps of four processes for merged reports: three taken after the planted growth (sampled
+/// every 512 B, 1 KiB, 512 B) and one before it, each with a sidecar naming its pid
+/// (`100 + i`) and host (`host-<i>`); then a truncated copy of the first and a file of another
+/// format, which a merge passes over. Returns (the four good dumps, the two bad files).
+#[allow(dead_code)]
+pub fn fleet(binary: &Path, dir: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mut good = Vec::new();
+    for i in 0..3u32 {
+        let (after, before) = (
+            dir.join(format!("after-{i}.heap")),
+            dir.join(format!("before-{i}.heap")),
+        );
+        run(binary, &after, 6, 9 + i % 2, Some(&before));
+        good.push(after);
+        if i == 2 {
+            good.push(before);
+        }
+    }
+    for (i, dump) in good.iter().enumerate() {
+        let mut name = dump.file_name().unwrap().to_owned();
+        name.push(".symbols");
+        let sidecar = dump.with_file_name(name);
+        std::fs::create_dir_all(&sidecar).unwrap();
+        let json = format!(
+            r#"{{"format":"nativemem-symbols/1","pid":{},"host":"host-{i}","time_ms":{},"objects":[]}}"#,
+            100 + i,
+            1_764_500_000_000u64 + i as u64
+        );
+        std::fs::write(sidecar.join("symbols.json"), json).unwrap();
+    }
+    let text = std::fs::read(&good[0]).unwrap();
+    let truncated = dir.join("truncated.heap");
+    std::fs::write(&truncated, &text[..text.len() / 2]).unwrap();
+    let other = dir.join("tcmalloc.heap");
+    std::fs::write(
+        &other,
+        "heap profile:    1:  2048 [     1:  2048] @ heapprofile\n",
+    )
+    .unwrap();
+    (good, vec![truncated, other])
+}

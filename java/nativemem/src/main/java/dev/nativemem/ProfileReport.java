@@ -2,12 +2,14 @@ package dev.nativemem;
 
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Top allocation sites of a heap profile (or growth since a base profile): totals, and sites by own
@@ -20,8 +22,11 @@ public final class ProfileReport {
   private final long totalObjects;
   private final long sampleIntervalBytes;
   private final long stackCount;
+  private final long processCount;
+  private final long baseProcessCount;
   private final List<Site> topFlat;
   private final List<Site> topCumulative;
+  private final List<ProcessTotal> processes;
   private final List<String> warnings;
 
   @SuppressWarnings("unchecked")
@@ -31,6 +36,13 @@ public final class ProfileReport {
     this.totalObjects = Json.number(json, "total_objects");
     this.sampleIntervalBytes = Json.number(json, "sample_interval_bytes");
     this.stackCount = Json.number(json, "stack_count");
+    this.processCount = Json.number(json, "process_count");
+    this.baseProcessCount = Json.number(json, "base_process_count");
+    List<ProcessTotal> totals = new ArrayList<>();
+    for (Object o : (List<Object>) json.get("processes")) {
+      totals.add(new ProcessTotal((Map<String, Object>) o));
+    }
+    this.processes = Collections.unmodifiableList(totals);
     this.topFlat = sites((List<Object>) json.get("top_flat"));
     this.topCumulative = sites((List<Object>) json.get("top_cumulative"));
     List<String> w = new ArrayList<>();
@@ -52,6 +64,27 @@ public final class ProfileReport {
   /** True for growth since a base profile; figures may then be negative. */
   public boolean isDifference() {
     return difference;
+  }
+
+  /** Dumps (one per process) merged into the figures; with a base, the current ones. */
+  public long processCount() {
+    return processCount;
+  }
+
+  /**
+   * Base dumps of a difference, whose figures are then per-process averages (current minus base); 0
+   * without a base.
+   */
+  public long baseProcessCount() {
+    return baseProcessCount;
+  }
+
+  /**
+   * Each process's total and its part of the top flat site, when the request asked for them ({@link
+   * ProfileRequest#byProcess()}); empty otherwise.
+   */
+  public List<ProcessTotal> processes() {
+    return processes;
   }
 
   /** Unbiased in-use bytes (growth for a difference), as jeprof totals them. */
@@ -93,12 +126,17 @@ public final class ProfileReport {
     json.put("total_objects", totalObjects);
     json.put("sample_interval_bytes", sampleIntervalBytes);
     json.put("stack_count", stackCount);
+    json.put("process_count", processCount);
+    json.put("base_process_count", baseProcessCount);
     List<Object> flat = new ArrayList<>();
     topFlat.forEach(s -> flat.add(s.toMap()));
     List<Object> cumulative = new ArrayList<>();
     topCumulative.forEach(s -> cumulative.add(s.toMap()));
     json.put("top_flat", flat);
     json.put("top_cumulative", cumulative);
+    List<Object> totals = new ArrayList<>();
+    processes.forEach(p -> totals.add(p.toMap()));
+    json.put("processes", totals);
     json.put("warnings", warnings);
     return Json.write(json);
   }
@@ -137,6 +175,7 @@ public final class ProfileReport {
     private final long cumulativeObjects;
     private final double flatShare;
     private final double cumulativeShare;
+    private final long processes;
 
     Site(Map<String, Object> json) {
       this.name = Json.string(json, "name");
@@ -146,6 +185,12 @@ public final class ProfileReport {
       this.cumulativeObjects = Json.number(json, "cumulative_objects");
       this.flatShare = ((Number) json.get("flat_share")).doubleValue();
       this.cumulativeShare = ((Number) json.get("cumulative_share")).doubleValue();
+      this.processes = Json.number(json, "processes");
+    }
+
+    /** In how many of the report's processes (dumps) this function is on a sampled stack. */
+    public long processes() {
+      return processes;
     }
 
     /** The function (C++ without arguments, Java methods as {@code pkg.Class::method}). */
@@ -190,6 +235,7 @@ public final class ProfileReport {
       json.put("cumulative_objects", cumulativeObjects);
       json.put("flat_share", flatShare);
       json.put("cumulative_share", cumulativeShare);
+      json.put("processes", processes);
       return json;
     }
 
@@ -201,6 +247,85 @@ public final class ProfileReport {
           + " flat, "
           + ByteFormat.human(cumulativeBytes)
           + " cumulative";
+    }
+  }
+
+  /** One dump of a merged report: its process, its total and its part of the top flat site. */
+  public static final class ProcessTotal {
+    private final String dump;
+    private final Long pid;
+    private final String host;
+    private final Long timeMs;
+    private final long totalBytes;
+    private final long topSiteBytes;
+    private final double topSiteShare;
+
+    ProcessTotal(Map<String, Object> json) {
+      this.dump = Json.string(json, "dump");
+      Object pid = json.get("pid");
+      this.pid = pid == null ? null : ((Number) pid).longValue();
+      this.host = (String) json.get("host");
+      Object time = json.get("time_ms");
+      this.timeMs = time == null ? null : ((Number) time).longValue();
+      this.totalBytes = Json.number(json, "total_bytes");
+      this.topSiteBytes = Json.number(json, "top_site_bytes");
+      this.topSiteShare = ((Number) json.get("top_site_share")).doubleValue();
+    }
+
+    /** The dump file. */
+    public String dump() {
+      return dump;
+    }
+
+    /** The process id its sidecar names, if it has one. */
+    public Optional<Long> pid() {
+      return Optional.ofNullable(pid);
+    }
+
+    /** The host its sidecar names, if it has one. */
+    public Optional<String> host() {
+      return Optional.ofNullable(host);
+    }
+
+    /** When the dump was taken, as its sidecar says. */
+    public Optional<Instant> time() {
+      return Optional.ofNullable(timeMs).map(Instant::ofEpochMilli);
+    }
+
+    /** Unbiased in-use bytes of this dump. */
+    public long totalBytes() {
+      return totalBytes;
+    }
+
+    /** Its own bytes at the report's top flat site. */
+    public long topSiteBytes() {
+      return topSiteBytes;
+    }
+
+    /** {@link #topSiteBytes()} as a fraction of that site's bytes over all processes. */
+    public double topSiteShare() {
+      return topSiteShare;
+    }
+
+    Map<String, Object> toMap() {
+      Map<String, Object> json = new LinkedHashMap<>();
+      json.put("dump", dump);
+      json.put("pid", pid);
+      json.put("host", host);
+      json.put("time_ms", timeMs);
+      json.put("total_bytes", totalBytes);
+      json.put("top_site_bytes", topSiteBytes);
+      json.put("top_site_share", topSiteShare);
+      return json;
+    }
+
+    @Override
+    public String toString() {
+      return dump
+          + " "
+          + ByteFormat.human(totalBytes)
+          + ", top site "
+          + ByteFormat.human(topSiteBytes);
     }
   }
 }

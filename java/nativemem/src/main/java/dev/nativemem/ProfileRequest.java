@@ -6,6 +6,7 @@ import dev.nativemem.internal.NativeLibraryLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,9 +15,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Everything wanted from one heap profile at once: the top sites, files in any {@link Format}, and
- * text outputs, all made from one parse and one symbolization of the dump (and of the base dump).
- * The methods of {@link HeapProfile} are each one request; ask for several outputs here instead.
+ * Everything wanted from one heap profile (or many merged, {@link #merge}) at once: the top sites,
+ * files in any {@link Format}, and text outputs, all made from one read and one symbolization of
+ * each dump (and of each base dump), streamed so memory grows with distinct stacks, not dumps. The
+ * methods of {@link HeapProfile} are each one request; ask for several outputs here instead.
  *
  * <pre>{@code
  * ProfileRequest.Result result =
@@ -52,15 +54,16 @@ public final class ProfileRequest {
     }
   }
 
-  private final Path dump;
-  private Path base;
+  private final List<String> dumps;
+  private final List<String> bases = new ArrayList<>();
   private int top = HeapProfile.DEFAULT_TOP;
   private boolean report;
+  private boolean byProcess;
   private final List<Map<String, Object>> outputs = new ArrayList<>();
   private final List<Format> rendered = new ArrayList<>();
 
-  private ProfileRequest(Path dump) {
-    this.dump = dump;
+  private ProfileRequest(List<String> dumps) {
+    this.dumps = dumps;
   }
 
   /**
@@ -69,7 +72,21 @@ public final class ProfileRequest {
    * @throws NativeMemoryException if there is no such file
    */
   public static ProfileRequest of(Path dump) {
-    return new ProfileRequest(existing(dump));
+    return new ProfileRequest(new ArrayList<>(List.of(existing(dump).toString())));
+  }
+
+  /**
+   * A request about many dumps merged into one profile ({@link HeapProfile#merge}): each names a
+   * dump file, a directory (its {@code *.heap} files and incident bundles), a glob pattern such as
+   * {@code /var/dumps/tm-*.heap}, or an incident bundle. Each dump is symbolized with its own
+   * sidecar and unbiased with its own sample interval; stacks are merged by function names and each
+   * site tells in how many processes it is. A dump that is not a jemalloc heap_v2 profile, or is
+   * truncated or damaged, is passed over with a warning naming it.
+   *
+   * @throws IllegalArgumentException if {@code dumps} is empty
+   */
+  public static ProfileRequest merge(Collection<Path> dumps) {
+    return new ProfileRequest(paths(dumps, "dumps"));
   }
 
   /**
@@ -79,7 +96,28 @@ public final class ProfileRequest {
    * @throws NativeMemoryException if there is no such file
    */
   public ProfileRequest base(Path base) {
-    this.base = existing(base);
+    bases.clear();
+    bases.add(existing(base).toString());
+    return this;
+  }
+
+  /**
+   * Shows every output as the growth since a group of earlier dumps, named as in {@link #merge}:
+   * the per-process average of this request's dumps minus that of {@code bases} ("what grew across
+   * the fleet between 10:00 and 11:00").
+   *
+   * @throws IllegalArgumentException if {@code bases} is empty
+   */
+  public ProfileRequest bases(Collection<Path> bases) {
+    List<String> named = paths(bases, "bases");
+    this.bases.clear();
+    this.bases.addAll(named);
+    return this;
+  }
+
+  /** Asks the report for each process's total and its part of the top site. */
+  public ProfileRequest byProcess() {
+    this.byProcess = true;
     return this;
   }
 
@@ -143,16 +181,31 @@ public final class ProfileRequest {
    */
   public Result run() {
     Map<String, Object> request = new LinkedHashMap<>();
-    request.put("dump", dump.toString());
-    request.put("base", base == null ? null : base.toString());
+    request.put("dumps", dumps);
+    request.put("bases", bases);
     request.put("top", top);
     request.put("report", report);
+    request.put("by_process", byProcess);
     request.put("outputs", outputs);
     NativeLibraryLoader.load();
     return new Result(
         Json.parseObject(NativeBridge.profileRequestJson(Json.write(request))),
-        base != null,
+        !bases.isEmpty(),
         rendered);
+  }
+
+  /** Absolute paths (patterns kept as written, made absolute) of a non-empty collection. */
+  private static List<String> paths(Collection<Path> paths, String what) {
+    Objects.requireNonNull(paths, what);
+    if (paths.isEmpty()) {
+      throw new IllegalArgumentException(
+          "no " + what + " named: give dump files, directories or patterns");
+    }
+    List<String> named = new ArrayList<>();
+    for (Path path : paths) {
+      named.add(Objects.requireNonNull(path, what).toAbsolutePath().toString());
+    }
+    return named;
   }
 
   /** The absolute path of an existing dump; the one place that says what to do without one. */

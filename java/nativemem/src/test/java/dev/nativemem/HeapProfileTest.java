@@ -232,6 +232,48 @@ class HeapProfileTest {
     assertTrue(brokenError.getMessage().contains("line 2"), brokenError.getMessage());
   }
 
+  /** Issue 17: many dumps as one report, against each dump analysed on its own. */
+  @Test
+  void dumpsMergeWithTheirSumsProcessCountsAndPerProcessTotals(@TempDir Path tmp) throws Exception {
+    Path now = dump("now.heap");
+    Path base = dump("base.heap");
+    long nowTotal = HeapProfile.open(now).analyze().totalBytes();
+    long baseTotal = HeapProfile.open(base).analyze().totalBytes();
+    ProfileReport merged =
+        HeapProfile.merge(List.of(now, base)).top(100).byProcess().report().run().report();
+    assertEquals(2, merged.processCount());
+    // Each total truncates its own sum: the merged one is within 1 byte per dump.
+    assertTrue(Math.abs(merged.totalBytes() - (nowTotal + baseTotal)) <= 2, merged.toString());
+    assertEquals(1, site(merged, "planted_growth").processes(), merged.toString());
+    assertEquals(2, site(merged, "planted_big").processes(), merged.toString());
+    assertEquals(2, merged.processes().size());
+    assertTrue(Math.abs(merged.processes().get(0).totalBytes() - nowTotal) <= 1);
+    assertEquals(now.toString(), merged.processes().get(0).dump());
+
+    // A base group: per-process average growth, here one process each, so the plain diff.
+    ProfileReport groups =
+        HeapProfile.merge(List.of(now)).bases(List.of(base)).report().run().report();
+    ProfileReport diff = HeapProfile.open(now).diff(HeapProfile.open(base));
+    assertTrue(groups.isDifference());
+    assertTrue(Math.abs(groups.totalBytes() - diff.totalBytes()) <= 1, groups.toString());
+
+    // The CLI: a directory, each process's total, a file of another format passed over by name.
+    Path fleet = Files.createDirectory(tmp.resolve("fleet"));
+    Files.copy(now, fleet.resolve("a.heap"));
+    Files.copy(base, fleet.resolve("b.heap"));
+    Files.write(fleet.resolve("c.heap"), "heap profile: 1: 2 [1: 2] @ heap\n".getBytes("UTF-8"));
+    Cli cli = Cli.run("report", fleet.toString(), "--by-process", "--top", "50");
+    assertEquals(0, cli.exit, cli.err);
+    assertTrue(cli.out.contains("planted_big  in 2 of 2 processes"), cli.out);
+    assertTrue(cli.out.contains("planted_growth  in 1 of 2 processes"), cli.out);
+    assertTrue(cli.out.contains("By process (top flat site: "), cli.out);
+    assertTrue(cli.out.contains("skipped " + fleet.resolve("c.heap")), cli.out);
+  }
+
+  private static ProfileReport.Site site(ProfileReport report, String name) {
+    return report.topFlat().stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
+  }
+
   @Test
   void truncatedDumpIsAnalysedAndMarkedPartial() throws IOException {
     String whole = new String(Files.readAllBytes(dump("now.heap")), StandardCharsets.UTF_8);

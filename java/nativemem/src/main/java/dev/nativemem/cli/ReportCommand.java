@@ -4,6 +4,9 @@ import dev.nativemem.ProfileRequest;
 import dev.nativemem.ProfileRequest.Format;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.Option;
@@ -13,9 +16,13 @@ final class ReportCommand extends CliCommand {
   ReportCommand() {
     super(
         "report",
-        "Analyse a jemalloc heap profile (heap_v2 dump) without jeprof: top sites, flame graph,"
-            + " pprof, collapsed stacks; with --base, the growth since an earlier dump.",
-        "<dump>");
+        "Analyse jemalloc heap profiles (heap_v2 dumps) without jeprof: top sites, flame graph,"
+            + " pprof, collapsed stacks. Several dumps (files, directories, quoted glob patterns,"
+            + " incident bundles) are merged by function names, each symbolized with its own"
+            + " sidecar: totals are summed and each site says in how many processes it is; pprof"
+            + " samples carry pid, host, dump and dump_time_ms labels (go tool pprof -tagfocus)."
+            + " With --base, the growth since earlier dump(s), averaged per process.",
+        "<dump|dir|pattern>...");
   }
 
   @Override
@@ -26,7 +33,15 @@ final class ReportCommand extends CliCommand {
                 .longOpt("base")
                 .hasArg()
                 .argName("dump")
-                .desc("An earlier dump: show the growth since it (like jeprof --base).")
+                .desc(
+                    "An earlier dump: show the growth since it (like jeprof --base). Repeat it, or"
+                        + " give a directory or pattern, for a group: the growth is then the"
+                        + " per-process average of the dumps minus that of the base dumps.")
+                .get())
+        .addOption(
+            Option.builder()
+                .longOpt("by-process")
+                .desc("List each process's total and its part of the top site (outliers).")
                 .get())
         .addOption(
             Option.builder()
@@ -53,21 +68,27 @@ final class ReportCommand extends CliCommand {
 
   @Override
   int run(CommandLine line) {
-    if (line.getArgList().size() != 1) {
-      throw new UsageException(
-          line.getArgList().isEmpty()
-              ? "missing the <dump> to analyse"
-              : "one <dump> at a time, got " + line.getArgList());
+    if (line.getArgList().isEmpty()) {
+      throw new UsageException("missing the <dump> to analyse (a file, directory or pattern)");
     }
-    Path dump = Paths.get(line.getArgList().get(0));
-    Path base = line.hasOption("base") ? Paths.get(line.getOptionValue("base")) : null;
+    List<Path> dumps = paths(line.getArgList());
+    List<Path> bases =
+        line.hasOption("base") ? paths(Arrays.asList(line.getOptionValues("base"))) : List.of();
     Path output = line.hasOption("output") ? Paths.get(line.getOptionValue("output")) : null;
     Format format = format(line.getOptionValue("format", "text"));
     long top = longValue(line, "top", 20);
     if (top <= 0 || top > Integer.MAX_VALUE) {
       throw new UsageException("--top must be from 1 to " + Integer.MAX_VALUE + ", got " + top);
     }
-    return write(dump, base, format, (int) top, output);
+    return write(dumps, bases, line.hasOption("by-process"), format, (int) top, output);
+  }
+
+  private static List<Path> paths(List<String> names) {
+    List<Path> paths = new ArrayList<>();
+    for (String name : names) {
+      paths.add(Paths.get(name));
+    }
+    return paths;
   }
 
   private static Format format(String name) {
@@ -79,16 +100,20 @@ final class ReportCommand extends CliCommand {
     }
   }
 
-  private int write(Path dump, Path base, Format format, int top, Path output) {
+  private int write(
+      List<Path> dumps, List<Path> bases, boolean byProcess, Format format, int top, Path output) {
     String name = format.name().toLowerCase(Locale.ROOT);
     if (output == null && format.fileOnly()) {
       throw new UsageException(
           "--format " + name + " writes a file: add -o FILE (for example -o profile." + name + ")");
     }
     // Not HeapProfile.open, which would parse each dump once more for a summary not shown here.
-    ProfileRequest request = ProfileRequest.of(dump).top(top);
-    if (base != null) {
-      request.base(base);
+    ProfileRequest request = ProfileRequest.merge(dumps).top(top);
+    if (!bases.isEmpty()) {
+      request.bases(bases);
+    }
+    if (byProcess) {
+      request.byProcess();
     }
     if (output != null) {
       request.write(format, output).run();

@@ -1,0 +1,493 @@
+//! Many dumps as one profile: each dump streamed (never held whole), symbolized with its own
+//! sidecar and unbiased with its own sample interval, its stacks merged by function names into
+//! one [`StackTable`]. Memory grows with the distinct stacks of all dumps and a little per dump
+//! (its totals and its flat bytes per site), not with the dumps' sizes; with `per_process` (for
+//! pprof's process labels) it also keeps each dump's distinct stacks.
+//!
+//! A group of base dumps may be added too: every figure is then the per-process average of the
+//! current dumps minus that of the base dumps.
+
+pub mod inputs;
+pub mod render;
+pub mod table;
+
+use super::parse::{self, NO_MAPS};
+use super::sidecar::{Origin, Sidecar};
+use super::stacks::{label, Resolver};
+use super::symbolize::Symbolizer;
+use super::unbias::unbias;
+use super::{ProfileError, IMPLAUSIBLE_BYTES};
+use crate::checked_files::Links;
+use inputs::Dump;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use table::StackTable;
+
+/// Which side of a difference a dump is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Current,
+    Base,
+}
+
+/// One dump merged in.
+#[derive(Debug)]
+pub struct Process {
+    pub dump: PathBuf,
+    pub origin: Origin,
+    pub sample_interval: u64,
+    /// Unbiased in-use totals of this dump.
+    pub objects: f64,
+    pub bytes: f64,
+    /// Unbiased bytes per leaf label (flat).
+    pub flat: FxHashMap<u32, f64>,
+    /// `(node, objects, bytes)` per distinct stack, kept only with `per_process`.
+    pub samples: Vec<(u32, f64, f64)>,
+}
+
+/// The dumps of one side and their summed weights per node (`[objects, bytes]`).
+#[derive(Debug, Default)]
+pub struct Group {
+    pub weights: Vec<[f64; 2]>,
+    pub processes: Vec<Process>,
+}
+
+/// Dumps merged by function names.
+#[derive(Debug, Default)]
+pub struct Fleet {
+    pub names: Vec<String>,
+    ids: FxHashMap<String, u32>,
+    pub stacks: StackTable,
+    pub current: Group,
+    pub base: Group,
+    /// Per label: the last current process it was seen in, and in how many it was.
+    presence: Vec<(u32, u32)>,
+    per_process: bool,
+    /// Whether a dump without its memory map is merged (its frames stay addresses) rather than
+    /// passed over: right for one dump, whose addresses mean something only to itself.
+    pub accept_unmapped: bool,
+    /// Dumps passed over and why.
+    pub warnings: Vec<String>,
+    /// What was odd about dumps that were merged: each text once, with its dumps' count and
+    /// the first of them (hundreds of dumps often share one missing library).
+    dump_warnings: BTreeMap<String, (usize, PathBuf)>,
+}
+
+impl Fleet {
+    /// An empty fleet; with `per_process`, each dump's own stacks are kept (pprof labels).
+    pub fn new(per_process: bool) -> Fleet {
+        Fleet {
+            per_process,
+            ..Fleet::default()
+        }
+    }
+
+    /// Adds each dump, passing over (with a warning naming it) one that is not a heap_v2 dump,
+    /// is damaged or truncated, or cannot be read. Fails only when none of them could be added.
+    pub fn add_all(&mut self, dumps: &[Dump], role: Role) -> Result<(), ProfileError> {
+        let mut first_error = None;
+        let mut added = 0;
+        for dump in dumps {
+            match self.add(&dump.path, dump.links, role) {
+                Ok(()) => added += 1,
+                Err(e) if e.is_bad_input() || matches!(e, ProfileError::Read { .. }) => {
+                    self.warnings
+                        .push(format!("skipped {}: {e}", dump.path.display()));
+                    first_error.get_or_insert(e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        match first_error {
+            Some(e) if added == 0 => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// Adds one dump. A dump whose stacks can not all be read is refused before any is added.
+    pub fn add(&mut self, path: &Path, links: Links, role: Role) -> Result<(), ProfileError> {
+        let (header, stream) = parse::open_stream(path, links)?;
+        if !self.accept_unmapped && header.warnings.iter().any(|w| w.starts_with(NO_MAPS)) {
+            return Err(ProfileError::Truncated {
+                path: path.to_owned(),
+            });
+        }
+        let sidecar = Sidecar::beside(path);
+        let origin = sidecar.origin.clone();
+        let mut symbolizer = Symbolizer::new(&header.mappings, sidecar);
+        let mut resolver = Resolver::new(&header, &mut symbolizer);
+        let interval = header.sample_interval;
+        let index = self.group(role).processes.len() as u32;
+        let mut process = Process {
+            dump: path.to_owned(),
+            origin,
+            sample_interval: interval,
+            objects: 0.0,
+            bytes: 0.0,
+            flat: FxHashMap::default(),
+            samples: Vec::new(),
+        };
+        let Fleet {
+            names,
+            ids,
+            stacks: table,
+            current,
+            base,
+            presence,
+            per_process,
+            ..
+        } = self;
+        let group = match role {
+            Role::Current => current,
+            Role::Base => base,
+        };
+        // Per location of this dump: its labels, innermost first.
+        let mut labels_of: Vec<Box<[u32]>> = Vec::new();
+        let mut sample_of: FxHashMap<u32, usize> = FxHashMap::default();
+        let (mut locations, mut frames) = (Vec::new(), Vec::<u32>::new());
+        stream.for_each(&mut |addresses, counts| {
+            resolver.locations(addresses, &mut locations);
+            if locations.is_empty() {
+                return; // allocator frames only: jeprof leaves them out of every total
+            }
+            let stacks = &resolver.stacks;
+            for location in labels_of.len()..stacks.locations.len() {
+                let lines = &stacks.locations[location].lines;
+                let last = lines.len().saturating_sub(1);
+                let labels = lines.iter().enumerate().map(|(level, (function, _))| {
+                    let text = label(&stacks.functions[*function].name, level, last);
+                    intern(names, ids, text)
+                });
+                labels_of.push(labels.collect());
+            }
+            frames.clear();
+            for &location in &locations {
+                frames.extend_from_slice(&labels_of[location]);
+            }
+            if frames.is_empty() {
+                return;
+            }
+            let (objects, bytes) = unbias(counts.objects, counts.bytes, interval);
+            let node = table.intern(&frames);
+            if group.weights.len() <= node as usize {
+                group.weights.resize(table.len(), [0.0; 2]);
+            }
+            let weight = &mut group.weights[node as usize];
+            weight[0] += objects;
+            weight[1] += bytes;
+            process.objects += objects;
+            process.bytes += bytes;
+            *process.flat.entry(frames[0]).or_default() += bytes;
+            if role == Role::Current {
+                presence.resize(names.len(), (u32::MAX, 0));
+                for &label in frames.iter() {
+                    let seen = &mut presence[label as usize];
+                    if seen.0 != index {
+                        *seen = (index, seen.1 + 1);
+                    }
+                }
+            }
+            if *per_process {
+                let at = *sample_of.entry(node).or_insert_with(|| {
+                    process.samples.push((node, 0.0, 0.0));
+                    process.samples.len() - 1
+                });
+                process.samples[at].1 += objects;
+                process.samples[at].2 += bytes;
+            }
+        })?;
+        let warnings = resolver.finish(&header).warnings;
+        if process.bytes.is_nan() || process.bytes >= IMPLAUSIBLE_BYTES {
+            // Its weights are in the table already: a damaged dump fails the whole report.
+            return Err(ProfileError::Implausible {
+                path: path.to_owned(),
+                bytes: process.bytes,
+            });
+        }
+        for warning in warnings {
+            self.dump_warnings
+                .entry(warning)
+                .or_insert((0, path.to_owned()))
+                .0 += 1;
+        }
+        self.group(role).processes.push(process);
+        Ok(())
+    }
+
+    fn group(&mut self, role: Role) -> &mut Group {
+        match role {
+            Role::Current => &mut self.current,
+            Role::Base => &mut self.base,
+        }
+    }
+
+    /// In how many current dumps `label` is on a stack.
+    pub fn presence(&self, label: usize) -> usize {
+        self.presence.get(label).map_or(0, |p| p.1 as usize)
+    }
+
+    /// Whether this is a difference (base dumps were added).
+    pub fn is_difference(&self) -> bool {
+        !self.base.processes.is_empty()
+    }
+
+    /// A node's shown `[objects, bytes]`: the sum over the current dumps, or for a difference
+    /// the per-process average of the current dumps minus that of the base dumps.
+    pub fn weight(&self, node: u32) -> [f64; 2] {
+        let at = |group: &Group| {
+            group
+                .weights
+                .get(node as usize)
+                .copied()
+                .unwrap_or([0.0; 2])
+        };
+        if !self.is_difference() {
+            return at(&self.current);
+        }
+        let (now, before) = (at(&self.current), at(&self.base));
+        let (m, b) = (
+            self.current.processes.len().max(1) as f64,
+            self.base.processes.len() as f64,
+        );
+        [now[0] / m - before[0] / b, now[1] / m - before[1] / b]
+    }
+
+    /// Base and current `[bytes]` of a node as shown side by side (differential flame graph):
+    /// per-process averages.
+    pub fn base_and_current_bytes(&self, node: u32) -> (f64, f64) {
+        let at = |group: &Group| {
+            let n = group.processes.len().max(1) as f64;
+            group.weights.get(node as usize).map_or(0.0, |w| w[1] / n)
+        };
+        (at(&self.base), at(&self.current))
+    }
+
+    /// Every warning: dumps passed over, what was odd about the others (once per text), and
+    /// whether the dumps were sampled at different intervals.
+    pub fn all_warnings(&self) -> Vec<String> {
+        let mut all = self.warnings.clone();
+        for (warning, (count, first)) in &self.dump_warnings {
+            all.push(match count {
+                1 => format!("{}: {warning}", first.display()),
+                n => format!("{warning} (in {n} dumps, the first {})", first.display()),
+            });
+        }
+        all.extend(self.interval_warning());
+        all
+    }
+
+    /// A warning when the dumps were sampled at different intervals.
+    pub fn interval_warning(&self) -> Option<String> {
+        let mut intervals: BTreeMap<u64, usize> = BTreeMap::new();
+        for process in self.current.processes.iter().chain(&self.base.processes) {
+            *intervals.entry(process.sample_interval).or_default() += 1;
+        }
+        (intervals.len() > 1).then(|| {
+            let list: Vec<String> = intervals
+                .iter()
+                .map(|(interval, n)| format!("{interval} bytes in {n}"))
+                .collect();
+            format!(
+                "the dumps were sampled at different intervals ({}): each was unbiased with its \
+                 own, then merged",
+                list.join(", ")
+            )
+        })
+    }
+
+    /// The sample interval shown: the current dumps' when they share one, else the smallest.
+    pub fn sample_interval(&self) -> u64 {
+        self.current
+            .processes
+            .iter()
+            .map(|p| p.sample_interval)
+            .min()
+            .unwrap_or(0)
+    }
+}
+
+fn intern(names: &mut Vec<String>, ids: &mut FxHashMap<String, u32>, text: String) -> u32 {
+    if let Some(&id) = ids.get(&text) {
+        return id;
+    }
+    let id = names.len() as u32;
+    ids.insert(text.clone(), id);
+    names.push(text);
+    id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::report::Report;
+
+    /// A small dump: `planted` (2 KiB objects) on every process, `rare` only where `rare` is set;
+    /// the addresses fall in a mapping of a file that does not exist, so they are named
+    /// `app+0x..` (the same names in every dump: merged by name).
+    fn dump(interval: u64, rare: bool) -> String {
+        let mut text = format!("heap_v2/{interval}\n  t*: 3: 6144 [0: 0]\n");
+        text += "@ 0x1010 0x1100\n  t*: 2: 4096 [0: 0]\n";
+        if rare {
+            text += "@ 0x1020 0x1100\n  t*: 1: 2048 [0: 0]\n";
+        }
+        text + "\nMAPPED_LIBRARIES:\n00001000-00002000 r-xp 00000000 fe:00 1  /nonexistent/app\n"
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("nativemem-fleet-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn named(paths: &[PathBuf]) -> Vec<Dump> {
+        paths.iter().cloned().map(Dump::named).collect()
+    }
+
+    fn site<'r>(report: &'r Report, suffix: &str) -> &'r crate::profile::report::Site {
+        report
+            .top_flat
+            .iter()
+            .find(|s| s.name.ends_with(suffix))
+            .unwrap()
+    }
+
+    #[test]
+    fn hundreds_of_dumps_merge_with_exact_counts() {
+        let dir = scratch("many");
+        let mut dumps = Vec::new();
+        for i in 0..300 {
+            let path = dir.join(format!("{i:03}.heap"));
+            std::fs::write(&path, dump(1, i % 3 == 0)).unwrap();
+            dumps.push(path);
+        }
+        let mut fleet = Fleet::new(false);
+        fleet.add_all(&named(&dumps), Role::Current).unwrap();
+        let report = fleet.report(10, true);
+        // Interval 1: every sampled byte is itself (unbias scale 1).
+        assert_eq!(report.total_bytes, 300 * 4096 + 100 * 2048);
+        assert_eq!(report.process_count, 300);
+        assert_eq!(site(&report, "+0x10").processes, 300);
+        assert_eq!(site(&report, "+0x20").processes, 100);
+        assert_eq!(report.processes.len(), 300);
+        assert_eq!(report.processes[0].total_bytes, 4096 + 2048);
+        // The one missing library is told once, not once per dump.
+        assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+        let svg = String::from_utf8(fleet.svg("fleet").unwrap()).unwrap();
+        assert!(
+            svg.contains("+0x20 [in 100 of 300]"),
+            "no process count in the svg"
+        );
+        assert!(
+            report.warnings[0].contains("in 300 dumps"),
+            "{:?}",
+            report.warnings
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bad_dumps_are_named_and_passed_over() {
+        let dir = scratch("bad");
+        let good = dir.join("good.heap");
+        std::fs::write(&good, dump(1, true)).unwrap();
+        let truncated = dir.join("truncated.heap");
+        let text = dump(1, true);
+        std::fs::write(&truncated, &text[..text.find("MAPPED").unwrap()]).unwrap();
+        let tcmalloc = dir.join("tcmalloc.heap");
+        std::fs::write(
+            &tcmalloc,
+            "heap profile:    1:  2048 [     1:  2048] @ heapprofile\n",
+        )
+        .unwrap();
+        let other_interval = dir.join("coarse.heap");
+        std::fs::write(&other_interval, dump(1 << 20, false)).unwrap();
+        let mut fleet = Fleet::new(false);
+        fleet
+            .add_all(
+                &named(&[good, truncated, tcmalloc, other_interval]),
+                Role::Current,
+            )
+            .unwrap();
+        let report = fleet.report(10, false);
+        assert_eq!(report.process_count, 2);
+        let warnings = report.warnings.join("\n");
+        assert!(
+            warnings.contains("skipped") && warnings.contains("truncated.heap"),
+            "{warnings}"
+        );
+        assert!(
+            warnings.contains("tcmalloc.heap") && warnings.contains("heap_v2"),
+            "{warnings}"
+        );
+        assert!(warnings.contains("different intervals"), "{warnings}");
+        // The coarse dump's 2 KiB objects are unbiased with its own 1 MiB interval.
+        let (_, coarse) = unbias(2, 4096, 1 << 20);
+        assert_eq!(report.total_bytes, (6144.0 + coarse) as i64);
+        let err = Fleet::new(false)
+            .add_all(&named(&[dir.join("truncated.heap")]), Role::Current)
+            .unwrap_err();
+        assert!(matches!(err, ProfileError::Truncated { .. }), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_link_found_in_a_directory_is_not_followed() {
+        let dir = scratch("links");
+        let elsewhere = scratch("links-target");
+        std::fs::write(elsewhere.join("private.heap"), dump(1, true)).unwrap();
+        std::fs::write(dir.join("real.heap"), dump(1, false)).unwrap();
+        std::os::unix::fs::symlink(elsewhere.join("private.heap"), dir.join("planted.heap"))
+            .unwrap();
+        let mut warnings = Vec::new();
+        let dumps = inputs::expand(std::slice::from_ref(&dir), &mut warnings).unwrap();
+        let mut fleet = Fleet::new(false);
+        fleet.add_all(&dumps, Role::Current).unwrap();
+        let report = fleet.report(10, false);
+        assert_eq!(report.process_count, 1);
+        assert_eq!(report.total_bytes, 4096);
+        let skipped = report.warnings.join("\n");
+        assert!(
+            skipped.contains("skipped") && skipped.contains("planted.heap"),
+            "{skipped}"
+        );
+        // Named by the user, the same link is read.
+        let named = [Dump::named(dir.join("planted.heap"))];
+        let mut fleet = Fleet::new(false);
+        fleet.add_all(&named, Role::Current).unwrap();
+        assert_eq!(fleet.report(10, false).total_bytes, 4096 + 2048);
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&elsewhere).unwrap();
+    }
+
+    #[test]
+    fn group_difference_is_per_process_average() {
+        let dir = scratch("diff");
+        let write = |name: &str, rare: bool| {
+            let path = dir.join(name);
+            std::fs::write(&path, dump(1, rare)).unwrap();
+            path
+        };
+        let before = [write("b1.heap", false), write("b2.heap", false)];
+        let after = [
+            write("a1.heap", true),
+            write("a2.heap", true),
+            write("a3.heap", false),
+        ];
+        let mut fleet = Fleet::new(false);
+        fleet.add_all(&named(&after), Role::Current).unwrap();
+        fleet.add_all(&named(&before), Role::Base).unwrap();
+        let report = fleet.report(10, false);
+        // Per process: planted 4096 before and after; rare 0 before, 2 of 3 after.
+        assert_eq!(report.total_bytes, 2048 * 2 / 3);
+        assert_eq!(report.base_process_count, 2);
+        assert!(
+            fleet.collapsed().contains(" 0 1365\n"),
+            "{}",
+            fleet.collapsed()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,204 @@
+//! A [`Fleet`]'s outputs: the report (with "in N of M processes" per site and, if asked, each
+//! process's total), text, collapsed stacks, flame graph, and pprof whose samples carry their
+//! process (`pid`, `host`, `dump`, `dump_time_ms` labels) for `go tool pprof -tagfocus`.
+
+use super::table::EMPTY;
+use super::{Fleet, Group};
+use crate::profile::collapsed::{fold_into, lines};
+use crate::profile::pprof::{self, proto, Integers, Strings};
+use crate::profile::report::{ProcessTotal, Report, Tally};
+use crate::profile::{flamegraph, ProfileError};
+use std::collections::BTreeMap;
+
+impl Fleet {
+    /// Calls `each(node, [objects, bytes])` for every stack with a weight to show.
+    fn for_each_stack(&self, mut each: impl FnMut(u32, [f64; 2])) {
+        for node in 1..self.stacks.len() as u32 {
+            let weight = self.weight(node);
+            if weight != [0.0; 2] {
+                each(node, weight);
+            }
+        }
+    }
+
+    /// The top `top` sites; with `by_process`, each current dump's total and its part of the
+    /// top flat site.
+    pub fn report(&self, top: usize, by_process: bool) -> Report {
+        let mut tally = Tally::new(self.names.len());
+        let mut stacks = 0;
+        self.for_each_stack(|node, [objects, bytes]| {
+            let frames = self.stacks.frames(node);
+            tally.add(frames.iter().map(|&l| l as usize), objects, bytes);
+            stacks += 1;
+        });
+        let mut report = tally.report(&self.names, top, |label| self.presence(label));
+        report.sample_interval_bytes = self.sample_interval();
+        report.stack_count = stacks;
+        report.process_count = self.current.processes.len();
+        report.base_process_count = self.base.processes.len();
+        report.warnings = self.all_warnings();
+        if by_process {
+            report.processes = self.by_process(&report);
+        }
+        report
+    }
+
+    fn by_process(&self, report: &Report) -> Vec<ProcessTotal> {
+        let top = report.top_flat.first();
+        let label = top.and_then(|site| self.names.iter().position(|n| *n == site.name));
+        let site_total: f64 = match label {
+            Some(label) => self.current.processes.iter().map(|p| flat(p, label)).sum(),
+            None => 0.0,
+        };
+        self.current
+            .processes
+            .iter()
+            .map(|p| {
+                let bytes = label.map_or(0.0, |label| flat(p, label));
+                ProcessTotal {
+                    dump: p.dump.display().to_string(),
+                    pid: p.origin.pid,
+                    host: p.origin.host.clone(),
+                    time_ms: p.origin.time_ms,
+                    total_bytes: p.bytes as i64,
+                    top_site_bytes: bytes as i64,
+                    top_site_share: if site_total == 0.0 {
+                        0.0
+                    } else {
+                        bytes / site_total
+                    },
+                }
+            })
+            .collect()
+    }
+
+    /// Collapsed stacks (`stack base current` per-process averages for a difference).
+    pub fn collapsed(&self) -> String {
+        self.folded(&self.names)
+    }
+
+    /// Collapsed stacks with each label shown as `names[label]`.
+    fn folded(&self, names: &[String]) -> String {
+        let mut folded: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+        let mut key = String::new();
+        for node in 1..self.stacks.len() as u32 {
+            let pair = match self.is_difference() {
+                true => self.base_and_current_bytes(node),
+                false => (0.0, self.weight(node)[1]),
+            };
+            if pair == (0.0, 0.0) {
+                continue;
+            }
+            let frames = self.stacks.frames(node);
+            fold_into(&mut key, frames.iter().map(|&l| names[l as usize].as_str()));
+            let entry = folded.entry(key.clone()).or_default();
+            entry.0 += pair.0;
+            entry.1 += pair.1;
+        }
+        lines(&folded, self.is_difference())
+    }
+
+    /// The flame graph (differential for a difference: red grew, blue shrank); of several
+    /// processes, each function says in how many it is: `name [in 3 of 4]`.
+    pub fn svg(&self, title: &str) -> Result<Vec<u8>, ProfileError> {
+        let processes = self.current.processes.len();
+        if processes < 2 {
+            return flamegraph::draw(&self.collapsed(), title);
+        }
+        let names: Vec<String> = (0..self.names.len())
+            .map(|label| {
+                let n = self.presence(label);
+                format!("{} [in {n} of {processes}]", self.names[label])
+            })
+            .collect();
+        flamegraph::draw(&self.folded(&names), title)
+    }
+
+    /// Gzipped pprof: one function and location per site name; without a base, one sample per
+    /// stack and process, labelled with the process when the fleet kept per-process stacks.
+    pub fn pprof(&self, time_nanos: i64) -> Vec<u8> {
+        let mut strings = Strings::default();
+        let mut profile = pprof::header(&mut strings, self.sample_interval(), time_nanos);
+        for (i, name) in self.names.iter().enumerate() {
+            let id = i as u64 + 1;
+            let name = strings.id(name);
+            profile.function.push(proto::Function {
+                id,
+                name,
+                system_name: name,
+                ..Default::default()
+            });
+            profile.location.push(proto::Location {
+                id,
+                line: vec![proto::Line {
+                    function_id: id,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            });
+        }
+        let mut values = Integers::default();
+        let mut sample = |node: u32, objects: f64, bytes: f64, label: Vec<proto::Label>| {
+            let frames = self.stacks.frames(node);
+            profile.sample.push(proto::Sample {
+                location_id: frames.iter().map(|&l| u64::from(l) + 1).collect(),
+                value: values.next(objects, bytes),
+                label,
+            });
+        };
+        let kept = self.current.processes.iter().any(|p| !p.samples.is_empty());
+        if self.is_difference() || !kept {
+            self.for_each_stack(|node, [objects, bytes]| sample(node, objects, bytes, Vec::new()));
+        } else {
+            for process in &self.current.processes {
+                let labels = process_labels(process, &mut strings);
+                for &(node, objects, bytes) in &process.samples {
+                    if node != EMPTY {
+                        sample(node, objects, bytes, labels.clone());
+                    }
+                }
+            }
+        }
+        profile.string_table = strings.table;
+        pprof::gzip(&profile)
+    }
+
+    /// The current dumps' group.
+    pub fn current(&self) -> &Group {
+        &self.current
+    }
+}
+
+fn flat(process: &super::Process, label: usize) -> f64 {
+    process.flat.get(&(label as u32)).copied().unwrap_or(0.0)
+}
+
+fn process_labels(process: &super::Process, strings: &mut Strings) -> Vec<proto::Label> {
+    let mut labels = vec![proto::Label {
+        key: strings.id("dump"),
+        str: strings.id(&process.dump.display().to_string()),
+        ..Default::default()
+    }];
+    if let Some(pid) = process.origin.pid {
+        labels.push(proto::Label {
+            key: strings.id("pid"),
+            num: i64::from(pid),
+            ..Default::default()
+        });
+    }
+    if let Some(host) = &process.origin.host {
+        labels.push(proto::Label {
+            key: strings.id("host"),
+            str: strings.id(host),
+            ..Default::default()
+        });
+    }
+    if let Some(time) = process.origin.time_ms {
+        labels.push(proto::Label {
+            key: strings.id("dump_time_ms"),
+            num: time as i64,
+            ..Default::default()
+        });
+    }
+    labels
+}
