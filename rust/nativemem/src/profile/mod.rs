@@ -9,6 +9,7 @@ pub mod collapsed;
 pub mod demangle;
 pub mod diff;
 pub mod flamegraph;
+pub mod java_frames;
 pub mod mappings;
 pub mod parse;
 pub mod pprof;

@@ -1,0 +1,156 @@
+package dev.nativemem.tests;
+
+import dev.nativemem.HeapProfiler;
+import dev.nativemem.NativeMemory;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
+import java.util.zip.Inflater;
+
+/**
+ * Runs in a forked JVM with Java frames on: plants live Inflaters from known Java lines and prints
+ * each site's frame as the JVM itself names it ({@link StackTraceElement}) with the native bytes
+ * the allocating thread kept (jemalloc's {@code thread.allocated} minus {@code
+ * thread.deallocated}).
+ */
+public final class JavaFramesChild {
+  private static final List<Object> LIVE = new ArrayList<>();
+  private static final Supplier<Object[]> THROUGH_LAMBDA =
+      () -> new Object[] {new Inflater(), new Throwable()};
+
+  public static void main(String[] args) throws Exception {
+    HeapProfiler profiler = NativeMemory.profiling();
+    switch (args[0]) {
+      case "sites":
+        profiler.sampleInterval(Long.parseLong(args[2]));
+        System.out.println("JAVA_FRAMES " + profiler.javaFrames(true));
+        profiler.start();
+        for (int i = 0; i < 20_000; i++) {
+          ((Inflater) plantCompiled()[0]).end();
+        }
+        int count = Integer.parseInt(args[3]);
+        site("interpreted", count, JavaFramesChild::plantInterpreted);
+        site("compiled", count, JavaFramesChild::plantCompiled);
+        site("lambda", count, JavaFramesChild::plantThroughLambda);
+        NativeMemory.dumpProfile(Paths.get(args[1]));
+        break;
+      case "stress":
+        stress(Long.parseLong(args[2]) * 1000, profiler);
+        NativeMemory.dumpProfile(Paths.get(args[1]));
+        break;
+      default:
+        throw new IllegalArgumentException(args[0]);
+    }
+    System.out.println("DONE " + LIVE.size());
+  }
+
+  static Object[] plantInterpreted() {
+    return new Object[] {new Inflater(), new Throwable()};
+  }
+
+  static Object[] plantCompiled() {
+    return new Object[] {new Inflater(), new Throwable()};
+  }
+
+  static Object[] plantThroughLambda() {
+    return THROUGH_LAMBDA.get();
+  }
+
+  /** {@code SITE <name> <frame> <bytes>}: the frame as the JVM names it, the bytes kept. */
+  private static void site(String name, int count, Supplier<Object[]> plant) {
+    long before = liveBytesOfThisThread();
+    StackTraceElement frame = null;
+    for (int i = 0; i < count; i++) {
+      Object[] made = plant.get();
+      LIVE.add(made[0]);
+      if (frame == null) {
+        frame = ((Throwable) made[1]).getStackTrace()[0];
+      }
+    }
+    long bytes = liveBytesOfThisThread() - before;
+    String named =
+        frame.getClassName()
+            + "."
+            + frame.getMethodName()
+            + "("
+            + frame.getFileName()
+            + ":"
+            + frame.getLineNumber()
+            + ")";
+    System.out.println("SITE " + name + " " + named + " " + bytes);
+  }
+
+  private static long liveBytesOfThisThread() {
+    return NativeMemory.mallctl("thread.allocated") - NativeMemory.mallctl("thread.deallocated");
+  }
+
+  /**
+   * Threads starting and stopping, each making and ending Inflaters; GC; deoptimization (a call
+   * site made megamorphic after compilation); classes loaded and unloaded; Java frames turned off
+   * and on at run time. Whatever happens, the JVM must not crash.
+   */
+  private static void stress(long millis, HeapProfiler profiler) throws Exception {
+    profiler.sampleInterval(4096);
+    profiler.javaFrames(true);
+    profiler.start();
+    long end = System.currentTimeMillis() + millis;
+    URL classes = JavaFramesChild.class.getProtectionDomain().getCodeSource().getLocation();
+    int rounds = 0;
+    while (System.currentTimeMillis() < end) {
+      List<Thread> threads = new ArrayList<>();
+      for (int t = 0; t < 6; t++) {
+        Thread thread = new Thread(() -> churn(2_000), "churn-" + t);
+        thread.start();
+        threads.add(thread);
+      }
+      try (URLClassLoader loader = new URLClassLoader(new URL[] {classes}, null)) {
+        Class<?> twin = loader.loadClass(JavaFramesChild.class.getName());
+        Object made = twin.getDeclaredMethod("plantInterpreted").invoke(null);
+        ((Inflater) ((Object[]) made)[0]).end();
+      }
+      deoptimize(rounds);
+      if (rounds % 5 == 4) {
+        profiler.javaFrames(false);
+        profiler.javaFrames(true);
+      }
+      System.gc();
+      for (Thread thread : threads) {
+        thread.join();
+      }
+      rounds++;
+    }
+    System.out.println("ROUNDS " + rounds);
+  }
+
+  private static void churn(int count) {
+    for (int i = 0; i < count; i++) {
+      Inflater inflater = new Inflater();
+      if (ThreadLocalRandom.current().nextInt(16) == 0) {
+        synchronized (LIVE) {
+          if (LIVE.size() < 5_000) {
+            LIVE.add(inflater);
+            continue;
+          }
+        }
+      }
+      inflater.end();
+    }
+  }
+
+  private interface Shape {
+    Inflater make();
+  }
+
+  /** Compiled for one receiver type, then called with others: an uncommon trap deoptimizes. */
+  private static void deoptimize(int round) {
+    Shape[] shapes = {Inflater::new, () -> new Inflater(true), () -> new Inflater(false)};
+    for (int i = 0; i < 20_000; i++) {
+      Shape shape = i < 19_000 ? shapes[0] : shapes[(i + round) % shapes.length];
+      shape.make().end();
+    }
+  }
+}
