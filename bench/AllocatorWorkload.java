@@ -24,6 +24,9 @@ public final class AllocatorWorkload {
   public static void main(String[] args) throws Exception {
     int threads = Integer.parseInt(args[0]);
     int seconds = Integer.parseInt(args[1]);
+    if (Boolean.getBoolean("bench.javaFrames")) {
+      dev.nativemem.NativeMemory.profiling().javaFrames(true);
+    }
     RocksDB.loadLibrary();
     Path dir = Files.createTempDirectory("nativemem-bench");
     try (LRUCache cache = new LRUCache(32L << 20);

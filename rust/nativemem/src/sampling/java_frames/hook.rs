@@ -104,6 +104,9 @@ pub unsafe extern "C" fn backtrace_hook(vec: *mut *mut c_void, len: *mut c_uint,
     );
     let out = std::slice::from_raw_parts_mut(vec.add(*len as usize), room);
     let filled = if trace.num_frames < 0 {
+        if !worth_a_marker(trace.num_frames) {
+            return;
+        }
         out[0] = address_of(error_marker(trace.num_frames)) as *mut c_void;
         1
     } else {
@@ -121,6 +124,13 @@ pub unsafe extern "C" fn backtrace_hook(vec: *mut *mut c_void, len: *mut c_uint,
         count
     };
     *len += filled as c_uint;
+}
+
+/// Whether an AsyncGetCallTrace failure hides Java frames the thread has (GC active, a frame not
+/// walkable, deoptimization, safepoint...). Not for -3 (no Java frame: a compiler or JVM thread,
+/// or a thread entering native code) nor -8 (a thread exiting): nothing is missing there.
+fn worth_a_marker(code: i32) -> bool {
+    !matches!(code, -3 | -8)
 }
 
 /// Removes the frames the unwinder saw up to and including this hook's: they are jemalloc's

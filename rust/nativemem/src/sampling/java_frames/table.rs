@@ -45,6 +45,12 @@ pub struct FrameTable {
     slots: [AtomicU64; CAPACITY],
 }
 
+impl Default for FrameTable {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl FrameTable {
     pub const fn new() -> FrameTable {
         FrameTable {

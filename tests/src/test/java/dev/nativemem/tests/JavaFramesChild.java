@@ -2,12 +2,9 @@ package dev.nativemem.tests;
 
 import dev.nativemem.HeapProfiler;
 import dev.nativemem.NativeMemory;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import java.util.zip.Inflater;
 
@@ -36,10 +33,6 @@ public final class JavaFramesChild {
         site("interpreted", count, JavaFramesChild::plantInterpreted);
         site("compiled", count, JavaFramesChild::plantCompiled);
         site("lambda", count, JavaFramesChild::plantThroughLambda);
-        NativeMemory.dumpProfile(Paths.get(args[1]));
-        break;
-      case "stress":
-        stress(Long.parseLong(args[2]) * 1000, profiler);
         NativeMemory.dumpProfile(Paths.get(args[1]));
         break;
       default:
@@ -86,71 +79,5 @@ public final class JavaFramesChild {
 
   private static long liveBytesOfThisThread() {
     return NativeMemory.mallctl("thread.allocated") - NativeMemory.mallctl("thread.deallocated");
-  }
-
-  /**
-   * Threads starting and stopping, each making and ending Inflaters; GC; deoptimization (a call
-   * site made megamorphic after compilation); classes loaded and unloaded; Java frames turned off
-   * and on at run time. Whatever happens, the JVM must not crash.
-   */
-  private static void stress(long millis, HeapProfiler profiler) throws Exception {
-    profiler.sampleInterval(4096);
-    profiler.javaFrames(true);
-    profiler.start();
-    long end = System.currentTimeMillis() + millis;
-    URL classes = JavaFramesChild.class.getProtectionDomain().getCodeSource().getLocation();
-    int rounds = 0;
-    while (System.currentTimeMillis() < end) {
-      List<Thread> threads = new ArrayList<>();
-      for (int t = 0; t < 6; t++) {
-        Thread thread = new Thread(() -> churn(2_000), "churn-" + t);
-        thread.start();
-        threads.add(thread);
-      }
-      try (URLClassLoader loader = new URLClassLoader(new URL[] {classes}, null)) {
-        Class<?> twin = loader.loadClass(JavaFramesChild.class.getName());
-        Object made = twin.getDeclaredMethod("plantInterpreted").invoke(null);
-        ((Inflater) ((Object[]) made)[0]).end();
-      }
-      deoptimize(rounds);
-      if (rounds % 5 == 4) {
-        profiler.javaFrames(false);
-        profiler.javaFrames(true);
-      }
-      System.gc();
-      for (Thread thread : threads) {
-        thread.join();
-      }
-      rounds++;
-    }
-    System.out.println("ROUNDS " + rounds);
-  }
-
-  private static void churn(int count) {
-    for (int i = 0; i < count; i++) {
-      Inflater inflater = new Inflater();
-      if (ThreadLocalRandom.current().nextInt(16) == 0) {
-        synchronized (LIVE) {
-          if (LIVE.size() < 5_000) {
-            LIVE.add(inflater);
-            continue;
-          }
-        }
-      }
-      inflater.end();
-    }
-  }
-
-  private interface Shape {
-    Inflater make();
-  }
-
-  /** Compiled for one receiver type, then called with others: an uncommon trap deoptimizes. */
-  private static void deoptimize(int round) {
-    Shape[] shapes = {Inflater::new, () -> new Inflater(true), () -> new Inflater(false)};
-    for (int i = 0; i < 20_000; i++) {
-      Shape shape = i < 19_000 ? shapes[0] : shapes[(i + round) % shapes.length];
-      shape.make().end();
-    }
   }
 }
