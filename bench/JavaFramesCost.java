@@ -39,7 +39,7 @@ public final class JavaFramesCost {
   }
 
   private static long samples() {
-    String json = NativeBridge.samplingJavaFramesJson(true);
+    String json = NativeBridge.samplingJavaFramesStatusJson();
     String key = "\"samples\":";
     int at = json.indexOf(key) + key.length();
     int end = at;

@@ -104,3 +104,14 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_samplingJavaFram
         json_to_java(env, &status)
     })
 }
+
+/// The status of Java frames in heap profiles, changing nothing.
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_samplingJavaFramesStatusJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        json_to_java(env, &java_frames::status())
+    })
+}

@@ -82,6 +82,7 @@ pub unsafe fn set_enabled(vm: *mut JavaVM, on: bool) -> Result<JavaFramesStatus,
     }
     STATE.vm.store(vm, Ordering::Release);
     STATE.agct.store(agct as usize, Ordering::Release);
+    pin_this_library();
     let (start, end) = own_code();
     STATE.own_code.0.store(start, Ordering::Relaxed);
     STATE.own_code.1.store(end, Ordering::Relaxed);
@@ -110,6 +111,23 @@ pub fn status() -> JavaFramesStatus {
         samples: STATE.samples.load(Ordering::Relaxed),
         samples_with_java_frames: STATE.samples_with_java.load(Ordering::Relaxed),
         distinct_frames: STATE.frames.entries().count() as u64,
+    }
+}
+
+/// Keeps this library mapped for the life of the process: jemalloc may call the hook after the
+/// class loader that loaded the library is collected, which would otherwise unload it.
+fn pin_this_library() {
+    // SAFETY: dladdr fills `info` for an address in a loaded object; dlopen with RTLD_NOLOAD only
+    // takes another reference to that already-loaded object, and RTLD_NODELETE keeps it.
+    unsafe {
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        if libc::dladdr(ours() as *const libc::c_void, &mut info) != 0 && !info.dli_fname.is_null()
+        {
+            libc::dlopen(
+                info.dli_fname,
+                libc::RTLD_NOW | libc::RTLD_NOLOAD | libc::RTLD_NODELETE,
+            );
+        }
     }
 }
 

@@ -94,6 +94,11 @@ public final class HeapProfiler {
     return Json.bool(Json.parseObject(NativeBridge.samplingJavaFramesJson(on)), "enabled");
   }
 
+  /** Whether Java frames are recorded in samples now ({@link #javaFrames(boolean)}). */
+  public boolean isRecordingJavaFrames() {
+    return Json.bool(Json.parseObject(NativeBridge.samplingJavaFramesStatusJson()), "enabled");
+  }
+
   /** Discards every sample taken so far ({@code prof.reset}), keeping the interval. */
   public void reset() {
     NativeBridge.samplingReset(0);

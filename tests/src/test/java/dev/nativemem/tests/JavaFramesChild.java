@@ -35,6 +35,19 @@ public final class JavaFramesChild {
         site("lambda", count, JavaFramesChild::plantThroughLambda);
         NativeMemory.dumpProfile(Paths.get(args[1]));
         break;
+      case "glibc":
+        try {
+          profiler.javaFrames(true);
+          System.out.println("ERROR none");
+        } catch (RuntimeException e) {
+          System.out.println("ERROR " + e.getClass().getName() + ": " + e.getMessage());
+        }
+        break;
+      case "setting":
+        System.out.println("RECORDING " + profiler.isRecordingJavaFrames());
+        profiler.javaFrames(false);
+        System.out.println("AFTER_OFF " + profiler.isRecordingJavaFrames());
+        break;
       default:
         throw new IllegalArgumentException(args[0]);
     }

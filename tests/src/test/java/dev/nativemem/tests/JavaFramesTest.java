@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -82,6 +83,36 @@ class JavaFramesTest {
     String jeprof = HeapDump.jeprofText(dump);
     assertTrue(jeprof.contains("inflateInit2_"), jeprof);
     assertFalse(jeprof.contains("JavaFramesChild"), "jeprof cannot know Java names:\n" + jeprof);
+  }
+
+  @Test
+  void theSettingTurnsJavaFramesOnAtStartAndTheyTurnOffAtRunTime() throws Exception {
+    ForkedJvm.Result r =
+        HeapProfilingTest.jvm(HeapProfilingTest.Allocator.DEBIAN)
+            .jvmArg("-Dnativemem.profile.javaFrames=true")
+            .main(JavaFramesChild.class.getName(), "setting");
+    assertEquals(0, r.exitCode, r.toString());
+    assertEquals("true", HeapProfilingTest.line(r, "RECORDING"), r.toString());
+    assertEquals("false", HeapProfilingTest.line(r, "AFTER_OFF"), r.toString());
+    // Off by default.
+    ForkedJvm.Result plain =
+        HeapProfilingTest.jvm(HeapProfilingTest.Allocator.DEBIAN)
+            .main(JavaFramesChild.class.getName(), "setting");
+    assertEquals("false", HeapProfilingTest.line(plain, "RECORDING"), plain.toString());
+  }
+
+  @Test
+  void withoutJemallocTheErrorSaysWhy() throws Exception {
+    ForkedJvm.Result r =
+        new ForkedJvm()
+            .classPath(HeapProfilingTest.testClasses())
+            .main(JavaFramesChild.class.getName(), "glibc");
+    assertEquals(0, r.exitCode, r.toString());
+    String error = HeapProfilingTest.line(r, "ERROR");
+    assertTrue(
+        error.startsWith("dev.nativemem.ProfilingUnavailableException")
+            && error.contains("LD_PRELOAD="),
+        error);
   }
 
   private static long bytesOf(String collapsedLine) {

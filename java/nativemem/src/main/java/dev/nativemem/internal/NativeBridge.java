@@ -122,6 +122,9 @@ public final class NativeBridge {
    */
   public static native String samplingJavaFramesJson(boolean on);
 
+  /** The same status as {@link #samplingJavaFramesJson}, changing nothing. */
+  public static native String samplingJavaFramesStatusJson();
+
   /**
    * Dumps to {@code target} with its sidecar; objects under the directories in {@code saveFrom}
    * (one per line) and the perf map file (both may be null) are saved into it. Returns {@code
