@@ -55,6 +55,11 @@ public final class AllocatorWorkload {
         w.join();
       }
       System.out.println("PEAK_RSS " + Measurement.peakRssBytes());
+      if (Boolean.getBoolean("bench.javaFrames")) {
+        // The hook's own counters: samples taken, and those with Java frames.
+        System.out.println(
+            "JAVA_FRAMES " + dev.nativemem.internal.NativeBridge.samplingJavaFramesStatusJson());
+      }
     } finally {
       try (Stream<Path> walk = Files.walk(dir)) {
         walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
