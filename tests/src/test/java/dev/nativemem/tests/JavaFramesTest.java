@@ -49,13 +49,10 @@ class JavaFramesTest {
     assertTrue(r.stdout.contains("JavaFramesChild::plantCompiled ("), r.stdout);
     assertFalse(r.stdout.contains("JavaFramesChild::plantInterpreted ("), r.stdout);
 
+    ProfileRequest.Result analysis =
+        ProfileRequest.of(dump).report().render(ProfileRequest.Format.COLLAPSED).run();
     List<String> collapsed =
-        ProfileRequest.of(dump)
-            .render(ProfileRequest.Format.COLLAPSED)
-            .run()
-            .rendered(ProfileRequest.Format.COLLAPSED)
-            .lines()
-            .collect(Collectors.toList());
+        analysis.rendered(ProfileRequest.Format.COLLAPSED).lines().collect(Collectors.toList());
     for (String site : List.of("interpreted", "compiled", "lambda")) {
       String[] planted = HeapProfilingTest.line(r, "SITE " + site).split(" ");
       String frame = planted[0];
@@ -80,8 +77,11 @@ class JavaFramesTest {
           site + ": profiled " + profiled + " bytes at " + frame + ", the thread kept " + truth);
     }
 
+    // jeprof reads the same dump to the same total: the Java frames are only unknown addresses.
     String jeprof = HeapDump.jeprofText(dump);
     assertTrue(jeprof.contains("inflateInit2_"), jeprof);
+    double totalMiB = analysis.report().totalBytes() / (double) (1 << 20);
+    assertEquals(totalMiB, HeapDump.jeprofTotalMiB(jeprof), 0.051, jeprof);
     assertFalse(jeprof.contains("JavaFramesChild"), "jeprof cannot know Java names:\n" + jeprof);
   }
 
