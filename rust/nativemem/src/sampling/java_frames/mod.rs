@@ -24,8 +24,6 @@ pub const NAMES_FORMAT: &str = "nativemem-java-frames/1";
 #[derive(Debug, Clone, Serialize)]
 pub struct JavaFramesStatus {
     pub enabled: bool,
-    /// Why they cannot be recorded in this process; empty when they can.
-    pub unavailable_reason: String,
     /// Samples the hook saw while enabled, and those that got Java frames.
     pub samples: u64,
     pub samples_with_java_frames: u64,
@@ -107,7 +105,6 @@ fn ours() -> usize {
 pub fn status() -> JavaFramesStatus {
     JavaFramesStatus {
         enabled: STATE.enabled.load(Ordering::Acquire),
-        unavailable_reason: String::new(),
         samples: STATE.samples.load(Ordering::Relaxed),
         samples_with_java_frames: STATE.samples_with_java.load(Ordering::Relaxed),
         distinct_frames: STATE.frames.entries().count() as u64,

@@ -15,7 +15,7 @@ pub const CAPACITY: usize = 1 << 16;
 /// Probes before a frame is given up as "more Java frames".
 const MAX_PROBES: usize = 64;
 const BCI_BITS: u32 = 17;
-/// AsyncGetCallTrace reports native methods as bci -3 and others as >= -4 or so: keep them all.
+/// AsyncGetCallTrace reports a native method's frame as bci -3; the bias keeps small negatives.
 const BCI_BIAS: i32 = 8;
 
 /// A Java frame as AsyncGetCallTrace reports it.

@@ -117,8 +117,8 @@ public final class NativeBridge {
   public static native long samplingReset(long intervalBytes);
 
   /**
-   * Turns Java frames in heap profiles on or off. Returns {@code {enabled, unavailable_reason,
-   * samples, samples_with_java_frames, distinct_frames}}.
+   * Turns Java frames in heap profiles on or off. Returns {@code {enabled, samples,
+   * samples_with_java_frames, distinct_frames}}.
    */
   public static native String samplingJavaFramesJson(boolean on);
 
