@@ -24,6 +24,9 @@ public final class AllocatorWorkload {
   public static void main(String[] args) throws Exception {
     int threads = Integer.parseInt(args[0]);
     int seconds = Integer.parseInt(args[1]);
+    if (Boolean.getBoolean("bench.javaFrames")) {
+      dev.nativemem.NativeMemory.profiling().javaFrames(true);
+    }
     RocksDB.loadLibrary();
     Path dir = Files.createTempDirectory("nativemem-bench");
     try (LRUCache cache = new LRUCache(32L << 20);
@@ -52,6 +55,11 @@ public final class AllocatorWorkload {
         w.join();
       }
       System.out.println("PEAK_RSS " + Measurement.peakRssBytes());
+      if (Boolean.getBoolean("bench.javaFrames")) {
+        // The hook's own counters: samples taken, and those with Java frames.
+        System.out.println(
+            "JAVA_FRAMES " + dev.nativemem.internal.NativeBridge.samplingJavaFramesStatusJson());
+      }
     } finally {
       try (Stream<Path> walk = Files.walk(dir)) {
         walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

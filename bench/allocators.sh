@@ -45,13 +45,15 @@ run() {
   echo "$(awk '/^OPS /{print $2}' <<<"$out") $(awk '/^PEAK_RSS/{print $2}' <<<"$out") $(awk '/^OPS_PER_CPU_SECOND/{print $2}' <<<"$out")"
 }
 
-names=("glibc" "Debian jemalloc" "ours, prof:false" "ours, ready (default)" "ours, active 512 KiB")
+names=("glibc" "Debian jemalloc" "ours, prof:false" "ours, ready (default)" "ours, active 512 KiB"
+  "ours, active 512 KiB + Java frames")
 configs=(
   ""
   "LD_PRELOAD=$debian"
   "LD_PRELOAD=$ours MALLOC_CONF=prof:false"
   "LD_PRELOAD=$ours"
   "LD_PRELOAD=$ours MALLOC_CONF=prof_active:true"
+  "LD_PRELOAD=$ours MALLOC_CONF=prof_active:true -- -Dbench.javaFrames=true"
 )
 if [[ -n "$asprof" ]]; then
   names+=("async-profiler nativemem=512 KiB")

@@ -9,6 +9,7 @@
 //! - [`handles`]: registry of native handles (RocksDB, zlib, application resources) and leaks;
 //! - [`sampling`]: heap profiles from the process's jemalloc, dumped with their symbols;
 //! - [`profile`]: heap profiles (jemalloc dumps) read, symbolized and rendered;
+//! - [`java_frame_addresses`]: the synthetic addresses Java frames have in heap profiles;
 //! - [`checked_files`]: opening files others may have planted (no FIFOs, devices, links; capped);
 //! - [`new_files`]: creating files for the user (private, never replacing, never redirected);
 //! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
@@ -17,6 +18,7 @@
 pub mod allocator;
 pub mod checked_files;
 pub mod handles;
+pub mod java_frame_addresses;
 mod jni;
 pub mod native_view;
 pub mod new_files;

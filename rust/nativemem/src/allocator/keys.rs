@@ -70,3 +70,5 @@ pub const PROF_LG_SAMPLE: Key<usize> = Key::new("prof.lg_sample");
 pub const PROF_RESET: Key<usize> = Key::new("prof.reset");
 pub const PROF_DUMP: Key<*const c_char> = Key::new("prof.dump");
 pub const THREAD_PROF_ACTIVE: Key<bool> = Key::new("thread.prof.active");
+/// The function that captures a sampled allocation's stack (jemalloc >= 5.3), as an address.
+pub const HOOK_PROF_BACKTRACE: Key<usize> = Key::new("experimental.hooks.prof_backtrace");

@@ -2,7 +2,7 @@
 
 use super::exports::{from_java, json_to_java};
 use super::{guard, BridgeError};
-use crate::sampling::{self, DumpRequest};
+use crate::sampling::{self, java_frames, DumpRequest};
 use jni::objects::{JClass, JString};
 use jni::sys::{jboolean, jlong, jstring, JNI_FALSE};
 use jni::JNIEnv;
@@ -87,5 +87,31 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dumpProfileJson<
             perf_map: optional_path(env, &perf_map)?,
         };
         json_to_java(env, &sampling::dump(&request)?)
+    })
+}
+
+/// Turns Java frames in heap profiles on or off; returns their status.
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_samplingJavaFramesJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    on: jboolean,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        let vm = env.get_java_vm()?.get_java_vm_pointer();
+        // SAFETY: the JavaVM of this JNI call, on a thread attached to it.
+        let status = unsafe { java_frames::set_enabled(vm.cast(), on != JNI_FALSE)? };
+        json_to_java(env, &status)
+    })
+}
+
+/// The status of Java frames in heap profiles, changing nothing.
+#[no_mangle]
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_samplingJavaFramesStatusJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        json_to_java(env, &java_frames::status())
     })
 }

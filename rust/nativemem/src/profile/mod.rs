@@ -10,6 +10,7 @@ pub mod demangle;
 pub mod diff;
 pub mod flamegraph;
 pub mod fleet;
+pub mod java_frames;
 pub mod mappings;
 pub mod parse;
 pub mod pprof;

@@ -8,6 +8,7 @@
 //! ```
 //! A dump without a sidecar is analysed from the files named in its memory map.
 
+use super::java_frames::JavaFrameNames;
 use crate::checked_files::{read_capped, Links, MAX_PERF_MAP_BYTES};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -66,6 +67,7 @@ pub struct Sidecar {
     pub origin: Origin,
     objects: HashMap<String, ObjectRecord>,
     perf_map: PerfMap,
+    java_frames: JavaFrameNames,
     /// Why the sidecar was ignored or partly unusable.
     pub warnings: Vec<String>,
 }
@@ -139,6 +141,10 @@ impl Sidecar {
                 )),
             }
         }
+        match JavaFrameNames::read(dir) {
+            Ok(names) => sidecar.java_frames = names,
+            Err(warning) => sidecar.warnings.push(warning),
+        }
         Ok(sidecar)
     }
 
@@ -148,6 +154,10 @@ impl Sidecar {
 
     pub fn perf_map(&self) -> &PerfMap {
         &self.perf_map
+    }
+
+    pub fn java_frames(&self) -> &JavaFrameNames {
+        &self.java_frames
     }
 }
 

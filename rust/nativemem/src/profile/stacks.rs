@@ -214,12 +214,17 @@ impl Builder {
         address: u64,
         resolved: super::symbolize::Resolved,
     ) -> usize {
+        let java = resolved.java;
         let lines: Vec<(usize, u32)> = resolved
             .lines
             .into_iter()
             .map(|line| {
                 let function = Function {
-                    name: short_name(&line.function),
+                    name: if java {
+                        line.function.clone()
+                    } else {
+                        short_name(&line.function)
+                    },
                     full_name: line.function,
                     file: line.file,
                 };

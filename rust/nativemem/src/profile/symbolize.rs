@@ -35,6 +35,9 @@ pub struct Resolved {
     /// The code is in a shared library that carries jemalloc (it exports `mallctl`): allocator
     /// machinery, whatever its (often stripped) symbols say.
     pub in_allocator: bool,
+    /// A Java frame recorded by the backtrace hook: its name reads like a Java stack trace's
+    /// line and is shown as it is.
+    pub java: bool,
 }
 
 /// Symbolizes addresses of one dump; caches each object file.
@@ -67,11 +70,25 @@ impl<'m> Symbolizer<'m> {
 
     /// Names the code at `address` (a return address already moved back into the call).
     pub fn resolve(&mut self, address: u64) -> Resolved {
+        if let Some(index) = crate::java_frame_addresses::index_of(address) {
+            let frame = self.sidecar.java_frames().frame(index);
+            return Resolved {
+                lines: vec![Line {
+                    function: frame.name,
+                    file: frame.source_file,
+                    line: frame.line,
+                }],
+                mapping: None,
+                in_allocator: false,
+                java: true,
+            };
+        }
         let Some(index) = self.map.find(address) else {
             return Resolved {
                 lines: vec![self.unmapped(address)],
                 mapping: None,
                 in_allocator: false,
+                java: false,
             };
         };
         let mapping = self.map.get(index);
@@ -95,6 +112,7 @@ impl<'m> Symbolizer<'m> {
             lines,
             mapping: Some(index),
             in_allocator,
+            java: false,
         }
     }
 

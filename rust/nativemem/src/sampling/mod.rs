@@ -6,6 +6,7 @@
 //! `MALLOC_CONF=prof:true,prof_active:false`.
 
 mod dump;
+pub mod java_frames;
 mod maps;
 mod symbols;
 

@@ -80,6 +80,12 @@ fn fill(dir: &Path, input: &SidecarInput) -> io::Result<()> {
         }
         None => None,
     };
+    // After prof.dump: every Java frame the dump holds is interned by now.
+    if let Some(names) = super::java_frames::names() {
+        let mut out = create_private(&dir.join(super::java_frames::NAMES_FILE))?;
+        serde_json::to_writer(&mut out, &names)?;
+        out.sync_all()?;
+    }
     let symbols = Symbols {
         format: FORMAT,
         pid: std::process::id(),

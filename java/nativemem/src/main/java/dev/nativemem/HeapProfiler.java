@@ -1,5 +1,6 @@
 package dev.nativemem;
 
+import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.SamplingStatus;
 
@@ -75,6 +76,27 @@ public final class HeapProfiler {
               + "; jemalloc's default is 524288 (512 KiB)");
     }
     return NativeBridge.samplingReset(bytes);
+  }
+
+  /**
+   * Records the Java frames above each sampled native allocation, or stops doing so (off by
+   * default; {@code -Dnativemem.profile.javaFrames=true} turns it on at start). Dumps then show
+   * {@code inflateInit2_ ← java.util.zip.Inflater.<init>(Inflater.java:NN) ← …} down to the
+   * application's line. Needs jemalloc 5.3 or later (its {@code experimental.hooks.prof_backtrace})
+   * and a HotSpot JVM ({@code AsyncGetCallTrace}); samples already taken keep their stacks.
+   *
+   * @return whether Java frames are recorded now
+   * @throws ProfilingUnavailableException if profiling, or Java frames, cannot run here; the
+   *     message says why
+   */
+  public boolean javaFrames(boolean on) {
+    available();
+    return Json.bool(Json.parseObject(NativeBridge.samplingJavaFramesJson(on)), "enabled");
+  }
+
+  /** Whether Java frames are recorded in samples now ({@link #javaFrames(boolean)}). */
+  public boolean isRecordingJavaFrames() {
+    return Json.bool(Json.parseObject(NativeBridge.samplingJavaFramesStatusJson()), "enabled");
   }
 
   /** Discards every sample taken so far ({@code prof.reset}), keeping the interval. */

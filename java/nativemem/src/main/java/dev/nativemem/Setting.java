@@ -36,6 +36,12 @@ public enum Setting {
       "16",
       null,
       "How many default-named dumps `dumpProfile()` keeps there; older ones are removed."),
+  PROFILE_JAVA_FRAMES(
+      "nativemem.profile.javaFrames",
+      "false",
+      null,
+      "`true`: heap profiles record the Java frames above each sampled native allocation"
+          + " (jemalloc 5.3+); also `HeapProfiler.javaFrames(boolean)` at run time."),
   HANDLES_LEVEL(
       "nativemem.handles.level",
       "sampled",

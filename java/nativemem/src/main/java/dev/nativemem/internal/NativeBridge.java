@@ -124,6 +124,15 @@ public final class NativeBridge {
   public static native long samplingReset(long intervalBytes);
 
   /**
+   * Turns Java frames in heap profiles on or off. Returns {@code {enabled, samples,
+   * samples_with_java_frames, distinct_frames}}.
+   */
+  public static native String samplingJavaFramesJson(boolean on);
+
+  /** The same status as {@link #samplingJavaFramesJson}, changing nothing. */
+  public static native String samplingJavaFramesStatusJson();
+
+  /**
    * Dumps to {@code target} with its sidecar; objects under the directories in {@code saveFrom}
    * (one per line) and the perf map file (both may be null) are saved into it. Returns {@code
    * {path, symbols_dir, time_ms, sample_interval_bytes, sampled_bytes}}.

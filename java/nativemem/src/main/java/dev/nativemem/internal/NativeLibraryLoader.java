@@ -109,6 +109,7 @@ public final class NativeLibraryLoader {
     }
     loaded = path;
     SettingsInEffect.log();
+    JavaFramesSetting.apply();
   }
 
   /**
