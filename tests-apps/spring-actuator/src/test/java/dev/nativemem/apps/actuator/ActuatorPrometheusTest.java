@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nativemem.apps.harness.AppJvm;
 import dev.nativemem.apps.harness.AppRun;
+import dev.nativemem.apps.harness.PrometheusText;
+import dev.nativemem.apps.harness.PrometheusText.Sample;
 import dev.nativemem.apps.harness.RunningApp;
 import dev.nativemem.metrics.NativeMemoryMetric;
 import java.net.URI;
@@ -20,10 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,9 +39,6 @@ class ActuatorPrometheusTest {
   private static final Duration START = Duration.ofSeconds(120);
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-  private static final Pattern SAMPLE =
-      Pattern.compile("(?m)^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*\\})? (\\S+)$");
-  private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
   private static final long MAX_AGE_MILLIS = dev.nativemem.MemorySnapshot.MAX_AGE.toMillis();
   private static final String UNCLOSED_STREAM = "unclosed-getResourceAsStream";
 
@@ -78,8 +74,8 @@ class ActuatorPrometheusTest {
             .map(NativeMemoryMetric::prometheusName)
             .collect(Collectors.toSet());
     for (Sample s : scrape) {
-      if (s.name.startsWith("nativemem_")) {
-        assertTrue(tableNames.contains(s.name), s + " is a name of the table");
+      if (s.name().startsWith("nativemem_")) {
+        assertTrue(tableNames.contains(s.name()), s + " is a name of the table");
       }
     }
     for (String name :
@@ -98,21 +94,22 @@ class ActuatorPrometheusTest {
             "nativemem_cache_capacity_bytes",
             "nativemem_profiling_ready",
             "nativemem_profiling_active")) {
-      assertTrue(scrape.stream().anyMatch(s -> s.name.equals(name)), name + " in " + all);
+      assertTrue(scrape.stream().anyMatch(s -> s.name().equals(name)), name + " in " + all);
     }
     for (String jemallocOnly : Arrays.asList("active", "resident", "retained", "dirty")) {
       String name = "nativemem_allocator_" + jemallocOnly + "_bytes";
       assertEquals(
           jemalloc,
-          scrape.stream().anyMatch(s -> s.name.equals(name)),
+          scrape.stream().anyMatch(s -> s.name().equals(name)),
           name + " under " + allocator);
     }
     assertEquals(
-        Map.of("allocator", allocator), one(scrape, "nativemem_allocator_allocated_bytes").labels);
+        Map.of("allocator", allocator),
+        one(scrape, "nativemem_allocator_allocated_bytes").labels());
 
     // RSS moves (start-up, a collection uncommitting heap): the scrape's figure lies between the
     // readings around it (a little margin: a reading starts before its scrape).
-    double rss = one(scrape, "nativemem_process_rss_bytes").value;
+    double rss = one(scrape, "nativemem_process_rss_bytes").value();
     double rssBefore = Double.parseDouble(truth.get("rss_bytes"));
     double rssAfter = Double.parseDouble(truthAfter.get("rss_bytes"));
     assertTrue(
@@ -120,18 +117,18 @@ class ActuatorPrometheusTest {
         rss + " vs RSS read by the API before " + rssBefore + " and after " + rssAfter);
     assertEquals(
         Double.parseDouble(truth.get("profiling_ready")),
-        one(scrape, "nativemem_profiling_ready").value);
+        one(scrape, "nativemem_profiling_ready").value());
     assertEquals("1", truth.get("agent_active"), "the agent is attached");
     if (truth.containsKey("limit_bytes")) {
       assertEquals(
           Double.parseDouble(truth.get("limit_bytes")),
-          one(scrape, "nativemem_container_limit_bytes").value);
+          one(scrape, "nativemem_container_limit_bytes").value());
     } else {
       assertTrue(
-          scrape.stream().noneMatch(s -> s.name.startsWith("nativemem_container_limit")),
+          scrape.stream().noneMatch(s -> s.name().startsWith("nativemem_container_limit")),
           "no limit, no series: " + all);
     }
-    double heap = one(scrape, "nativemem_jvm_heap_committed_bytes").value;
+    double heap = one(scrape, "nativemem_jvm_heap_committed_bytes").value();
     double trueHeap = Double.parseDouble(truth.get("heap_committed_bytes"));
     assertTrue(Math.abs(heap - trueHeap) <= trueHeap * 0.5, heap + " vs " + trueHeap);
   }
@@ -167,9 +164,9 @@ class ActuatorPrometheusTest {
     assertEquals(Double.parseDouble(truth.get("inflater_leaked_unclosed_resource")), known);
     double allLeaked =
         scrape(base).stream()
-            .filter(s -> s.name.equals("nativemem_handles_leaked"))
-            .filter(s -> "Inflater".equals(s.labels.get("kind")))
-            .mapToDouble(s -> s.value)
+            .filter(s -> s.name().equals("nativemem_handles_leaked"))
+            .filter(s -> "Inflater".equals(s.labels().get("kind")))
+            .mapToDouble(s -> s.value())
             .sum();
     // The reader's site counts every dropped stream; the kind's own total may count fewer (see
     // NativeMemoryMetric.HANDLES_LEAKED): the series of the kind cover at least that total.
@@ -189,9 +186,9 @@ class ActuatorPrometheusTest {
                 "--nativemem.metrics.enabled=false")) {
       String url = "http://127.0.0.1:" + off.awaitCounter("port", START);
       List<Sample> scrape = scrape(url);
-      assertTrue(scrape.stream().anyMatch(s -> s.name.startsWith("jvm_")), scrape.toString());
+      assertTrue(scrape.stream().anyMatch(s -> s.name().startsWith("jvm_")), scrape.toString());
       assertTrue(
-          scrape.stream().noneMatch(s -> s.name.startsWith("nativemem_")), scrape.toString());
+          scrape.stream().noneMatch(s -> s.name().startsWith("nativemem_")), scrape.toString());
     }
   }
 
@@ -209,9 +206,9 @@ class ActuatorPrometheusTest {
       assertEquals(200, health.statusCode(), health.body());
       assertTrue(health.body().contains("\"UP\""), health.body());
       List<Sample> scrape = scrape(url);
-      assertTrue(scrape.stream().anyMatch(s -> s.name.startsWith("jvm_")), scrape.toString());
+      assertTrue(scrape.stream().anyMatch(s -> s.name().startsWith("jvm_")), scrape.toString());
       assertTrue(
-          scrape.stream().noneMatch(s -> s.name.startsWith("nativemem_")), scrape.toString());
+          scrape.stream().noneMatch(s -> s.name().startsWith("nativemem_")), scrape.toString());
       scrape(url); // a second scrape warns no more
     } finally {
       AppRun run = broken.stop();
@@ -240,15 +237,15 @@ class ActuatorPrometheusTest {
       wanted.put(labels[i], labels[i + 1]);
     }
     return scrape.stream()
-        .filter(s -> s.name.equals(name) && s.labels.equals(wanted))
-        .mapToDouble(s -> s.value)
+        .filter(s -> s.name().equals(name) && s.labels().equals(wanted))
+        .mapToDouble(s -> s.value())
         .findFirst()
         .orElse(0);
   }
 
   private static Sample one(List<Sample> scrape, String name) {
     List<Sample> found =
-        scrape.stream().filter(s -> s.name.equals(name)).collect(Collectors.toList());
+        scrape.stream().filter(s -> s.name().equals(name)).collect(Collectors.toList());
     assertEquals(1, found.size(), name + ": " + found);
     return found.get(0);
   }
@@ -256,19 +253,7 @@ class ActuatorPrometheusTest {
   private static List<Sample> scrape(String url) throws Exception {
     HttpResponse<String> response = request(url + "/actuator/prometheus");
     assertEquals(200, response.statusCode(), response.body());
-    Matcher m = SAMPLE.matcher(response.body());
-    List<Sample> samples = new java.util.ArrayList<>();
-    while (m.find()) {
-      Map<String, String> labels = new TreeMap<>();
-      if (m.group(2) != null) {
-        Matcher l = LABEL.matcher(m.group(2));
-        while (l.find()) {
-          labels.put(l.group(1), l.group(2));
-        }
-      }
-      samples.add(new Sample(m.group(1), labels, Double.parseDouble(m.group(3))));
-    }
-    return samples;
+    return PrometheusText.parse(response.body()).samples();
   }
 
   /** The application's {@code key value} lines. */
@@ -289,22 +274,5 @@ class ActuatorPrometheusTest {
     return HTTP.send(
         HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build(),
         HttpResponse.BodyHandlers.ofString());
-  }
-
-  private static final class Sample {
-    final String name;
-    final Map<String, String> labels;
-    final double value;
-
-    Sample(String name, Map<String, String> labels, double value) {
-      this.name = name;
-      this.labels = labels;
-      this.value = value;
-    }
-
-    @Override
-    public String toString() {
-      return name + labels + " " + value;
-    }
   }
 }
