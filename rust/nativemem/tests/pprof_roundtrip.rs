@@ -19,25 +19,34 @@ fn go() -> Option<PathBuf> {
     installed.exists().then(|| installed.to_owned())
 }
 
-/// `go tool pprof -top` total for one sample type, in base units.
-fn pprof_total(go: &Path, file: &Path, index: &str) -> i64 {
+/// The output of `go tool pprof -top -unit=B <args> <file>`, which must succeed.
+fn pprof_top(go: &Path, file: &Path, args: &[&str]) -> String {
     let output = Command::new(go)
-        .args([
-            "tool",
-            "pprof",
-            "-top",
-            "-unit=B",
-            &format!("-sample_index={index}"),
-        ])
+        .args(["tool", "pprof", "-top", "-unit=B"])
+        .args(args)
         .arg(file)
         .output()
         .expect("run go tool pprof");
-    let text = String::from_utf8_lossy(&output.stdout);
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(
         output.status.success(),
         "{text}{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    text
+}
+
+/// Bytes as `go tool pprof -unit=B` prints them (`21984750B`).
+fn bytes(text: &str, line: &str) -> i64 {
+    text.trim()
+        .trim_end_matches('B')
+        .parse()
+        .unwrap_or_else(|_| panic!("{line}"))
+}
+
+/// `go tool pprof -top` total for one sample type, in base units.
+fn pprof_total(go: &Path, file: &Path, index: &str) -> i64 {
+    let text = pprof_top(go, file, &[&format!("-sample_index={index}")]);
     // "Showing nodes accounting for 21984750B, 99.54% of 22086303B total"
     let line = text
         .lines()
@@ -48,10 +57,7 @@ fn pprof_total(go: &Path, file: &Path, index: &str) -> i64 {
         .next()
         .unwrap()
         .trim_end_matches(" total");
-    total
-        .trim_end_matches('B')
-        .parse()
-        .unwrap_or_else(|_| panic!("{line}"))
+    bytes(total, line)
 }
 
 #[test]
@@ -136,24 +142,15 @@ fn go_pprof_reads_merged_totals_and_slices_them_by_process() {
 /// `go tool pprof -top -tagfocus=<focus>`: the in-use bytes of the samples kept (every node
 /// shown, so "accounting for" is their sum; "of ... total" stays the whole profile's).
 fn pprof_total_focused(go: &Path, file: &Path, focus: &str) -> i64 {
-    let output = Command::new(go)
-        .args([
-            "tool",
-            "pprof",
-            "-top",
-            "-unit=B",
+    let text = pprof_top(
+        go,
+        file,
+        &[
             "-nodecount=1000000",
             "-nodefraction=0",
-        ])
-        .args(["-sample_index=inuse_space", &format!("-tagfocus={focus}")])
-        .arg(file)
-        .output()
-        .expect("run go tool pprof");
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&output.stderr)
+            "-sample_index=inuse_space",
+            &format!("-tagfocus={focus}"),
+        ],
     );
     // "Showing nodes accounting for 28541238B, 33.75% of 84569524B total"
     let line = text
@@ -161,10 +158,5 @@ fn pprof_total_focused(go: &Path, file: &Path, focus: &str) -> i64 {
         .find(|l| l.contains("accounting for "))
         .unwrap_or_else(|| panic!("{text}"));
     let kept = line.split("accounting for ").nth(1).unwrap();
-    kept.split(',')
-        .next()
-        .unwrap()
-        .trim_end_matches('B')
-        .parse()
-        .unwrap_or_else(|_| panic!("{line}"))
+    bytes(kept.split(',').next().unwrap(), line)
 }
