@@ -19,6 +19,19 @@ fn go() -> Option<PathBuf> {
     installed.exists().then(|| installed.to_owned())
 }
 
+/// Go, when the workload's tools and Go are both here; else says which is missing (skipped).
+fn tools() -> Option<PathBuf> {
+    if let Some(reason) = workload::missing_tools() {
+        eprintln!("skipped: {reason}");
+        return None;
+    }
+    let go = go();
+    if go.is_none() {
+        eprintln!("skipped: Go is not installed (no 'go' on PATH or in /usr/local/go)");
+    }
+    go
+}
+
 /// The output of `go tool pprof -top -unit=B <args> <file>`, which must succeed.
 fn pprof_top(go: &Path, file: &Path, args: &[&str]) -> String {
     let output = Command::new(go)
@@ -62,12 +75,7 @@ fn pprof_total(go: &Path, file: &Path, index: &str) -> i64 {
 
 #[test]
 fn go_pprof_reads_the_same_totals() {
-    if let Some(reason) = workload::missing_tools() {
-        eprintln!("skipped: {reason}");
-        return;
-    }
-    let Some(go) = go() else {
-        eprintln!("skipped: Go is not installed (no 'go' on PATH or in /usr/local/go)");
+    let Some(go) = tools() else {
         return;
     };
     let dir = workload::scratch("pprof_roundtrip");
@@ -99,12 +107,7 @@ fn go_pprof_reads_the_same_totals() {
 #[test]
 fn go_pprof_reads_merged_totals_and_slices_them_by_process() {
     use nativemem::profile::{Output, Request};
-    if let Some(reason) = workload::missing_tools() {
-        eprintln!("skipped: {reason}");
-        return;
-    }
-    let Some(go) = go() else {
-        eprintln!("skipped: Go is not installed (no 'go' on PATH or in /usr/local/go)");
+    let Some(go) = tools() else {
         return;
     };
     let dir = workload::scratch("pprof_fleet");

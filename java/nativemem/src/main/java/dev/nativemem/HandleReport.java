@@ -44,8 +44,9 @@ public final class HandleReport {
       kinds.add(new KindCount(k));
     }
     List<Site> sites = new ArrayList<>();
+    List<KnownLeak> jvmWide = KnownLeak.acceptedInThisJvm();
     for (Map<String, Object> s : list(json, "sites")) {
-      sites.add(new Site(s));
+      sites.add(new Site(s, jvmWide));
     }
     List<ZombieCache> zombies = new ArrayList<>();
     for (Map<String, Object> z : list(json, "zombie_caches")) {
@@ -377,7 +378,7 @@ public final class HandleReport {
     private final LeakCatalogue.Match known;
     private final String accepted;
 
-    Site(Map<String, Object> json) {
+    Site(Map<String, Object> json, List<KnownLeak> jvmWide) {
       this.kind = Json.string(json, "kind");
       this.open = Json.number(json, "open");
       this.pooled = numberOr(json, "pooled");
@@ -395,7 +396,7 @@ public final class HandleReport {
       this.accepted =
           json.get("accepted") instanceof String
               ? (String) json.get("accepted")
-              : KnownLeak.acceptedReason(Collections.emptyList(), known, kind, text);
+              : KnownLeak.acceptedReason(Collections.emptyList(), jvmWide, known, kind, text);
     }
 
     /**

@@ -80,6 +80,7 @@ public final class HandleScope implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     List<KnownLeak> allowed = Arrays.asList(known);
+    List<KnownLeak> jvmWide = KnownLeak.acceptedInThisJvm();
     Map<String, long[]> failing = new LinkedHashMap<>();
     Map<String, long[]> accepted = new LinkedHashMap<>();
     long leakedCount = 0;
@@ -87,7 +88,7 @@ public final class HandleScope implements AutoCloseable {
     for (ScopeEntry entry : books.problems()) {
       String stack = HandleTracker.get().siteText(entry.site);
       LeakCatalogue.Match catalogued = LeakCatalogue.get().match(entry.kind, stack);
-      String reason = KnownLeak.acceptedReason(allowed, catalogued, entry.kind, stack);
+      String reason = KnownLeak.acceptedReason(allowed, jvmWide, catalogued, entry.kind, stack);
       String state = entry.leaked ? "leaked" : "open (never closed)";
       if (reason != null) {
         accepted.computeIfAbsent(state + " " + entry.kind + ": " + reason, x -> new long[1])[0]++;

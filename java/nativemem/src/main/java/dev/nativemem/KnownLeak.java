@@ -97,11 +97,16 @@ public final class KnownLeak {
 
   /**
    * Why a handle of {@code kind} created at {@code stack} is accepted: an entry the catalogue marks
-   * accepted, one of {@code known}, or one accepted for the whole JVM ({@link #acceptedInThisJvm});
-   * null when it is not. {@code catalogued} is the stack's catalogue match.
+   * accepted, one of {@code known}, or one of {@code jvmWide} ({@link #acceptedInThisJvm}, read
+   * once by the caller for all its handles); null when it is not. {@code catalogued} is the stack's
+   * catalogue match.
    */
   static String acceptedReason(
-      List<KnownLeak> known, LeakCatalogue.Match catalogued, String kind, String stack) {
+      List<KnownLeak> known,
+      List<KnownLeak> jvmWide,
+      LeakCatalogue.Match catalogued,
+      String kind,
+      String stack) {
     if (catalogued != null && catalogued.entry().accepted()) {
       return catalogued.label();
     }
@@ -110,7 +115,7 @@ public final class KnownLeak {
         return k.id() != null && catalogued != null ? catalogued.label() : k.reason();
       }
     }
-    for (KnownLeak k : acceptedInThisJvm()) {
+    for (KnownLeak k : jvmWide) {
       if (k.matches(kind, stack)) {
         String label = k.id() != null && catalogued != null ? catalogued.label() + "; " : "";
         return label + "accepted in this JVM by known=" + (k.id() != null ? k.id() : k.kind);
