@@ -44,8 +44,11 @@ public final class HandleReport {
       kinds.add(new KindCount(k));
     }
     List<Site> sites = new ArrayList<>();
-    List<KnownLeak> jvmWide = KnownLeak.acceptedInThisJvm();
-    for (Map<String, Object> s : list(json, "sites")) {
+    List<Map<String, Object>> siteJson = list(json, "sites");
+    // Read only for sites: reading it loads the catalogue.
+    List<KnownLeak> jvmWide =
+        siteJson.isEmpty() ? Collections.emptyList() : KnownLeak.acceptedInThisJvm();
+    for (Map<String, Object> s : siteJson) {
       sites.add(new Site(s, jvmWide));
     }
     List<ZombieCache> zombies = new ArrayList<>();

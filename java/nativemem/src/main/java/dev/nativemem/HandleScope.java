@@ -80,7 +80,9 @@ public final class HandleScope implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     List<KnownLeak> allowed = Arrays.asList(known);
-    List<KnownLeak> jvmWide = KnownLeak.acceptedInThisJvm();
+    // Read at the first problem: reading it loads the catalogue, whose read makes handles of its
+    // own in this scope's thread (a jar's Inflater).
+    List<KnownLeak> jvmWide = null;
     Map<String, long[]> failing = new LinkedHashMap<>();
     Map<String, long[]> accepted = new LinkedHashMap<>();
     long leakedCount = 0;
@@ -88,6 +90,9 @@ public final class HandleScope implements AutoCloseable {
     for (ScopeEntry entry : books.problems()) {
       String stack = HandleTracker.get().siteText(entry.site);
       LeakCatalogue.Match catalogued = LeakCatalogue.get().match(entry.kind, stack);
+      if (jvmWide == null) {
+        jvmWide = KnownLeak.acceptedInThisJvm();
+      }
       String reason = KnownLeak.acceptedReason(allowed, jvmWide, catalogued, entry.kind, stack);
       String state = entry.leaked ? "leaked" : "open (never closed)";
       if (reason != null) {
