@@ -92,7 +92,14 @@ public final class IncidentPage {
         .raw("</h1>\n<p class=\"meta\">")
         .esc(metaLine(manifest))
         .raw("</p>\n<section id=\"verdict\"><ul>");
-    for (String line : Verdict.lines(bundle)) {
+    List<String> verdict = Verdict.of(bundle).lines(Verdict.Markup.HTML);
+    if (verdict.isEmpty()) {
+      verdict =
+          List.of(
+              "No verdict: the bundle holds no timeline, heap profile or handle report to compute"
+                  + " one from (see \"Could not capture\" below).");
+    }
+    for (String line : verdict) {
       html.raw("<li>").raw(line).raw("</li>");
     }
     html.raw("</ul></section>\n");

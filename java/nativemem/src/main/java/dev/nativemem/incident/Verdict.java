@@ -1,66 +1,346 @@
 package dev.nativemem.incident;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * The page's first lines, computed from the bundle: how much memory grew and how fast (timeline),
- * where the sampled native heap sits (profile report), the largest site of open or leaked handles
- * and every known leak of the catalogue matched (handle report), and what triggered the capture.
- * Each line is HTML: bundle text escaped, figures with their units.
+ * The verdict on a bundle, computed once from its files: how much memory grew and how fast and the
+ * headroom left (timeline), where the sampled native heap sits (profile report), the largest sites
+ * of leaked and of open handles and every known leak of the catalogue matched (handle report), and
+ * what triggered the capture. The page renders it as HTML ({@link #lines} with {@link
+ * Markup#HTML}), the JVM's log as plain lines and one JSON line ({@link IncidentLog}): the same
+ * facts, never computed twice.
  */
 final class Verdict {
-  private Verdict() {}
+  /** Memory growth over the timeline: cgroup usage, else RSS, first to last sample that has it. */
+  static final class Growth {
+    final String label;
+    final long from;
+    final long to;
+    final long millis;
+    final Long limit;
 
-  static List<String> lines(Bundle bundle) {
-    List<String> lines = new ArrayList<>();
-    String growth = growth(Fields.objects(bundle.json("timeline.json"), "samples"));
-    if (growth != null) {
-      lines.add(growth);
+    Growth(String label, long from, long to, long millis, Long limit) {
+      this.label = label;
+      this.from = from;
+      this.to = to;
+      this.millis = millis;
+      this.limit = limit;
     }
-    String handleGrowth = handleGrowth(Fields.objects(bundle.json("timeline.json"), "samples"));
-    if (handleGrowth != null) {
-      lines.add(handleGrowth);
+  }
+
+  /** What was left below the cgroup limit in the newest sample that has both. */
+  static final class Headroom {
+    final long limit;
+    final long usage;
+
+    Headroom(long limit, long usage) {
+      this.limit = limit;
+      this.usage = usage;
     }
-    String top = topSite(bundle.json("profile-report.json"));
-    if (top != null) {
-      lines.add(top);
+
+    long bytes() {
+      return limit - usage;
     }
+
+    double share() {
+      return bytes() / (double) limit;
+    }
+  }
+
+  /** Open and leaked handle counts, first to last sample, when either changed. */
+  static final class HandleGrowth {
+    final long openFrom;
+    final long openTo;
+    final long leakedFrom;
+    final long leakedTo;
+
+    HandleGrowth(long openFrom, long openTo, long leakedFrom, long leakedTo) {
+      this.openFrom = openFrom;
+      this.openTo = openTo;
+      this.leakedFrom = leakedFrom;
+      this.leakedTo = leakedTo;
+    }
+  }
+
+  /** The top flat site of the profile report: the function most of the sampled heap is under. */
+  static final class TopFunction {
+    final String name;
+    final Double share;
+    final Long bytes;
+    final Long total;
+
+    TopFunction(String name, Double share, Long bytes, Long total) {
+      this.name = name;
+      this.share = share;
+      this.bytes = bytes;
+      this.total = total;
+    }
+  }
+
+  /** A site of the handle report. */
+  static final class Site {
+    final String kind;
+    final long leaked;
+    final long open;
+    final String createdAt;
+    final String knownId;
+
+    Site(Map<String, Object> site) {
+      this.kind = Fields.string(site, "kind");
+      this.leaked = Fields.count(site, "leaked");
+      this.open = Fields.count(site, "open");
+      this.createdAt = Fields.string(site, "created_at");
+      this.knownId = Fields.string(Fields.object(site, "known"), "id");
+    }
+  }
+
+  /** A catalogue entry matched by a site. */
+  static final class KnownLeak {
+    final String id;
+    final String library;
+    final List<String> versions;
+    final String fixedIn;
+    final String cost;
+    final String workaround;
+    final String link;
+
+    KnownLeak(Map<String, Object> known) {
+      this.id = Fields.string(known, "id");
+      this.library = Fields.string(known, "library");
+      this.versions = Fields.strings(known, "versions");
+      this.fixedIn = Fields.string(known, "fixed_in");
+      this.cost = Fields.string(known, "cost");
+      this.workaround = Fields.string(known, "workaround");
+      this.link = Fields.string(known, "link");
+    }
+  }
+
+  /** How text from a bundle and emphasis are written: the page's HTML or the log's plain text. */
+  interface Markup {
+    /** Text from the bundle, made safe for the output. */
+    String text(String fromBundle);
+
+    /** Emphasis around what we already formatted or escaped. */
+    String strong(String formatted);
+
+    /** Code (a function, a frame) around what we already escaped. */
+    String code(String escaped);
+
+    Markup HTML =
+        new Markup() {
+          @Override
+          public String text(String fromBundle) {
+            return Html.text(fromBundle);
+          }
+
+          @Override
+          public String strong(String formatted) {
+            return "<b>" + formatted + "</b>";
+          }
+
+          @Override
+          public String code(String escaped) {
+            return "<code>" + escaped + "</code>";
+          }
+        };
+  }
+
+  final Growth growth;
+  final Headroom headroom;
+  final HandleGrowth handleGrowth;
+  final TopFunction topFunction;
+  final Site mostLeaked;
+  final Site mostOpen;
+  final List<KnownLeak> knownLeaks;
+  final int zombieCaches;
+  final long zombieCapacity;
+  final String triggerKind;
+  final String triggerDetail;
+
+  /** Why a part the verdict draws on is absent, by the part's name (timeline, profile, handles). */
+  final Map<String, String> absent;
+
+  private Verdict(Bundle bundle) {
+    Map<String, Object> timeline = bundle.json("timeline.json");
+    List<Map<String, Object>> samples = Fields.objects(timeline, "samples");
+    this.growth = growth(samples);
+    this.headroom = headroom(samples);
+    this.handleGrowth = handleGrowth(samples);
+    Map<String, Object> report = bundle.json("profile-report.json");
+    this.topFunction = topFunction(report);
     Map<String, Object> handles = bundle.json("handles.json");
-    lines.addAll(biggestSites(Fields.objects(handles, "sites")));
-    lines.addAll(knownLeaks(Fields.objects(handles, "sites")));
-    String zombies = zombieCaches(Fields.objects(handles, "zombie_caches"));
-    if (zombies != null) {
-      lines.add(zombies);
+    List<Map<String, Object>> sites = Fields.objects(handles, "sites");
+    Map<String, Object> leaked = biggest(sites, "leaked");
+    Map<String, Object> open = biggest(sites, "open");
+    this.mostLeaked = leaked == null ? null : new Site(leaked);
+    this.mostOpen = open == null ? null : open == leaked ? mostLeaked : new Site(open);
+    this.knownLeaks = knownLeaks(sites);
+    List<Map<String, Object>> zombies = Fields.objects(handles, "zombie_caches");
+    long capacity = 0;
+    for (Map<String, Object> z : zombies) {
+      capacity += Math.max(0, Fields.count(z, "capacity_bytes"));
     }
+    this.zombieCaches = zombies.size();
+    this.zombieCapacity = capacity;
     Map<String, Object> trigger = Fields.object(bundle.manifest(), "trigger");
-    String kind = Fields.string(trigger, "kind");
-    if (kind != null) {
-      String detail = Fields.string(trigger, "detail");
-      lines.add(
-          "Captured on the <b>"
-              + Html.text(kind)
-              + "</b> trigger"
-              + (detail == null ? "" : ": " + Html.text(detail))
-              + ".");
+    this.triggerKind = Fields.string(trigger, "kind");
+    this.triggerDetail = Fields.string(trigger, "detail");
+    Map<String, String> why = new LinkedHashMap<>();
+    if (timeline == null) {
+      why.put("timeline", bundle.whyMissing("timeline.json", "timeline"));
     }
-    if (lines.isEmpty()) {
+    if (report == null) {
+      why.put("profile", bundle.whyMissing("profile-report.json", "heap profile"));
+    }
+    if (handles == null) {
+      why.put("handles", bundle.whyMissing("handles.json", "handle report"));
+    }
+    this.absent = Collections.unmodifiableMap(why);
+  }
+
+  static Verdict of(Bundle bundle) {
+    return new Verdict(bundle);
+  }
+
+  /** The verdict's sentences, the most telling first, in {@code m}; empty when nothing to say. */
+  List<String> lines(Markup m) {
+    List<String> lines = new ArrayList<>();
+    if (growth != null) {
+      lines.add(growth(m));
+    }
+    if (handleGrowth != null) {
+      lines.add(handleGrowth(m));
+    }
+    if (topFunction != null) {
+      lines.add(topFunction(m));
+    }
+    Set<Site> chosen = new LinkedHashSet<>();
+    if (mostLeaked != null) {
+      chosen.add(mostLeaked);
+    }
+    if (mostOpen != null) {
+      chosen.add(mostOpen);
+    }
+    for (Site site : chosen) {
+      lines.add(site(site, m));
+    }
+    for (KnownLeak known : knownLeaks) {
+      lines.add(knownLeak(known, m));
+    }
+    if (zombieCaches > 0) {
       lines.add(
-          "No verdict: the bundle holds no timeline, heap profile or handle report to compute one"
-              + " from (see \"Could not capture\" below).");
+          m.strong(
+                  Html.count(zombieCaches)
+                      + " closed cache"
+                      + (zombieCaches == 1 ? "" : "s")
+                      + " ("
+                      + Html.bytes(zombieCapacity)
+                      + " of capacity)")
+              + " still alive, kept by open options objects.");
+    }
+    if (triggerKind != null) {
+      lines.add(
+          "Captured on the "
+              + m.strong(m.text(triggerKind))
+              + " trigger"
+              + (triggerDetail == null ? "" : ": " + m.text(triggerDetail))
+              + ".");
     }
     return lines;
   }
 
-  /**
-   * Growth over the timeline of the cgroup usage, else RSS: first to last sample that has it, and
-   * the share of the limit reached when there is one.
-   */
-  static String growth(List<Map<String, Object>> samples) {
+  private String growth(Markup m) {
+    long delta = growth.to - growth.from;
+    StringBuilder line = new StringBuilder(growth.label);
+    line.append(delta >= 0 ? " grew " : " fell ")
+        .append(m.strong(Html.bytes(Math.abs(delta))))
+        .append(" in ")
+        .append(Html.duration(Math.max(growth.millis, 0)))
+        .append(", from ")
+        .append(Html.bytes(growth.from))
+        .append(" to ")
+        .append(Html.bytes(growth.to));
+    if (growth.limit != null) {
+      line.append(", ")
+          .append(m.strong(Html.percent(growth.to / (double) growth.limit)))
+          .append(" of the ")
+          .append(Html.bytes(growth.limit))
+          .append(" limit");
+    }
+    return line.append('.').toString();
+  }
+
+  private String handleGrowth(Markup m) {
+    return "Tracked native handles over the timeline: open "
+        + Html.count(handleGrowth.openFrom)
+        + " → "
+        + m.strong(Html.count(handleGrowth.openTo))
+        + ", leaked "
+        + Html.count(handleGrowth.leakedFrom)
+        + " → "
+        + m.strong(Html.count(handleGrowth.leakedTo))
+        + ".";
+  }
+
+  private String topFunction(Markup m) {
+    return m.strong(topFunction.share == null ? "?" : Html.percent(topFunction.share))
+        + " of the sampled native heap ("
+        + Html.bytes(topFunction.bytes)
+        + " of "
+        + Html.bytes(topFunction.total)
+        + ") allocated in "
+        + m.code(m.text(topFunction.name))
+        + ".";
+  }
+
+  private static String site(Site site, Markup m) {
+    String kind = m.text(site.kind);
+    StringBuilder line = new StringBuilder();
+    if (site.leaked > 0) {
+      line.append(m.strong(Html.count(site.leaked) + " " + kind + " leaked"));
+      line.append(" (").append(Html.count(site.open)).append(" open)");
+    } else {
+      line.append(m.strong(Html.count(site.open) + " " + kind + " open"));
+    }
+    line.append(", created by ")
+        .append(m.code(site.createdAt == null ? "an unrecorded site" : m.text(site.createdAt)));
+    if (site.knownId != null) {
+      line.append(" — known leak ").append(m.strong(m.text(site.knownId)));
+    }
+    return line.append('.').toString();
+  }
+
+  /** A catalogue entry: its id, the versions run, where fixed, what it costs, what to do. */
+  private static String knownLeak(KnownLeak known, Markup m) {
+    StringBuilder line = new StringBuilder("Known leak ").append(m.strong(m.text(known.id)));
+    if (known.library != null) {
+      line.append(" in ").append(m.text(known.library));
+      if (!known.versions.isEmpty()) {
+        line.append(" (you run ").append(m.text(String.join(", ", known.versions))).append(')');
+      }
+    }
+    line.append(
+        known.fixedIn == null ? "; no fixed release yet" : "; fixed in " + m.text(known.fixedIn));
+    if (known.cost != null) {
+      line.append(". Cost: ").append(m.text(known.cost));
+    }
+    if (known.workaround != null) {
+      line.append(". Workaround: ").append(m.text(known.workaround));
+    }
+    if (known.link != null) {
+      line.append(" (").append(m.text(known.link)).append(')');
+    }
+    return line.append('.').toString();
+  }
+
+  static Growth growth(List<Map<String, Object>> samples) {
     for (String[] series : new String[][] {{"usage", "Memory usage (cgroup)"}, {"rss", "RSS"}}) {
       Map<String, Object> first = null;
       Map<String, Object> last = null;
@@ -75,34 +355,30 @@ final class Verdict {
       if (first == null || first == last) {
         continue;
       }
-      long from = Fields.whole(first, series[0]);
-      long to = Fields.whole(last, series[0]);
-      long millis = Fields.whole(last, "t") - Fields.whole(first, "t");
-      long delta = to - from;
-      StringBuilder line = new StringBuilder(series[1]);
-      line.append(delta >= 0 ? " grew <b>" : " fell <b>")
-          .append(Html.bytes(Math.abs(delta)))
-          .append("</b> in ")
-          .append(Html.duration(Math.max(millis, 0)))
-          .append(", from ")
-          .append(Html.bytes(from))
-          .append(" to ")
-          .append(Html.bytes(to));
       Long limit = Fields.whole(last, "limit");
-      if (limit != null && limit > 0) {
-        line.append(", <b>")
-            .append(Html.percent(to / (double) limit))
-            .append("</b> of the ")
-            .append(Html.bytes(limit))
-            .append(" limit");
-      }
-      return line.append('.').toString();
+      return new Growth(
+          series[1],
+          Fields.whole(first, series[0]),
+          Fields.whole(last, series[0]),
+          Fields.whole(last, "t") - Fields.whole(first, "t"),
+          limit != null && limit > 0 ? limit : null);
     }
     return null;
   }
 
-  /** Open and leaked handles, first to last sample that counts them, when either changed. */
-  static String handleGrowth(List<Map<String, Object>> samples) {
+  /** The newest sample with a cgroup limit and usage; null without a limit. */
+  static Headroom headroom(List<Map<String, Object>> samples) {
+    for (int i = samples.size() - 1; i >= 0; i--) {
+      Long limit = Fields.whole(samples.get(i), "limit");
+      Long usage = Fields.whole(samples.get(i), "usage");
+      if (limit != null && limit > 0 && usage != null) {
+        return new Headroom(limit, usage);
+      }
+    }
+    return null;
+  }
+
+  static HandleGrowth handleGrowth(List<Map<String, Object>> samples) {
     Map<String, Object> first = null;
     Map<String, Object> last = null;
     for (Map<String, Object> s : samples) {
@@ -114,137 +390,47 @@ final class Verdict {
     if (first == null) {
       return null;
     }
-    long openFrom = Fields.whole(first, "handles_open");
-    long openTo = Fields.whole(last, "handles_open");
-    long leakedFrom = Fields.whole(first, "handles_leaked");
-    long leakedTo = Fields.whole(last, "handles_leaked");
-    if (openFrom == openTo && leakedFrom == leakedTo) {
-      return null;
-    }
-    return "Tracked native handles over the timeline: open "
-        + Html.count(openFrom)
-        + " → <b>"
-        + Html.count(openTo)
-        + "</b>, leaked "
-        + Html.count(leakedFrom)
-        + " → <b>"
-        + Html.count(leakedTo)
-        + "</b>.";
+    HandleGrowth g =
+        new HandleGrowth(
+            Fields.whole(first, "handles_open"),
+            Fields.whole(last, "handles_open"),
+            Fields.whole(first, "handles_leaked"),
+            Fields.whole(last, "handles_leaked"));
+    return g.openFrom == g.openTo && g.leakedFrom == g.leakedTo ? null : g;
   }
 
-  /** Where most of the sampled native heap was allocated (the top flat site). */
-  static String topSite(Map<String, Object> report) {
+  static TopFunction topFunction(Map<String, Object> report) {
     List<Map<String, Object>> flat = Fields.objects(report, "top_flat");
     if (flat.isEmpty()) {
       return null;
     }
     Map<String, Object> top = flat.get(0);
-    Double share = Fields.number(top, "flat_share");
-    Long bytes = Fields.whole(top, "flat_bytes");
-    Long total = Fields.whole(report, "total_bytes");
-    return "<b>"
-        + (share == null ? "?" : Html.percent(share))
-        + "</b> of the sampled native heap ("
-        + Html.bytes(bytes)
-        + " of "
-        + Html.bytes(total)
-        + ") allocated in <code>"
-        + Html.text(Fields.string(top, "name"))
-        + "</code>.";
+    return new TopFunction(
+        Fields.string(top, "name"),
+        Fields.number(top, "flat_share"),
+        Fields.whole(top, "flat_bytes"),
+        Fields.whole(report, "total_bytes"));
   }
 
-  /** The site with the most leaked handles and the one with the most open handles. */
-  static List<String> biggestSites(List<Map<String, Object>> sites) {
-    Set<Map<String, Object>> chosen = new LinkedHashSet<>();
-    for (String key : new String[] {"leaked", "open"}) {
-      sites.stream()
-          .filter(s -> Fields.count(s, key) > 0)
-          .max(Comparator.comparingLong(s -> Fields.count(s, key)))
-          .ifPresent(chosen::add);
-    }
-    List<String> lines = new ArrayList<>();
-    for (Map<String, Object> site : chosen) {
-      lines.add(site(site));
-    }
-    return lines;
+  /** The site with the most {@code key} (leaked or open) handles, or null when none has any. */
+  static Map<String, Object> biggest(List<Map<String, Object>> sites, String key) {
+    return sites.stream()
+        .filter(s -> Fields.count(s, key) > 0)
+        .max(Comparator.comparingLong(s -> Fields.count(s, key)))
+        .orElse(null);
   }
 
-  private static String site(Map<String, Object> site) {
-    long leaked = Fields.count(site, "leaked");
-    long open = Fields.count(site, "open");
-    String kind = Html.text(Fields.string(site, "kind"));
-    StringBuilder line = new StringBuilder("<b>");
-    if (leaked > 0) {
-      line.append(Html.count(leaked)).append(' ').append(kind).append(" leaked</b>");
-      line.append(" (").append(Html.count(open)).append(" open)");
-    } else {
-      line.append(Html.count(open)).append(' ').append(kind).append(" open</b>");
-    }
-    String createdAt = Fields.string(site, "created_at");
-    line.append(", created by <code>")
-        .append(createdAt == null ? "an unrecorded site" : Html.text(createdAt))
-        .append("</code>");
-    Map<String, Object> known = Fields.object(site, "known");
-    String id = Fields.string(known, "id");
-    if (id != null) {
-      line.append(" — known leak <b>").append(Html.text(id)).append("</b>");
-    }
-    return line.append('.').toString();
-  }
-
-  /** One line per catalogue entry matched: its id, the versions run, where fixed, what to do. */
-  static List<String> knownLeaks(List<Map<String, Object>> sites) {
-    List<String> lines = new ArrayList<>();
+  /** One entry per catalogue id matched, in the order of the sites. */
+  static List<KnownLeak> knownLeaks(List<Map<String, Object>> sites) {
+    List<KnownLeak> leaks = new ArrayList<>();
     Set<String> seen = new LinkedHashSet<>();
     for (Map<String, Object> site : sites) {
       Map<String, Object> known = Fields.object(site, "known");
       String id = Fields.string(known, "id");
-      if (id == null || !seen.add(id)) {
-        continue;
+      if (id != null && seen.add(id)) {
+        leaks.add(new KnownLeak(known));
       }
-      StringBuilder line = new StringBuilder("Known leak <b>").append(Html.text(id)).append("</b>");
-      String library = Fields.string(known, "library");
-      List<String> versions = Fields.strings(known, "versions");
-      if (library != null) {
-        line.append(" in ").append(Html.text(library));
-        if (!versions.isEmpty()) {
-          line.append(" (you run ").append(Html.text(String.join(", ", versions))).append(')');
-        }
-      }
-      String fixed = Fields.string(known, "fixed_in");
-      line.append(fixed == null ? "; no fixed release yet" : "; fixed in " + Html.text(fixed));
-      String cost = Fields.string(known, "cost");
-      if (cost != null) {
-        line.append(". Cost: ").append(Html.text(cost));
-      }
-      String workaround = Fields.string(known, "workaround");
-      if (workaround != null) {
-        line.append(". Workaround: ").append(Html.text(workaround));
-      }
-      String link = Fields.string(known, "link");
-      if (link != null) {
-        line.append(" (").append(Html.text(link)).append(')');
-      }
-      lines.add(line.append('.').toString());
     }
-    return lines;
-  }
-
-  /** Closed caches kept alive by options objects: how many and how much capacity. */
-  static String zombieCaches(List<Map<String, Object>> zombies) {
-    if (zombies.isEmpty()) {
-      return null;
-    }
-    long capacity = 0;
-    for (Map<String, Object> z : zombies) {
-      capacity += Math.max(0, Fields.count(z, "capacity_bytes"));
-    }
-    return "<b>"
-        + Html.count(zombies.size())
-        + " closed cache"
-        + (zombies.size() == 1 ? "" : "s")
-        + " ("
-        + Html.bytes(capacity)
-        + " of capacity)</b> still alive, kept by open options objects.";
+    return Collections.unmodifiableList(leaks);
   }
 }

@@ -9,13 +9,17 @@ import dev.nativemem.NativeHandles;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.ProfileReport;
 import dev.nativemem.ProfileRequest;
+import dev.nativemem.incident.IncidentLog;
 import dev.nativemem.incident.IncidentPage;
 import dev.nativemem.internal.FileTrees;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.internal.NmtSummary;
 import java.io.BufferedWriter;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.channels.Channels;
@@ -65,6 +69,13 @@ final class IncidentBundle {
    */
   static volatile Consumer<Path> incidentPage = IncidentPage::write;
 
+  /**
+   * Where the verdict's lines go ({@link IncidentLog}): file descriptor 2, the process's standard
+   * error, which a container runtime keeps as the container's log whatever {@code System.err} was
+   * replaced with (tests replace this).
+   */
+  static volatile OutputStream verdictLog = new FileOutputStream(FileDescriptor.err);
+
   private final Path directory;
   private final boolean profile;
 
@@ -109,11 +120,18 @@ final class IncidentBundle {
             "." + name + ".tmp-" + Long.toHexString(RANDOM.nextLong() & Long.MAX_VALUE));
     Files.createDirectory(
         temp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    Path target = directory.resolve(name);
     boolean done = false;
+    boolean announced = false;
     try {
       Parts parts = new Parts(temp);
-      capture(parts, ring, previous);
+      HeapProfile heap = captureVerdictParts(parts, ring);
       Map<String, Object> manifest = manifest(pid, at, trigger, previous, basis(ring), parts);
+      manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
+      parts.replace("manifest.json", Json.writeWithNulls(manifest));
+      // The verdict reaches the log before the rest: the log is what outlives a pod's volumes.
+      announced = log(IncidentLog.render(temp, target));
+      captureRest(parts, heap, previous);
       manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
       parts.replace("manifest.json", Json.writeWithNulls(manifest));
       Consumer<Path> page = incidentPage;
@@ -124,13 +142,18 @@ final class IncidentBundle {
       }
       manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
       parts.replace("manifest.json", Json.writeWithNulls(manifest));
-      Path target = directory.resolve(name);
       if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
         throw new IOException(target + " exists already");
       }
       Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
       done = true;
+      log(IncidentLog.completed(target, (System.nanoTime() - started) / 1_000_000));
       return target;
+    } catch (Throwable e) {
+      if (announced) {
+        log(IncidentLog.notWritten(target, e));
+      }
+      throw e;
     } finally {
       if (!done) {
         FileTrees.deleteQuietly(temp);
@@ -146,7 +169,26 @@ final class IncidentBundle {
     }
   }
 
-  private void capture(Parts parts, SampleRing ring, Path previous) {
+  /**
+   * Writes {@code text} to the log (one write, so that lines of other threads cannot cut into it);
+   * returns false if it could not be written. Never throws.
+   */
+  static boolean log(String text) {
+    try {
+      OutputStream out = verdictLog;
+      out.write(text.getBytes(StandardCharsets.UTF_8));
+      out.flush();
+      return true;
+    } catch (IOException | RuntimeException | OutOfMemoryError e) {
+      return false;
+    }
+  }
+
+  /**
+   * The parts the verdict reads (timeline, handles, the profile's report), with the breakdown; the
+   * heap profile dumped, or null.
+   */
+  private HeapProfile captureVerdictParts(Parts parts, SampleRing ring) {
     parts.text("timeline.json", "samples of the watch, oldest first", out -> timeline(ring, out));
     MemorySnapshot[] snapshot = new MemorySnapshot[1];
     parts.text(
@@ -163,6 +205,15 @@ final class IncidentBundle {
           out -> out.write(snapshot[0].breakdown().toString()));
     }
     handles(parts);
+    if (!profile) {
+      parts.missing("heap profile", "the watch takes none (nativemem.watch.profile=false)");
+      return null;
+    }
+    return profile(parts);
+  }
+
+  /** The parts the verdict does not read. */
+  private void captureRest(Parts parts, HeapProfile heap, Path previous) {
     allocatorReport(parts);
     List<Advice> advice = new ArrayList<>();
     boolean adviceRead =
@@ -191,8 +242,8 @@ final class IncidentBundle {
           });
     }
     nmt(parts);
-    if (profile) {
-      profile(parts, previous);
+    if (heap != null) {
+      diff(parts, heap, previous);
     }
   }
 
@@ -249,12 +300,13 @@ final class IncidentBundle {
     parts.text("nmt.txt", "the JVM's NMT summary", out -> out.write(text[0]));
   }
 
-  private static void profile(Parts parts, Path previous) {
+  /** The dump, its report, flame graph and pprof; returns the dump, or null. */
+  private static HeapProfile profile(Parts parts) {
     if (!NativeMemory.profiling().isAvailable()) {
       parts.missing(
           "heap profile",
           "jemalloc profiling is not available: " + NativeMemory.profiling().unavailableReason());
-      return;
+      return null;
     }
     Path dump = parts.dir.resolve(PROFILE);
     HeapProfile[] heap = new HeapProfile[1];
@@ -264,7 +316,7 @@ final class IncidentBundle {
             "heap profile (jeprof format), sampled allocations live now",
             () -> heap[0] = NativeMemory.dumpProfile(dump));
     if (!dumped) {
-      return;
+      return null;
     }
     parts.add(PROFILE + ".symbols", "the profile's symbols: build-ids, objects, JIT frames");
     Path flame = parts.dir.resolve("profile-flame.svg");
@@ -291,6 +343,11 @@ final class IncidentBundle {
       FileTrees.deleteQuietly(flame);
       FileTrees.deleteQuietly(pprof);
     }
+    return heap[0];
+  }
+
+  /** Growth since this process's previous bundle, whose profile is the base. */
+  private static void diff(Parts parts, HeapProfile heap, Path previous) {
     Path base = previous == null ? null : previous.resolve(PROFILE);
     if (base == null || !Files.isRegularFile(base, LinkOption.NOFOLLOW_LINKS)) {
       parts.missing(
@@ -303,7 +360,7 @@ final class IncidentBundle {
     parts.text(
         "profile-diff.json",
         "growth since the previous bundle's profile",
-        out -> out.write(heap[0].diff(HeapProfile.open(base)).toJson()));
+        out -> out.write(heap.diff(HeapProfile.open(base)).toJson()));
   }
 
   /** What the limit triggers compared, in the newest sample: said in the manifest. */

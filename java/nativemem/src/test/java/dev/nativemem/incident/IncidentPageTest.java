@@ -373,11 +373,11 @@ class IncidentPageTest {
     return dir;
   }
 
-  private static void write(Path dir, String name, Map<String, Object> json) throws Exception {
+  static void write(Path dir, String name, Map<String, Object> json) throws Exception {
     Files.write(dir.resolve(name), Json.write(json).getBytes(StandardCharsets.UTF_8));
   }
 
-  private static Map<String, Object> manifest(String detail) {
+  static Map<String, Object> manifest(String detail) {
     return map(
         "schema",
         "nativemem-incident/1",
@@ -399,7 +399,7 @@ class IncidentPageTest {
         List.of());
   }
 
-  private static Map<String, Object> sample(long t, long usage, long limit) {
+  static Map<String, Object> sample(long t, long usage, long limit) {
     Map<String, Object> s = new LinkedHashMap<>();
     for (String key :
         Arrays.asList(
@@ -419,7 +419,7 @@ class IncidentPageTest {
     return s;
   }
 
-  private static Map<String, Object> profileReport(String topName, double share, long total) {
+  static Map<String, Object> profileReport(String topName, double share, long total) {
     Map<String, Object> top =
         map(
             "name",
@@ -447,7 +447,7 @@ class IncidentPageTest {
         List.of());
   }
 
-  private static Map<String, Object> site(
+  static Map<String, Object> site(
       String kind, long open, long leaked, String createdAt, Map<String, Object> known) {
     return map(
         "kind",
@@ -464,7 +464,7 @@ class IncidentPageTest {
         "\tat " + createdAt);
   }
 
-  private static Map<String, Object> map(Object... keysAndValues) {
+  static Map<String, Object> map(Object... keysAndValues) {
     Map<String, Object> m = new LinkedHashMap<>();
     for (int i = 0; i < keysAndValues.length; i += 2) {
       m.put((String) keysAndValues[i], keysAndValues[i + 1]);

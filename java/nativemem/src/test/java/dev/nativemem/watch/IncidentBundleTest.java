@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.NativeMemoryException;
 import dev.nativemem.internal.Json;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -23,6 +25,7 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,10 +34,18 @@ class IncidentBundleTest {
   @TempDir Path temp;
   private MemoryWatch watch;
   private final Consumer<Path> page = IncidentBundle.incidentPage;
+  private final OutputStream stderr = IncidentBundle.verdictLog;
+  private final ByteArrayOutputStream log = new ByteArrayOutputStream();
+
+  @BeforeEach
+  void captureTheLog() {
+    IncidentBundle.verdictLog = log;
+  }
 
   @AfterEach
   void stop() {
     IncidentBundle.incidentPage = page;
+    IncidentBundle.verdictLog = stderr;
     if (watch != null) {
       watch.close();
     }
@@ -158,6 +169,42 @@ class IncidentBundleTest {
   }
 
   @Test
+  void theVerdictReachesTheLogBeforeTheSlowPartsThenTheBundleIsAnnouncedComplete()
+      throws IOException {
+    Path dir = temp.resolve("incidents");
+    start(dir);
+    List<String> logAtPage = new ArrayList<>();
+    List<String> filesAtPage = new ArrayList<>();
+    IncidentBundle.incidentPage =
+        tmp -> {
+          logAtPage.add(log.toString(StandardCharsets.UTF_8));
+          try {
+            filesAtPage.addAll(entries(tmp));
+          } catch (IOException e) {
+            throw new RuntimeException(e);
+          }
+        };
+    Path bundle = watch.capture("log");
+    String atPage = logAtPage.get(0);
+    assertTrue(atPage.contains("nativemem-incident: bundle " + bundle + " (being written"), atPage);
+    assertTrue(atPage.contains("\"bundle\":\"" + bundle + "\"}\n"), atPage);
+    assertFalse(atPage.contains("bundle complete: "), atPage);
+    assertTrue(
+        filesAtPage.contains("advice.json"), "the page comes after the rest: " + filesAtPage);
+    String after = log.toString(StandardCharsets.UTF_8);
+    assertTrue(after.startsWith(atPage), after);
+    assertTrue(
+        after
+            .substring(atPage.length())
+            .matches(
+                "nativemem-incident: bundle complete: \\Q"
+                    + bundle
+                    + "\\E \\(captured in \\d+ ms\\)\n"),
+        after);
+    assertEquals(1, after.split("nativemem-incident-json: ", -1).length - 1, after);
+  }
+
+  @Test
   void aCaptureThatCannotFinishLeavesNothing() throws IOException {
     Path dir = temp.resolve("incidents");
     start(dir);
@@ -173,6 +220,9 @@ class IncidentBundleTest {
         };
     NativeMemoryException e = assertThrows(NativeMemoryException.class, () -> watch.capture("x"));
     assertTrue(e.getMessage().contains("exists already"), e.getMessage());
+    String logged = log.toString(StandardCharsets.UTF_8);
+    assertTrue(logged.contains("\nnativemem-incident: bundle not written: "), logged);
+    assertFalse(logged.contains("bundle complete: "), logged);
     List<String> left = entries(dir);
     assertEquals(1, left.size(), left.toString());
     assertFalse(left.get(0).startsWith("."), "the temporary bundle is gone: " + left);
