@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The watch's reason to exist, for real: a JVM in a 512 MiB memory cgroup (no swap) leaks zlib
  * memory from one line until the kernel OOM-kills it; the incident bundle it wrote before dying is
- * complete and names that line. {@code bench/oom-kill.sh} runs this ten times.
+ * complete and names that line, and its verdict is in the JVM's log (stderr), naming the line too.
+ * {@code bench/oom-kill.sh} runs this ten times.
  */
 class OomKillTest {
   static final long LIMIT = 512L << 20;
@@ -49,6 +50,7 @@ class OomKillTest {
                   "-Xmx128m",
                   "-javaagent:" + ForkedJvm.JAR + "=level=full,watch=on,watch.dir=" + incidents)
               .main(OomLeakChild.class.getName(), String.valueOf(LIMIT));
+      long killedBy = System.currentTimeMillis(); // the child's exit, read back within milliseconds
 
       assertEquals(137, r.exitCode, "killed by SIGKILL: " + r);
       assertTrue(oomKills(memory) >= 1, "the cgroup counts the OOM kill");
@@ -89,6 +91,16 @@ class OomKillTest {
       assertTrue(
           lead.contains(" Inflater open</b>, created by <code>dev.nativemem.tests." + planted),
           lead);
+      // The same verdict reached the JVM's log before the kill: what outlives the pod.
+      IncidentLogLines log = new IncidentLogLines(r.stderr);
+      log.assertMatches(bundle, planted);
+      System.out.println("verdict block in the log: " + log.blockBytes + " bytes");
+      System.out.println(
+          "bundle complete "
+              + (killedBy - completedAt(manifest))
+              + " ms before the kill (capture "
+              + manifest.get("capture_ms")
+              + " ms)");
     } finally {
       Files.deleteIfExists(memory);
     }
@@ -106,6 +118,12 @@ class OomKillTest {
       }
     }
     throw new IllegalStateException("the planted line is gone from OomLeakChild.java");
+  }
+
+  /** When the bundle was complete: its capture time plus how long the capture took (ms). */
+  static long completedAt(Map<String, Object> manifest) {
+    return java.time.Instant.parse((String) manifest.get("captured_at")).toEpochMilli()
+        + ((Number) manifest.get("capture_ms")).longValue();
   }
 
   static long oomKills(Path cgroup) throws IOException {

@@ -1,0 +1,318 @@
+package dev.nativemem.tests;
+
+import static dev.nativemem.tests.ChildCgroupTest.childCgroup;
+import static dev.nativemem.tests.ChildCgroupTest.write;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.jr.ob.JSON;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The pod path, in a pod as Flink's and Spring Boot's images make one: a {@code jlink}ed runtime
+ * without {@code jdk.attach} (JRE base images and Paketo's JRE have none), uid 9999 with {@code
+ * HOME=/nonexistent}, the evidence directory on a root-owned 0777 volume (a small tmpfs, as an
+ * {@code emptyDir} with a {@code sizeLimit} is), a memory cgroup. The JVM options are the docs'
+ * own, read from docs/flink.md and docs/spring-boot.md (only the jar's and the volume's paths are
+ * this machine's): {@code attach} from that runtime as that user, and a TaskManager-like JVM killed
+ * by the kernel that leaves a complete bundle on the volume and its verdict in its log. Needs root
+ * (a tmpfs mount, a child cgroup, another uid); CI runs as root.
+ */
+class PodTest {
+  static final int UID = 9999;
+  static final long LIMIT = OomKillTest.LIMIT;
+
+  /** The Flink image's path of the jar and the pod template's mount path, in docs/flink.md. */
+  static final String DOC_JAR = "/opt/flink/lib/nativemem-0.1.0.jar";
+
+  static final String DOC_VOLUME = "/nativemem";
+
+  /** The Spring Boot page's path of the jar in a buildpack image. */
+  static final String BOOT_JAR = "/workspace/BOOT-INF/lib/nativemem-0.1.0.jar";
+
+  static final String BOOT_VOLUME = "/nativemem";
+
+  @Test
+  void theRuntimeHasNoAttachModule() throws Exception {
+    Path jre = PodRuntime.jre();
+    String modules = run(List.of(jre.resolve("bin/java").toString(), "--list-modules"));
+    assertFalse(modules.contains("jdk.attach"), modules);
+    assertTrue(modules.contains("java.instrument"), modules);
+  }
+
+  @Test
+  void theDocsMountAClaimAtTheWatchDirectory() throws Exception {
+    List<Map<String, Object>> flink = DocBlocks.flinkDeployment();
+    assertEquals("FlinkDeployment", flink.get(0).get("kind"));
+    List<String> tm = DocBlocks.flinkTaskManagerOptions();
+    assertTrue(tm.contains("-javaagent:" + DOC_JAR), tm.toString());
+    assertMountedOnAClaim(flink, "flink-main-container", watchDir(tm), DOC_VOLUME);
+
+    List<Map<String, Object>> boot = DocBlocks.springBootDeployment();
+    assertEquals("Deployment", boot.get(0).get("kind"));
+    List<String> options =
+        Arrays.asList(DocBlocks.springBootJavaToolOptions().trim().split("\\s+"));
+    assertTrue(options.contains("-javaagent:" + BOOT_JAR), options.toString());
+    assertMountedOnAClaim(boot, null, watchDir(options), BOOT_VOLUME);
+  }
+
+  /** The {@code -Dnativemem.watch.dir} of JVM options, with {@code -Dnativemem.watch=on}. */
+  static String watchDir(List<String> options) {
+    assertTrue(options.contains("-Dnativemem.watch=on"), options.toString());
+    for (String option : options) {
+      if (option.startsWith("-Dnativemem.watch.dir=")) {
+        return option.substring("-Dnativemem.watch.dir=".length());
+      }
+    }
+    throw new AssertionError("no -Dnativemem.watch.dir in " + options);
+  }
+
+  /**
+   * The container mounts, at {@code mountPath}, a volume of the pod that is a claim declared in the
+   * same block, the watch directory is beneath it, and the pod gives the volume its group.
+   */
+  static void assertMountedOnAClaim(
+      List<Map<String, Object>> docs, String container, String watchDir, String mountPath) {
+    Map<String, Object> resource = docs.get(0);
+    assertTrue(watchDir.startsWith(mountPath + "/"), watchDir + " beneath " + mountPath);
+    String volume = null;
+    for (Map<String, Object> mount :
+        DocBlocks.list(DocBlocks.container(resource, container).get("volumeMounts"))) {
+      if (mountPath.equals(mount.get("mountPath"))) {
+        volume = (String) mount.get("name");
+      }
+    }
+    assertNotNull(volume, "a volume mounted at " + mountPath + " in " + resource);
+    Map<String, Object> pod = DocBlocks.podSpec(resource);
+    assertNotNull(DocBlocks.map(pod.get("securityContext")).get("fsGroup"), "fsGroup: " + pod);
+    String claim = null;
+    for (Map<String, Object> v : DocBlocks.list(pod.get("volumes"))) {
+      if (volume.equals(v.get("name"))) {
+        claim = (String) DocBlocks.map(v.get("persistentVolumeClaim")).get("claimName");
+      }
+    }
+    assertNotNull(claim, "volume " + volume + " is a persistentVolumeClaim");
+    boolean declared = false;
+    for (Map<String, Object> doc : docs) {
+      declared |=
+          "PersistentVolumeClaim".equals(doc.get("kind"))
+              && claim.equals(DocBlocks.map(doc.get("metadata")).get("name"));
+    }
+    assertTrue(declared, "the claim " + claim + " is declared beside the resource");
+  }
+
+  @Test
+  void attachWorksFromTheJreAsTheContainersUser() throws Exception {
+    requireRoot("attach runs as uid " + UID + " (setpriv)");
+    Path jre = PodRuntime.jre();
+    List<String> options =
+        Arrays.asList(DocBlocks.springBootJavaToolOptions().trim().split("\\s+"));
+    Path volume = Paths.get("target").toAbsolutePath().resolve("pod-attach-" + System.nanoTime());
+    Files.createDirectories(volume);
+    mountTmpfs(volume);
+    String jvmOptions = String.join(" ", here(options, BOOT_JAR, BOOT_VOLUME, volume));
+    List<String> target = new ArrayList<>(asUser());
+    target.addAll(
+        List.of(
+            "JAVA_TOOL_OPTIONS=" + jvmOptions,
+            jre.resolve("bin/java").toString(),
+            "-cp",
+            ForkedJvm.TEST_CLASSES,
+            AttachTarget.class.getName()));
+    Process process = new ProcessBuilder(target).redirectErrorStream(true).start();
+    try {
+      BufferedReader out =
+          new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+      StringBuilder before = new StringBuilder();
+      String ready = out.readLine();
+      for (; ready != null && !ready.startsWith("READY "); ready = out.readLine()) {
+        before.append(ready).append('\n'); // "Picked up JAVA_TOOL_OPTIONS", the agent's lines
+      }
+      assertNotNull(ready, "the target printed no READY line: " + before);
+      long pid = Long.parseLong(ready.substring(6).trim());
+      // The page's command, with this pod's pid, and the container's environment (exec
+      // inherits JAVA_TOOL_OPTIONS).
+      List<String> attach = new ArrayList<>(asUser());
+      attach.add("JAVA_TOOL_OPTIONS=" + jvmOptions);
+      for (String word : DocBlocks.springBootAttachCommand()) {
+        attach.add(
+            word.endsWith("/bin/java")
+                ? jre.resolve("bin/java").toString()
+                : word.equals(BOOT_JAR)
+                    ? ForkedJvm.JAR.toString()
+                    : word.equals("1") ? Long.toString(pid) : word);
+      }
+      attach.add("--json");
+      String answer = run(attach);
+      Map<String, Object> breakdown = JSON.std.mapFrom(answer.substring(answer.indexOf('{')));
+      assertTrue(breakdown.containsKey("process"), answer);
+    } finally {
+      process.destroy();
+      process.waitFor(10, TimeUnit.SECONDS);
+      run(List.of("umount", volume.toString()));
+      Files.deleteIfExists(volume);
+    }
+  }
+
+  @Test
+  void aKilledTaskManagerLeavesItsBundleOnTheVolumeAndItsVerdictInTheLog() throws Exception {
+    requireRoot("the volume is a tmpfs mount, the JVM runs as uid " + UID);
+    Path jre = PodRuntime.jre();
+    List<String> options = DocBlocks.flinkTaskManagerOptions();
+    String name = "nativemem-pod-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+    Path memory = childCgroup("memory", name);
+    Path volume = Paths.get("target").toAbsolutePath().resolve(name);
+    Files.createDirectories(volume);
+    mountTmpfs(volume);
+    try {
+      write(memory.resolve("memory.limit_in_bytes"), String.valueOf(LIMIT));
+      if (Files.exists(memory.resolve("memory.memsw.limit_in_bytes"))) {
+        write(memory.resolve("memory.memsw.limit_in_bytes"), String.valueOf(LIMIT));
+      }
+      write(memory.resolve("memory.swappiness"), "0");
+      List<String> jvm = here(options, DOC_JAR, DOC_VOLUME, volume);
+      Path incidents = Paths.get(watchDir(jvm));
+      String join =
+          "echo $$ > "
+              + memory.resolve("cgroup.procs")
+              + " && exec setpriv --reuid "
+              + UID
+              + " --regid "
+              + UID
+              + " --clear-groups env HOME=/nonexistent \"$0\" \"$@\"";
+      ForkedJvm.Result r =
+          new ForkedJvm()
+              .withTestClasses()
+              .java(jre.resolve("bin/java"))
+              .launcher("sh", "-c", join)
+              .jvmArg("-Xmx128m")
+              .jvmArg(jvm.toArray(new String[0]))
+              .main(OomLeakChild.class.getName(), String.valueOf(LIMIT));
+      long killedBy = System.currentTimeMillis();
+
+      assertEquals(137, r.exitCode, "killed by SIGKILL: " + r);
+      assertTrue(OomKillTest.oomKills(memory) >= 1, "the cgroup counts the OOM kill");
+      List<Path> bundles = new ArrayList<>();
+      if (Files.isDirectory(incidents)) {
+        for (Path p : OomKillTest.list(incidents)) {
+          if (p.getFileName().toString().startsWith("nativemem-incident-")) {
+            bundles.add(p);
+          }
+        }
+      }
+      assertEquals(1, bundles.size(), "one bundle on the volume: " + bundles + r);
+      Path bundle = bundles.get(0);
+      Map<String, Object> manifest = OomKillTest.json(bundle.resolve("manifest.json"));
+      @SuppressWarnings("unchecked")
+      List<Map<String, Object>> files = (List<Map<String, Object>>) manifest.get("files");
+      for (Map<String, Object> file : files) {
+        assertTrue(Files.exists(bundle.resolve((String) file.get("name"))), file.toString());
+      }
+      String planted = "OomLeakChild.leakOne(OomLeakChild.java:" + OomKillTest.plantedLine() + ")";
+      assertTrue(Files.readString(bundle.resolve("handles.json")).contains(planted));
+
+      IncidentLogLines log = new IncidentLogLines(r.stderr);
+      log.assertMatches(bundle, planted);
+      // The docs' way to get the JSON line out of the log, run on this JVM's log.
+      Path stderr = Files.createTempFile("nativemem-pod", ".log");
+      try {
+        Files.writeString(stderr, r.stderr);
+        String extracted =
+            run(
+                List.of(
+                    "sh",
+                    "-c",
+                    DocBlocks.logJsonCommand().replace(DocBlocks.LOGS, "cat " + stderr)));
+        assertEquals(
+            IncidentLogLines.JSON_PREFIX + extracted.trim(),
+            "nativemem-incident-json: " + log.json.get(0));
+      } finally {
+        Files.delete(stderr);
+      }
+      System.out.println("verdict block in the log: " + log.blockBytes + " bytes");
+      System.out.println(
+          "bundle complete "
+              + (killedBy - OomKillTest.completedAt(manifest))
+              + " ms before the kill");
+    } finally {
+      run(List.of("umount", volume.toString()));
+      Files.deleteIfExists(volume);
+      Files.deleteIfExists(memory);
+    }
+  }
+
+  /**
+   * The docs' JVM options with this machine's paths: the jar the docs name is the built jar, the
+   * volume's mount path is {@code volume}; every other option as the docs print it.
+   */
+  static List<String> here(List<String> options, String docJar, String docVolume, Path volume) {
+    List<String> here = new ArrayList<>();
+    String dir = "-Dnativemem.watch.dir=" + docVolume + "/";
+    for (String option : options) {
+      if (option.equals("-javaagent:" + docJar)) {
+        here.add("-javaagent:" + ForkedJvm.JAR.toAbsolutePath().normalize());
+      } else if (option.startsWith(dir)) {
+        here.add("-Dnativemem.watch.dir=" + volume + "/" + option.substring(dir.length()));
+      } else {
+        here.add(option);
+      }
+    }
+    return here;
+  }
+
+  /** {@code setpriv} to uid 9999 with no home: as the Flink image's user in a pod. */
+  static List<String> asUser() {
+    return Arrays.asList(
+        "setpriv",
+        "--reuid",
+        String.valueOf(UID),
+        "--regid",
+        String.valueOf(UID),
+        "--clear-groups",
+        "env",
+        "HOME=/nonexistent");
+  }
+
+  static void requireRoot(String why) throws IOException {
+    String uid = run(List.of("id", "-u")).trim();
+    Assumptions.assumeTrue("0".equals(uid), "needs root: " + why + " (CI runs as root)");
+  }
+
+  /** A small tmpfs, root-owned, mode 0777, as an {@code emptyDir} with a {@code sizeLimit}. */
+  static void mountTmpfs(Path at) throws IOException {
+    run(
+        List.of(
+            "mount", "-t", "tmpfs", "-o", "size=64m,mode=0777", "nativemem-pod", at.toString()));
+  }
+
+  /** Runs a command; returns its standard output, failing with everything it printed. */
+  static String run(List<String> command) throws IOException {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    try {
+      if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new AssertionError(command + " failed: " + out);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
+    }
+    return out;
+  }
+}
