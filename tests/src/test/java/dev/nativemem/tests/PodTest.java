@@ -179,7 +179,12 @@ class PodTest {
     Path memory = childCgroup("memory", name);
     Path volume = Paths.get("target").toAbsolutePath().resolve(name);
     Files.createDirectories(volume);
-    mountTmpfs(volume);
+    try {
+      mountTmpfs(volume);
+    } catch (RuntimeException e) {
+      Files.deleteIfExists(memory);
+      throw e;
+    }
     try {
       write(memory.resolve("memory.limit_in_bytes"), String.valueOf(LIMIT));
       if (Files.exists(memory.resolve("memory.memsw.limit_in_bytes"))) {
@@ -294,11 +299,19 @@ class PodTest {
     Assumptions.assumeTrue("0".equals(uid), "needs root: " + why + " (CI runs as root)");
   }
 
-  /** A small tmpfs, root-owned, mode 0777, as an {@code emptyDir} with a {@code sizeLimit}. */
+  /**
+   * A small tmpfs, root-owned, mode 0777, as an {@code emptyDir} with a {@code sizeLimit}; skips
+   * when this root may not mount (a container without {@code CAP_SYS_ADMIN}).
+   */
   static void mountTmpfs(Path at) throws IOException {
-    run(
-        List.of(
-            "mount", "-t", "tmpfs", "-o", "size=64m,mode=0777", "nativemem-pod", at.toString()));
+    List<String> mount =
+        List.of("mount", "-t", "tmpfs", "-o", "size=64m,mode=0777", "nativemem-pod", at.toString());
+    try {
+      run(mount);
+    } catch (AssertionError e) {
+      Files.deleteIfExists(at);
+      Assumptions.abort("cannot mount a tmpfs for the volume (needs CAP_SYS_ADMIN): " + e);
+    }
   }
 
   /** Runs a command; returns its standard output, failing with everything it printed. */
