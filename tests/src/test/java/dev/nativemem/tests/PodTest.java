@@ -11,6 +11,8 @@ import com.fasterxml.jackson.jr.ob.JSON;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -146,6 +148,13 @@ class PodTest {
       }
       assertNotNull(ready, "the target printed no READY line: " + before);
       long pid = Long.parseLong(ready.substring(6).trim());
+      // Inflaters the target keeps open: the answer must be the target's, not the attaching JVM's.
+      Writer in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+      in.write("open 3000\n");
+      in.flush();
+      for (String line = out.readLine(); line != null && !line.startsWith("OPENED 3000"); ) {
+        line = out.readLine();
+      }
       // The page's command, with this pod's pid, and the container's environment (exec
       // inherits JAVA_TOOL_OPTIONS).
       List<String> attach = new ArrayList<>(asUser());
@@ -160,8 +169,18 @@ class PodTest {
       }
       attach.add("--json");
       String answer = run(attach);
-      Map<String, Object> breakdown = JSON.std.mapFrom(answer.substring(answer.indexOf('{')));
-      assertTrue(breakdown.containsKey("process"), answer);
+      Map<String, Object> breakdown = JSON.std.mapFrom(answer);
+      @SuppressWarnings("unchecked")
+      Map<String, Object> handles = (Map<String, Object>) breakdown.get("handles");
+      long open = 0;
+      @SuppressWarnings("unchecked")
+      List<Map<String, Object>> kinds = (List<Map<String, Object>>) handles.get("kinds");
+      for (Map<String, Object> kind : kinds) {
+        if ("Inflater".equals(kind.get("kind"))) {
+          open = ((Number) kind.get("open")).longValue();
+        }
+      }
+      assertTrue(open >= 3000, "the target's 3,000 open Inflaters: " + answer);
     } finally {
       process.destroy();
       process.waitFor(10, TimeUnit.SECONDS);
@@ -314,18 +333,21 @@ class PodTest {
     }
   }
 
-  /** Runs a command; returns its standard output, failing with everything it printed. */
+  /** Runs a command; returns its standard output, failing with all it printed on both streams. */
   static String run(List<String> command) throws IOException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    Path err = Files.createTempFile("nativemem-pod", ".err");
     try {
+      Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        throw new AssertionError(command + " failed: " + out);
+        throw new AssertionError(command + " failed: " + out + Files.readString(err));
       }
+      return out;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException(e);
+    } finally {
+      Files.delete(err);
     }
-    return out;
   }
 }
