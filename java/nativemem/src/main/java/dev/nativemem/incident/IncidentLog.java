@@ -108,7 +108,7 @@ public final class IncidentLog {
     line(
         out,
         "bundle "
-            + PLAIN.text(bundlePath.toString())
+            + escape(bundlePath.toString())
             + " (being written; a \"bundle complete\" line follows when it is)");
     out.append(JSON_PREFIX).append(jsonLine(json(bundle, verdict, bundlePath)));
     return out.append('\n').toString();
@@ -118,7 +118,7 @@ public final class IncidentLog {
   public static String completed(Path bundlePath, long millis) {
     return PREFIX
         + "bundle complete: "
-        + PLAIN.text(bundlePath.toString())
+        + escape(bundlePath.toString())
         + " (captured in "
         + millis
         + " ms)\n";
@@ -128,7 +128,7 @@ public final class IncidentLog {
   public static String notWritten(Path bundlePath, Throwable why) {
     return PREFIX
         + "bundle not written: "
-        + PLAIN.text(bundlePath.toString())
+        + escape(bundlePath.toString())
         + ": "
         + PLAIN.text(String.valueOf(why))
         + "\n";
@@ -228,7 +228,7 @@ public final class IncidentLog {
         + "\n"
         + PREFIX
         + "bundle "
-        + PLAIN.text(bundlePath.toString())
+        + escape(bundlePath.toString())
         + "\n"
         + JSON_PREFIX
         + jsonLine(json)
@@ -277,6 +277,27 @@ public final class IncidentLog {
   }
 
   /**
+   * {@code value} for a human line: the characters that could end the line early or drive a
+   * terminal, and the backslash, as escapes; nothing cut (for paths we name ourselves).
+   */
+  private static String escape(String value) {
+    StringBuilder out = new StringBuilder(value.length() + 8);
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == '\\') {
+        out.append("\\\\");
+      } else if (c < 0x20 || (c >= 0x7f && c < 0xa0)) {
+        out.append(String.format(Locale.ROOT, "\\x%02x", (int) c));
+      } else if (actsOnATerminal(c)) {
+        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
+  }
+
+  /**
    * Plain text for a log line: strings from the bundle cut at {@link #MAX_TEXT} characters, with
    * every character that could end the line early or drive a terminal (C0 and C1 controls, DEL, the
    * Unicode line and paragraph separators, bidirectional overrides) and the backslash written as an
@@ -286,24 +307,7 @@ public final class IncidentLog {
       new Verdict.Markup() {
         @Override
         public String text(String fromBundle) {
-          if (fromBundle == null) {
-            return "";
-          }
-          String value = cut(fromBundle);
-          StringBuilder out = new StringBuilder(value.length() + 8);
-          for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c == '\\') {
-              out.append("\\\\");
-            } else if (c < 0x20 || (c >= 0x7f && c < 0xa0)) {
-              out.append(String.format(Locale.ROOT, "\\x%02x", (int) c));
-            } else if (actsOnATerminal(c)) {
-              out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-            } else {
-              out.append(c);
-            }
-          }
-          return out.toString();
+          return fromBundle == null ? "" : escape(cut(fromBundle));
         }
 
         @Override

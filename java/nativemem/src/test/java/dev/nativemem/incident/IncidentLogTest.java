@@ -171,6 +171,14 @@ class IncidentLogTest {
     assertEquals(
         IncidentLog.PREFIX + "bundle complete: " + FINAL + " (captured in 812 ms)\n",
         IncidentLog.completed(FINAL, 812));
+    // A path we name ourselves is escaped, never cut: it must stay usable however long.
+    Path deep = Path.of("/v/" + "d".repeat(300), "nativemem-incident-1-x\u001b-limit");
+    assertEquals(
+        IncidentLog.PREFIX
+            + "bundle complete: "
+            + deep.toString().replace("\u001b", "\\x1b")
+            + " (captured in 1 ms)\n",
+        IncidentLog.completed(deep, 1));
   }
 
   private static Map<String, Object> json(String block) {
