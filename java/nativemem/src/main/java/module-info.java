@@ -21,5 +21,6 @@ module dev.nativemem {
   requires static org.apache.commons.cli;
   requires static org.objectweb.asm;
   requires static com.fasterxml.jackson.jr.ob;
+  requires static com.fasterxml.jackson.core;
   requires static rocksdbjni;
 }

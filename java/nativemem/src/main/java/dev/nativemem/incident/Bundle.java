@@ -75,6 +75,24 @@ final class Bundle {
     return parsed;
   }
 
+  /**
+   * The samples of {@code timeline.json} in which one of {@code keys} has its first or last number
+   * ({@link TimelineEdges}), or null (then {@link #whyMissing} says why).
+   */
+  List<Map<String, Object>> timelineEdges(List<String> keys) {
+    byte[] bytes = read("timeline.json", MAX_JSON_BYTES);
+    if (bytes == null) {
+      return null;
+    }
+    try {
+      return TimelineEdges.read(bytes, keys);
+    } catch (IOException | RuntimeException e) {
+      problems.put(
+          "timeline.json", "timeline.json is not a JSON object: " + firstLine(e.getMessage()));
+      return null;
+    }
+  }
+
   /** A file's bytes, or null with the reason kept. */
   byte[] read(String name, long maxBytes) {
     Path file = dir.resolve(name);

@@ -152,6 +152,13 @@ final class Verdict {
         };
   }
 
+  /**
+   * The timeline's keys the verdict reads: of a timeline it needs only the first and last sample
+   * that has each ({@link Bundle#timelineEdges}).
+   */
+  static final List<String> TIMELINE_KEYS =
+      List.of("t", "usage", "rss", "limit", "handles_open", "handles_leaked");
+
   final Growth growth;
   final Headroom headroom;
   final HandleGrowth handleGrowth;
@@ -168,8 +175,8 @@ final class Verdict {
   final Map<String, String> absent;
 
   private Verdict(Bundle bundle) {
-    Map<String, Object> timeline = bundle.json("timeline.json");
-    List<Map<String, Object>> samples = Fields.objects(timeline, "samples");
+    List<Map<String, Object>> timeline = bundle.timelineEdges(TIMELINE_KEYS);
+    List<Map<String, Object>> samples = timeline == null ? List.of() : timeline;
     this.growth = growth(samples);
     this.headroom = headroom(samples);
     this.handleGrowth = handleGrowth(samples);
