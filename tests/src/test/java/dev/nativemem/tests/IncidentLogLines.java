@@ -97,7 +97,10 @@ final class IncidentLogLines {
     Map<String, Object> biggest = null;
     for (Map<String, Object> site :
         (List<Map<String, Object>>) json(bundle.resolve("handles.json")).get("sites")) {
-      if (biggest == null || number(site, "open") > number(biggest, "open")) {
+      // The site with the most open handles among those with a creation line: at the agent's
+      // default level the others are counted at a site with no line.
+      if (site.get("created_at") != null
+          && (biggest == null || number(site, "open") > number(biggest, "open"))) {
         biggest = site;
       }
     }

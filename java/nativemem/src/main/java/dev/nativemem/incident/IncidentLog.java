@@ -211,6 +211,7 @@ public final class IncidentLog {
     json.put("open", site.open);
     json.put("created_at", cut(site.createdAt));
     json.put("known_id", cut(site.knownId));
+    json.put("without_stack", site.unrecorded);
     return json;
   }
 

@@ -92,12 +92,19 @@ final class Verdict {
     final String createdAt;
     final String knownId;
 
-    Site(Map<String, Object> site) {
+    /**
+     * Handles of the same kind counted without a recorded creation stack (the agent's {@code
+     * sampled} level records one stack in {@code interval}); 0 when all were recorded.
+     */
+    final long unrecorded;
+
+    Site(Map<String, Object> site, long unrecorded) {
       this.kind = Fields.string(site, "kind");
       this.leaked = Fields.count(site, "leaked");
       this.open = Fields.count(site, "open");
       this.createdAt = Fields.string(site, "created_at");
       this.knownId = Fields.string(Fields.object(site, "known"), "id");
+      this.unrecorded = unrecorded;
     }
   }
 
@@ -186,8 +193,11 @@ final class Verdict {
     List<Map<String, Object>> sites = Fields.objects(handles, "sites");
     Map<String, Object> leaked = biggest(sites, "leaked");
     Map<String, Object> open = biggest(sites, "open");
-    this.mostLeaked = leaked == null ? null : new Site(leaked);
-    this.mostOpen = open == null ? null : open == leaked ? mostLeaked : new Site(open);
+    this.mostLeaked = leaked == null ? null : new Site(leaked, unrecorded(sites, leaked, "leaked"));
+    this.mostOpen =
+        open == null
+            ? null
+            : open == leaked ? mostLeaked : new Site(open, unrecorded(sites, open, "open"));
     this.knownLeaks = knownLeaks(sites);
     List<Map<String, Object>> zombies = Fields.objects(handles, "zombie_caches");
     long capacity = 0;
@@ -318,6 +328,13 @@ final class Verdict {
     }
     line.append(", created by ")
         .append(m.code(site.createdAt == null ? "an unrecorded site" : m.text(site.createdAt)));
+    if (site.unrecorded > 0) {
+      line.append(" (and ")
+          .append(Html.count(site.unrecorded))
+          .append(' ')
+          .append(site.leaked > 0 ? "leaked" : "open")
+          .append(" without a recorded stack: the agent records 1 stack in its sampling interval)");
+    }
     if (site.knownId != null) {
       line.append(" — known leak ").append(m.strong(m.text(site.knownId)));
     }
@@ -421,10 +438,33 @@ final class Verdict {
 
   /** The site with the most {@code key} (leaked or open) handles, or null when none has any. */
   static Map<String, Object> biggest(List<Map<String, Object>> sites, String key) {
+    Comparator<Map<String, Object>> byCount = Comparator.comparingLong(s -> Fields.count(s, key));
+    // A site with its creation line says what to fix; the handles counted without a stack (at the
+    // agent's default level, all but 1 in 128) are a remainder, not a site.
     return sites.stream()
         .filter(s -> Fields.count(s, key) > 0)
-        .max(Comparator.comparingLong(s -> Fields.count(s, key)))
+        .max(
+            Comparator.<Map<String, Object>, Boolean>comparing(
+                    s -> Fields.string(s, "created_at") != null)
+                .thenComparing(byCount))
         .orElse(null);
+  }
+
+  /** {@code key} handles of {@code site}'s kind at sites with no creation line, when it has one. */
+  static long unrecorded(List<Map<String, Object>> sites, Map<String, Object> site, String key) {
+    if (Fields.string(site, "created_at") == null) {
+      return 0;
+    }
+    String kind = Fields.string(site, "kind");
+    long count = 0;
+    for (Map<String, Object> s : sites) {
+      if (Fields.string(s, "created_at") == null
+          && kind != null
+          && kind.equals(Fields.string(s, "kind"))) {
+        count += Fields.count(s, key);
+      }
+    }
+    return count;
   }
 
   /** One entry per catalogue id matched, in the order of the sites. */

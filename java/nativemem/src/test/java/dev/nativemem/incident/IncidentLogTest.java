@@ -97,6 +97,29 @@ class IncidentLogTest {
 
   @SuppressWarnings("unchecked")
   @Test
+  void atTheSampledLevelTheVerdictNamesTheRecordedSiteNotTheStacklessRemainder() throws Exception {
+    Path bundle = bundle();
+    // The agent's default level: one stack in 128, the rest counted at a site without a line.
+    write(
+        bundle,
+        "handles.json",
+        map(
+            "sites",
+            List.of(
+                site("Inflater", 10_915, 0, null, null), site("Inflater", 86, 0, FRAME, null))));
+    write(bundle, "manifest.json", manifest(null));
+    String block = IncidentLog.render(bundle, FINAL);
+    assertTrue(
+        block.contains(
+            "86 Inflater open, created by " + FRAME + " (and 10,915 open without a recorded stack"),
+        block);
+    Map<String, Object> open = (Map<String, Object>) json(block).get("top_open_site");
+    assertEquals(FRAME, open.get("created_at"));
+    assertEquals(10_915L, ((Number) open.get("without_stack")).longValue());
+  }
+
+  @SuppressWarnings("unchecked")
+  @Test
   void absentPartsAreSaidAbsentWithTheManifestsReason() throws Exception {
     Path bundle = bundle();
     Map<String, Object> manifest = manifest(null);
