@@ -62,26 +62,37 @@ class PodTest {
     List<Map<String, Object>> flink = DocBlocks.flinkDeployment();
     assertEquals("FlinkDeployment", flink.get(0).get("kind"));
     List<String> tm = DocBlocks.flinkTaskManagerOptions();
-    assertTrue(tm.contains("-javaagent:" + DOC_JAR), tm.toString());
-    assertMountedOnAClaim(flink, "flink-main-container", watchDir(tm), DOC_VOLUME);
+    assertMountedOnAClaim(flink, "flink-main-container", watchDir(tm, DOC_JAR), DOC_VOLUME);
 
     List<Map<String, Object>> boot = DocBlocks.springBootDeployment();
     assertEquals("Deployment", boot.get(0).get("kind"));
     List<String> options =
         Arrays.asList(DocBlocks.springBootJavaToolOptions().trim().split("\\s+"));
-    assertTrue(options.contains("-javaagent:" + BOOT_JAR), options.toString());
-    assertMountedOnAClaim(boot, null, watchDir(options), BOOT_VOLUME);
+    assertMountedOnAClaim(boot, null, watchDir(options, BOOT_JAR), BOOT_VOLUME);
   }
 
-  /** The {@code -Dnativemem.watch.dir} of JVM options, with {@code -Dnativemem.watch=on}. */
-  static String watchDir(List<String> options) {
-    assertTrue(options.contains("-Dnativemem.watch=on"), options.toString());
+  /**
+   * The watch directory JVM options name: the agent {@code jar} with {@code watch=on} and {@code
+   * watch.dir} among its arguments, and no {@code -Dnativemem.watch} beside it (the two would start
+   * two watches).
+   */
+  static String watchDir(List<String> options, String jar) {
+    String agent = null;
     for (String option : options) {
-      if (option.startsWith("-Dnativemem.watch.dir=")) {
-        return option.substring("-Dnativemem.watch.dir=".length());
+      assertFalse(option.startsWith("-Dnativemem.watch"), "the agent's arguments, not " + option);
+      if (option.startsWith("-javaagent:" + jar + "=")) {
+        agent = option.substring(("-javaagent:" + jar + "=").length());
       }
     }
-    throw new AssertionError("no -Dnativemem.watch.dir in " + options);
+    assertNotNull(agent, "-javaagent:" + jar + "=... in " + options);
+    List<String> args = Arrays.asList(agent.split(","));
+    assertTrue(args.contains("watch=on"), agent);
+    for (String arg : args) {
+      if (arg.startsWith("watch.dir=")) {
+        return arg.substring("watch.dir=".length());
+      }
+    }
+    throw new AssertionError("no watch.dir in the agent's arguments " + agent);
   }
 
   /**
@@ -211,7 +222,8 @@ class PodTest {
       }
       write(memory.resolve("memory.swappiness"), "0");
       List<String> jvm = here(options, DOC_JAR, DOC_VOLUME, volume);
-      Path incidents = Paths.get(watchDir(jvm));
+      Path incidents =
+          Paths.get(watchDir(jvm, ForkedJvm.JAR.toAbsolutePath().normalize().toString()));
       String join =
           "echo $$ > "
               + memory.resolve("cgroup.procs")
@@ -287,12 +299,16 @@ class PodTest {
    */
   static List<String> here(List<String> options, String docJar, String docVolume, Path volume) {
     List<String> here = new ArrayList<>();
-    String dir = "-Dnativemem.watch.dir=" + docVolume + "/";
+    String agent = "-javaagent:" + docJar + "=";
     for (String option : options) {
-      if (option.equals("-javaagent:" + docJar)) {
-        here.add("-javaagent:" + ForkedJvm.JAR.toAbsolutePath().normalize());
-      } else if (option.startsWith(dir)) {
-        here.add("-Dnativemem.watch.dir=" + volume + "/" + option.substring(dir.length()));
+      if (option.startsWith(agent)) {
+        here.add(
+            "-javaagent:"
+                + ForkedJvm.JAR.toAbsolutePath().normalize()
+                + "="
+                + option
+                    .substring(agent.length())
+                    .replace("watch.dir=" + docVolume + "/", "watch.dir=" + volume + "/"));
       } else {
         here.add(option);
       }
