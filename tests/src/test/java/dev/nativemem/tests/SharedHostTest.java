@@ -10,16 +10,24 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -314,6 +322,185 @@ class SharedHostTest {
     assertTrue(all.contains(fifo + ": is a FIFO, not a regular file"), r.toString());
     assertTrue(
         all.contains("ignored " + side.resolve("symbols.json") + ": is a FIFO"), r.toString());
+  }
+
+  /**
+   * Case 13: the extraction base is reached through a link another user owns (his link in a sticky
+   * directory, pointing at a directory of root's). He could re-point it between any check and any
+   * use, so it is refused before anything is created or loaded.
+   */
+  @Test
+  void extractionBaseThroughAnotherUsersLinkIsRefused() throws Exception {
+    assumeSecondUser();
+    Path shared = sharedDir();
+    Path own = Files.createDirectory(tmp.resolve("private"));
+    Files.setPosixFilePermissions(own, PosixFilePermissions.fromString("rwx------"));
+    asNobody("ln", "-s", own.toString(), shared.resolve("link").toString());
+    Path base = shared.resolve("link").resolve("nativemem-victim");
+    ForkedJvm.Result r = new ForkedJvm().jvmArg("-Dnativemem.tmpdir=" + base).cli("version");
+    assertEquals(1, r.exitCode, r.toString());
+    assertTrue(
+        r.stderr.contains(shared.resolve("link") + " is a symbolic link of uid " + NOBODY_UID),
+        r.toString());
+    assertTrue(r.stderr.contains("set -Dnativemem.tmpdir"), r.toString());
+    assertEquals(0, entries(own), "nothing made through another user's link");
+  }
+
+  /**
+   * Case 14: the race behind case 13, played as the other user would: while JVMs of this user
+   * start, his link flips between a directory of this user's (which passes every check) and one of
+   * his own, where he keeps renaming a library of his over the name nativemem loads. The planted
+   * library's constructor appends to a marker file: no start may ever run it.
+   */
+  @Test
+  void aLinkFlippedDuringStartsNeverLoadsAnotherUsersLibrary() throws Exception {
+    assumeSecondUser();
+    assumeTrue(ForkedJvm.onPath("cc"), "needs a C compiler (cc) to build the planted library");
+    Path shared = sharedDir();
+    Path own = Files.createDirectory(tmp.resolve("private"));
+    Files.setPosixFilePermissions(own, PosixFilePermissions.fromString("rwx------"));
+    Path his = Files.createDirectory(shared.resolve("his"));
+    Path hisBase = Files.createDirectory(his.resolve("nativemem-victim"));
+    Path marker = tmp.resolve("planted-ran");
+    Path source = tmp.resolve("planted.c");
+    Files.writeString(
+        source,
+        "#include <fcntl.h>\n#include <unistd.h>\n"
+            + "__attribute__((constructor)) static void planted(void) {\n"
+            + "  int fd = open(\""
+            + marker
+            + "\", O_CREAT | O_WRONLY | O_APPEND, 0644);\n"
+            + "  if (fd >= 0) { (void) write(fd, \"x\", 1); close(fd); }\n}\n");
+    Path planted = tmp.resolve("planted.so");
+    run("cc", "-shared", "-fPIC", "-o", planted.toString(), source.toString());
+    String libraryName;
+    try (ZipFile jar = new ZipFile(ForkedJvm.JAR.toFile())) {
+      ZipEntry entry = jar.getEntry("dev/nativemem/native/linux-x86_64/libnativemem.so");
+      libraryName = "lib-" + Long.toHexString(entry.getCrc()) + "-" + entry.getSize() + ".so";
+    }
+    UserPrincipal nobody =
+        FileSystems.getDefault().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
+    for (Path p : List.of(his, hisBase)) {
+      Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+      Files.setOwner(p, nobody);
+    }
+    Path link = shared.resolve("link");
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong flips = new AtomicLong();
+    Thread flipper =
+        new Thread(
+            () -> {
+              Path fresh = shared.resolve("link.new");
+              for (long i = 0; !stop.get(); i++) {
+                try {
+                  Files.deleteIfExists(fresh);
+                  Files.createSymbolicLink(fresh, i % 2 == 0 ? own : his);
+                  Files.getFileAttributeView(
+                          fresh, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                      .setOwner(nobody);
+                  Files.move(fresh, link, StandardCopyOption.ATOMIC_MOVE);
+                  flips.incrementAndGet();
+                } catch (IOException e) {
+                  // raced with nothing but ourselves: try again
+                }
+              }
+            });
+    Files.setOwner(planted, nobody);
+    Thread swapper =
+        new Thread(
+            () -> {
+              Path fresh = hisBase.resolve(".planted");
+              while (!stop.get()) {
+                try {
+                  Files.deleteIfExists(fresh);
+                  Files.createLink(fresh, planted); // his file, two calls from the victim's name
+                  Files.move(fresh, hisBase.resolve(libraryName), StandardCopyOption.ATOMIC_MOVE);
+                } catch (IOException e) {
+                  // the victim renamed meanwhile: plant again
+                }
+              }
+            });
+    flipper.start();
+    swapper.start();
+    int starts = Integer.getInteger("race.starts", 20); // more, by hand: -Drace.starts=200
+    int fromHis = 0;
+    try {
+      for (int i = 0; i < starts; i++) {
+        ForkedJvm.Result r =
+            new ForkedJvm()
+                .jvmArg("-Dnativemem.tmpdir=" + link.resolve("nativemem-victim"))
+                .cli("version", "--json");
+        if ((r.stdout + r.stderr).contains(his.toRealPath().toString())) {
+          fromHis++; // took his directory for its own: his library if his rename came first
+        }
+      }
+    } finally {
+      stop.set(true);
+      flipper.join();
+      swapper.join();
+    }
+    long loads = Files.exists(marker) ? Files.size(marker) : 0;
+    System.out.println(
+        "flipped link race: "
+            + starts
+            + " starts, "
+            + flips.get()
+            + " flips, starts that took his directory "
+            + fromHis
+            + ", planted loads "
+            + loads);
+    assertEquals(0, loads, "a start loaded the other user's library");
+    assertEquals(0, fromHis, "a start took the other user's directory for its own");
+    assertTrue(flips.get() > starts, "the link hardly flipped: the race was not run");
+  }
+
+  /**
+   * Case 15: a dump someone else wrote names a library, a JIT symbol and a host with terminal
+   * escapes (clear the screen, set the window title, colour the text, C1 CSI). {@code report} shows
+   * them, visibly, and sends none of them to the terminal.
+   */
+  @Test
+  void reportShowsTheControlCharactersOfADumpInsteadOfSendingThem() throws Exception {
+    String clear = "\u001b[2J";
+    String title = "\u001b]0;owned\u0007";
+    String red = "\u001b[31m";
+    String c1 = "\u009b1m";
+    Path dump = tmp.resolve("app.heap");
+    Files.write(
+        dump,
+        ("heap_v2/524288\n  t*: 2: 8192 [0: 0]\n@ 0x5010 0x1010\n  t*: 2: 8192 [0: 0]\n\n"
+                + "MAPPED_LIBRARIES:\n00001000-00002000 r-xp 00000000 fe:00 1  /gone/lib"
+                + clear
+                + title
+                + ".so\n")
+            .getBytes(StandardCharsets.UTF_8));
+    Path side = Files.createDirectory(tmp.resolve("app.heap.symbols"));
+    Files.writeString(
+        side.resolve("symbols.json"),
+        "{\"format\":\"nativemem-symbols/1\",\"pid\":7,\"host\":\"h\\u001b[31m\\u009b1m\","
+            + "\"perf_map\":\"perf-7.map\"}");
+    Files.writeString(side.resolve("perf-7.map"), "5000 100 jit" + title + clear + red + c1 + "\n");
+    for (String[] args :
+        List.of(
+            new String[] {"report", "--by-process", dump.toString()},
+            new String[] {"report", "--format", "collapsed", dump.toString()})) {
+      ForkedJvm.Result r = new ForkedJvm().cli(args);
+      assertEquals(0, r.exitCode, r.toString());
+      String all = r.stdout + r.stderr;
+      for (char c : new char[] {'\u001b', '\u0007', '\u009b'}) {
+        assertEquals(
+            -1, all.indexOf(c), String.format("U+%04X reached the terminal: %s", (int) c, r));
+      }
+      // (collapsed stacks write ';', their frame separator, as ':')
+      String separator = args.length == 3 ? ";" : ":";
+      assertTrue(
+          all.contains("jit\\x1b]0" + separator + "owned\\x07\\x1b[2J\\x1b[31m\\u009b1m"),
+          r.toString());
+      if (args.length == 3) {
+        assertTrue(all.contains("/gone/lib\\x1b[2J\\x1b]0;owned\\x07.so"), r.toString());
+        assertTrue(all.contains("h\\x1b[31m\\u009b1m"), r.toString());
+      }
+    }
   }
 
   private static String line(ForkedJvm.Result r, String prefix) {
