@@ -15,16 +15,12 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
@@ -347,10 +343,11 @@ class SharedHostTest {
   }
 
   /**
-   * Case 14: the race behind case 13, played as the other user would: while JVMs of this user
-   * start, his link flips between a directory of this user's (which passes every check) and one of
-   * his own, where he keeps renaming a library of his over the name nativemem loads. The planted
-   * library's constructor appends to a marker file: no start may ever run it.
+   * Case 14: the race behind case 13, played by the other user (a C program of his, as uid nobody):
+   * while JVMs of this user start, his link flips between a directory of this user's (which passes
+   * every check) and one of his own, where he keeps renaming a library of his over the name
+   * nativemem loads. The planted library's constructor appends to a marker file: no start may ever
+   * run it, nor take his directory for its own.
    */
   @Test
   void aLinkFlippedDuringStartsNeverLoadsAnotherUsersLibrary() throws Exception {
@@ -380,51 +377,23 @@ class SharedHostTest {
     }
     UserPrincipal nobody =
         FileSystems.getDefault().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
-    for (Path p : List.of(his, hisBase)) {
-      Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+    for (Path p : List.of(his, hisBase, planted)) {
       Files.setOwner(p, nobody);
     }
+    Path attacker = tmp.resolve("attacker");
+    Files.writeString(tmp.resolve("attacker.c"), ATTACKER);
+    run("cc", "-O2", "-o", attacker.toString(), tmp.resolve("attacker.c").toString());
     Path link = shared.resolve("link");
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicLong flips = new AtomicLong();
-    Thread flipper =
-        new Thread(
-            () -> {
-              Path fresh = shared.resolve("link.new");
-              for (long i = 0; !stop.get(); i++) {
-                try {
-                  Files.deleteIfExists(fresh);
-                  Files.createSymbolicLink(fresh, i % 2 == 0 ? own : his);
-                  Files.getFileAttributeView(
-                          fresh, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-                      .setOwner(nobody);
-                  Files.move(fresh, link, StandardCopyOption.ATOMIC_MOVE);
-                  flips.incrementAndGet();
-                } catch (IOException e) {
-                  // raced with nothing but ourselves: try again
-                }
-              }
-            });
-    Files.setOwner(planted, nobody);
-    Thread swapper =
-        new Thread(
-            () -> {
-              Path fresh = hisBase.resolve(".planted");
-              while (!stop.get()) {
-                try {
-                  Files.deleteIfExists(fresh);
-                  Files.createLink(fresh, planted); // his file, two calls from the victim's name
-                  Files.move(fresh, hisBase.resolve(libraryName), StandardCopyOption.ATOMIC_MOVE);
-                } catch (IOException e) {
-                  // the victim renamed meanwhile: plant again
-                }
-              }
-            });
-    flipper.start();
-    swapper.start();
+    Path flips = shared.resolve("flips");
+    List<Process> attackers = new ArrayList<>();
     int starts = Integer.getInteger("race.starts", 20); // more, by hand: -Drace.starts=200
     int fromHis = 0;
     try {
+      attackers.add(asNobodyInBackground(attacker, "flip", shared, own, his, flips));
+      attackers.add(asNobodyInBackground(attacker, "plant", planted, hisBase, libraryName));
+      for (int i = 0; i < 100 && !Files.exists(flips); i++) {
+        Thread.sleep(50);
+      }
       for (int i = 0; i < starts; i++) {
         ForkedJvm.Result r =
             new ForkedJvm()
@@ -435,23 +404,79 @@ class SharedHostTest {
         }
       }
     } finally {
-      stop.set(true);
-      flipper.join();
-      swapper.join();
+      for (Process p : attackers) {
+        p.destroyForcibly();
+        p.waitFor(10, TimeUnit.SECONDS);
+      }
     }
     long loads = Files.exists(marker) ? Files.size(marker) : 0;
+    long flipped = Long.parseLong(Files.readString(flips).trim());
     System.out.println(
         "flipped link race: "
             + starts
             + " starts, "
-            + flips.get()
+            + flipped
             + " flips, starts that took his directory "
             + fromHis
             + ", planted loads "
             + loads);
     assertEquals(0, loads, "a start loaded the other user's library");
     assertEquals(0, fromHis, "a start took the other user's directory for its own");
-    assertTrue(flips.get() > starts, "the link hardly flipped: the race was not run");
+    assertTrue(flipped > 1000L * starts, "the link hardly flipped: the race was not run");
+  }
+
+  /**
+   * The other user's side of case 14, in C so that it runs as fast as he could: {@code flip DIR OWN
+   * HIS COUNT} swaps DIR/link between OWN and HIS with one {@code renameat2(RENAME_EXCHANGE)} a
+   * turn, writing how many turns to COUNT; {@code plant FILE DIR NAME} hard-links his FILE into DIR
+   * and renames it over NAME, without pause.
+   */
+  private static final String ATTACKER =
+      String.join(
+          "\n",
+          "#define _GNU_SOURCE",
+          "#include <fcntl.h>",
+          "#include <linux/fs.h>",
+          "#include <stdio.h>",
+          "#include <string.h>",
+          "#include <sys/syscall.h>",
+          "#include <unistd.h>",
+          "int main(int argc, char **argv) {",
+          "  if (argc == 6 && strcmp(argv[1], \"flip\") == 0) {",
+          "    if (chdir(argv[2]) != 0 || symlink(argv[3], \"link\") != 0",
+          "        || symlink(argv[4], \"link.other\") != 0) return 1;",
+          "    int count = open(argv[5], O_CREAT | O_WRONLY | O_TRUNC, 0644);",
+          "    for (unsigned long n = 1;; n++) {",
+          "      syscall(SYS_renameat2, AT_FDCWD, \"link.other\", AT_FDCWD, \"link\",",
+          "              RENAME_EXCHANGE);",
+          "      if ((n & 0xfff) == 0) {",
+          "        char text[32];",
+          "        int length = snprintf(text, sizeof text, \"%lu\\n\", n);",
+          "        if (pwrite(count, text, length, 0) < 0) return 1;",
+          "      }",
+          "    }",
+          "  }",
+          "  if (argc == 5 && strcmp(argv[1], \"plant\") == 0) {",
+          "    if (chdir(argv[3]) != 0) return 1;",
+          "    for (;;) {",
+          "      unlink(\".planted\");",
+          "      if (link(argv[2], \".planted\") == 0) rename(\".planted\", argv[4]);",
+          "    }",
+          "  }",
+          "  return 2;",
+          "}",
+          "");
+
+  /** Runs {@code command} as nobody (setpriv: no process in between to outlive it). */
+  private static Process asNobodyInBackground(Object... command) throws IOException {
+    List<String> full =
+        new ArrayList<>(
+            Arrays.asList(
+                "setpriv", "--reuid=" + NOBODY_UID, "--regid=" + NOBODY_UID, "--clear-groups"));
+    for (Object part : command) {
+      full.add(part.toString());
+    }
+    return new ProcessBuilder(full).redirectErrorStream(true).start();
   }
 
   /**
