@@ -12,6 +12,7 @@
 //! - [`java_frame_addresses`]: the synthetic addresses Java frames have in heap profiles;
 //! - [`checked_files`]: opening files others may have planted (no FIFOs, devices, links; capped);
 //! - [`new_files`]: creating files for the user (private, never replacing, never redirected);
+//! - [`terminal_text`]: untrusted strings made safe for a terminal (control characters shown);
 //! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
 //!   `catch_unwind` and turns errors into Java exceptions.
 
@@ -25,6 +26,7 @@ pub mod new_files;
 pub mod process;
 pub mod profile;
 pub mod sampling;
+pub mod terminal_text;
 pub mod watch_sample;
 
 /// The version of this library; the Java side refuses to run against a different one.

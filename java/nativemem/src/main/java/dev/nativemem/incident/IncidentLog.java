@@ -2,6 +2,7 @@ package dev.nativemem.incident;
 
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
+import dev.nativemem.internal.TerminalText;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -278,8 +279,10 @@ public final class IncidentLog {
   }
 
   /**
-   * {@code value} for a human line: the characters that could end the line early or drive a
-   * terminal, and the backslash, as escapes; nothing cut (for paths we name ourselves).
+   * {@code value} for a human line: what could end the line early or drive a terminal, and the
+   * backslash, as escapes; nothing cut (for paths we name ourselves). Line feed and tab ({@code
+   * \x0a}, {@code \x09}), line and paragraph separators and bidirectional overrides ({@code
+   * \\u2028}) here, the other controls by {@link TerminalText}, as every text output shows them.
    */
   private static String escape(String value) {
     StringBuilder out = new StringBuilder(value.length() + 8);
@@ -287,15 +290,15 @@ public final class IncidentLog {
       char c = value.charAt(i);
       if (c == '\\') {
         out.append("\\\\");
-      } else if (c < 0x20 || (c >= 0x7f && c < 0xa0)) {
-        out.append(String.format(Locale.ROOT, "\\x%02x", (int) c));
-      } else if (actsOnATerminal(c)) {
+      } else if (c == '\n' || c == '\t') {
+        out.append(c == '\n' ? "\\x0a" : "\\x09");
+      } else if (c >= 0x2000 && actsOnATerminal(c)) {
         out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
       } else {
         out.append(c);
       }
     }
-    return out.toString();
+    return TerminalText.escape(out);
   }
 
   /**
