@@ -154,9 +154,14 @@ final class AttachCommand extends CliCommand {
   /** This jar, whose manifest names the agent the target loads. */
   private static String ownJar() {
     try {
+      java.security.CodeSource source = AttachCommand.class.getProtectionDomain().getCodeSource();
+      // No code source: this class came from the boot class path, where this jar's own agent put
+      // it (a JAVA_TOOL_OPTIONS inherited from a container, as 'kubectl exec' passes it), and
+      // 'java -jar' named the jar as the class path.
       Path jar =
-          Paths.get(
-              AttachCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+          source != null
+              ? Paths.get(source.getLocation().toURI())
+              : Paths.get(System.getProperty("java.class.path", ""));
       if (!Files.isRegularFile(jar)) {
         throw new IllegalStateException("attach runs from the nativemem jar, not from " + jar);
       }
