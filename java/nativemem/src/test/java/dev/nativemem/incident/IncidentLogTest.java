@@ -42,15 +42,12 @@ class IncidentLogTest {
     write(bundle, "profile-report.json", profileReport("inflateInit2_", 0.93, 400 * MIB));
     Map<String, Object> known =
         map("id", "FLINK-39923", "library", "Flink", "fixed_in", null, "link", "https://x/1");
-    write(
+    sites(
         bundle,
-        "handles.json",
-        map(
-            "sites",
-            List.of(
-                site("Inflater", 11_234, 0, FRAME, null),
-                site("Statistics", 3, 3, "o.a.f.RocksDBHandle.loadDb(RocksDBHandle.java:9)", known),
-                site("Deflater", 2, 1, "a.B.c(B.java:1)", null))));
+        List.of(
+            site("Inflater", 11_234, 0, FRAME, null),
+            site("Statistics", 3, 3, "o.a.f.RocksDBHandle.loadDb(RocksDBHandle.java:9)", known),
+            site("Deflater", 2, 1, "a.B.c(B.java:1)", null)));
     write(bundle, "manifest.json", manifest("usage 87.1% of the 512.0 MiB limit"));
 
     String block = IncidentLog.render(bundle, FINAL);
@@ -100,13 +97,9 @@ class IncidentLogTest {
   void atTheSampledLevelTheVerdictNamesTheRecordedSiteNotTheStacklessRemainder() throws Exception {
     Path bundle = bundle();
     // The agent's default level: one stack in 128, the rest counted at a site without a line.
-    write(
+    sites(
         bundle,
-        "handles.json",
-        map(
-            "sites",
-            List.of(
-                site("Inflater", 10_915, 0, null, null), site("Inflater", 86, 0, FRAME, null))));
+        List.of(site("Inflater", 10_915, 0, null, null), site("Inflater", 86, 0, FRAME, null)));
     write(bundle, "manifest.json", manifest(null));
     String block = IncidentLog.render(bundle, FINAL);
     assertTrue(
@@ -211,6 +204,10 @@ class IncidentLogTest {
       }
     }
     throw new AssertionError("no JSON line in " + block);
+  }
+
+  private static void sites(Path bundle, List<Map<String, Object>> sites) throws Exception {
+    write(bundle, "handles.json", map("sites", sites));
   }
 
   private Path bundle() throws Exception {
