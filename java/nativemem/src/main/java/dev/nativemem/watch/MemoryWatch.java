@@ -99,15 +99,15 @@ public final class MemoryWatch implements AutoCloseable {
       MemoryWatch watch;
       try {
         watch = new MemoryWatch(options, dir);
+        HeapProfiler profiler = NativeMemory.profiling();
+        if (options.profile() && profiler.isAvailable() && !profiler.isActive()) {
+          profiler.start(); // a bundle's profile holds what was sampled since
+        }
+        watch.sampler.sampleInto(watch.ring); // a first sample now: errors surface to the caller
       } catch (RuntimeException | Error e) {
-        dir.close();
+        dir.close(); // the capture thread, which closes it otherwise, never started
         throw e;
       }
-      HeapProfiler profiler = NativeMemory.profiling();
-      if (options.profile() && profiler.isAvailable() && !profiler.isActive()) {
-        profiler.start(); // a bundle's profile holds what was sampled since
-      }
-      watch.sampler.sampleInto(watch.ring); // a first sample now: errors surface to the caller
       watch.registerMBean();
       watch.sampling.start();
       watch.capturing.start();
