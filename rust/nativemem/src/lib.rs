@@ -13,6 +13,7 @@
 //! - [`files`]: the one file layer: directories opened once (no link of another user followed),
 //!   every later step on their descriptors; files for the user private and never replacing;
 //!   files others may have planted read with no FIFO, device or link, capped;
+//! - [`terminal_text`]: untrusted strings made safe for a terminal (control characters shown);
 //! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
 //!   `catch_unwind` and turns errors into Java exceptions.
 
@@ -25,6 +26,7 @@ pub mod native_view;
 pub mod process;
 pub mod profile;
 pub mod sampling;
+pub mod terminal_text;
 pub mod watch_sample;
 
 /// The version of this library; the Java side refuses to run against a different one.
