@@ -58,7 +58,11 @@ class LargeBundleTest {
         page.contains("bundle too large: "), page.substring(0, Math.min(4000, page.length())));
     assertTrue(page.contains("directly"), "says which file to open instead");
     System.out.println(
-        "incident on a " + (total >> 20) + " MiB bundle under -Xmx256m: " + ms + " ms");
+        String.format(
+            java.util.Locale.ROOT,
+            "incident on a %.1f MiB bundle under -Xmx256m: %d ms",
+            total / 1048576.0,
+            ms));
   }
 
   /** A JSON object whose "samples" array holds {@code {}} objects, up to {@code bytes} long. */
