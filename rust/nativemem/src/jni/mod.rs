@@ -4,6 +4,7 @@
 //! error type maps to the Java exception a caller would act on.
 
 mod exports;
+mod files;
 mod handles;
 mod memory;
 mod profile;
@@ -11,7 +12,7 @@ mod sampling;
 mod stack_keys;
 
 use crate::allocator::AllocatorError;
-use crate::new_files::NewFileError;
+use crate::files::FileError;
 use crate::process::ProcessError;
 use crate::profile::ProfileError;
 use crate::sampling::SamplingError;
@@ -36,7 +37,7 @@ pub enum BridgeError {
     #[error(transparent)]
     Profile(#[from] ProfileError),
     #[error(transparent)]
-    File(#[from] NewFileError),
+    File(#[from] FileError),
 }
 
 const BASE_EXCEPTION: &str = "dev/nativemem/NativeMemoryException";
@@ -57,9 +58,9 @@ impl BridgeError {
             }
             BridgeError::Sampling(
                 SamplingError::BadPath(_)
-                | SamplingError::File(NewFileError::BadPath(_) | NewFileError::Exists { .. }),
+                | SamplingError::File(FileError::BadPath(_) | FileError::Exists { .. }),
             ) => "java/lang/IllegalArgumentException",
-            BridgeError::File(NewFileError::BadPath(_)) => "java/lang/IllegalArgumentException",
+            BridgeError::File(FileError::BadPath(_)) => "java/lang/IllegalArgumentException",
             BridgeError::Profile(error) if error.is_bad_input() => {
                 "java/lang/IllegalArgumentException"
             }

@@ -67,14 +67,14 @@ public final class IncidentLog {
   public static String render(Path bundleDir, Path bundlePath) {
     Objects.requireNonNull(bundleDir, "bundleDir");
     Objects.requireNonNull(bundlePath, "bundlePath");
-    Bundle bundle;
-    Verdict verdict;
-    try {
-      bundle = new Bundle(bundleDir);
-      verdict = Verdict.of(bundle);
+    try (Bundle bundle = new Bundle(bundleDir)) {
+      return render(bundle, Verdict.of(bundle), bundlePath);
     } catch (Exception | OutOfMemoryError e) {
       return failed(bundlePath, e);
     }
+  }
+
+  private static String render(Bundle bundle, Verdict verdict, Path bundlePath) {
     StringBuilder out = new StringBuilder(2048);
     Map<String, Object> manifest = bundle.manifest();
     Long pid = Fields.whole(manifest, "pid");
