@@ -10,12 +10,14 @@
 //! - [`sampling`]: heap profiles from the process's jemalloc, dumped with their symbols;
 //! - [`profile`]: heap profiles (jemalloc dumps) read, symbolized and rendered;
 //! - [`java_frame_addresses`]: the synthetic addresses Java frames have in heap profiles;
+//! - [`attach`]: HotSpot's attach protocol, for `nativemem attach` without `jdk.attach`;
 //! - [`checked_files`]: opening files others may have planted (no FIFOs, devices, links; capped);
 //! - [`new_files`]: creating files for the user (private, never replacing, never redirected);
 //! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
 //!   `catch_unwind` and turns errors into Java exceptions.
 
 pub mod allocator;
+pub mod attach;
 pub mod checked_files;
 pub mod handles;
 pub mod java_frame_addresses;

@@ -3,6 +3,7 @@
 //! Every export runs through [`guard`]: a panic is caught and becomes a Java exception, and every
 //! error type maps to the Java exception a caller would act on.
 
+mod attach;
 mod exports;
 mod handles;
 mod memory;
@@ -11,6 +12,7 @@ mod sampling;
 mod stack_keys;
 
 use crate::allocator::AllocatorError;
+use crate::attach::AttachError;
 use crate::new_files::NewFileError;
 use crate::process::ProcessError;
 use crate::profile::ProfileError;
@@ -37,6 +39,8 @@ pub enum BridgeError {
     Profile(#[from] ProfileError),
     #[error(transparent)]
     File(#[from] NewFileError),
+    #[error(transparent)]
+    Attach(#[from] AttachError),
 }
 
 const BASE_EXCEPTION: &str = "dev/nativemem/NativeMemoryException";
@@ -63,6 +67,10 @@ impl BridgeError {
             BridgeError::Profile(error) if error.is_bad_input() => {
                 "java/lang/IllegalArgumentException"
             }
+            BridgeError::Attach(AttachError::RequestTooLong(_)) => {
+                "java/lang/IllegalArgumentException"
+            }
+            BridgeError::Attach(_) => "java/lang/IllegalStateException",
             _ => BASE_EXCEPTION,
         }
     }
