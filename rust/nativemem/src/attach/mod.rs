@@ -50,7 +50,7 @@ pub enum AttachError {
     },
     #[error("refused to talk to {path}: {why}, not process {pid}'s attach socket; remove it once you have looked at who made it")]
     NotTheTargetsSocket { pid: u32, path: String, why: String },
-    #[error("process {pid} exited during the attach")]
+    #[error("process {pid} exited during the command (or while the attach started)")]
     Exited { pid: u32 },
     #[error("process {pid} did not answer '{command}' within {} ms: raise the wait with 'attach --timeout SECONDS {pid} ...' (the command may still finish in the target)", .waited.as_millis())]
     NoAnswer {

@@ -109,8 +109,7 @@ impl Session {
                     source: reply::ReplyError::TooLarge { limit },
                 })
             }
-            Err(ReadFailure::Io(e)) if !self.target.alive() => {
-                let _ = e;
+            Err(ReadFailure::Io(_)) if self.target.exits_soon() => {
                 return Err(AttachError::Exited { pid });
             }
             Err(ReadFailure::Io(e)) => {
@@ -121,7 +120,7 @@ impl Session {
                 ))
             }
         };
-        if bytes.is_empty() && !self.target.alive() {
+        if bytes.is_empty() && self.target.exits_soon() {
             return Err(AttachError::Exited { pid });
         }
         let parsed = reply::parse_reply(&bytes).map_err(|source| AttachError::BadReply {

@@ -128,6 +128,17 @@ impl Target {
             .map_err(|e| AttachError::io(self.pid, "cannot open its /tmp (not a link)", e))
     }
 
+    /// Whether the process is gone or dying within a second (after its connection broke).
+    pub fn exits_soon(&self) -> bool {
+        for _ in 0..20 {
+            if !self.alive() {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        false
+    }
+
     /// Whether the process still runs (and is not a zombie).
     pub fn alive(&self) -> bool {
         match read_proc(&format!("/proc/{}/stat", self.pid)) {

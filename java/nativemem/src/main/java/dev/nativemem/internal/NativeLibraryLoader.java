@@ -423,14 +423,24 @@ public final class NativeLibraryLoader {
     return jarIdentity;
   }
 
+  /**
+   * The user's name, or {@code uid<N>} for a uid the user database does not name (a container's
+   * user: the JDK then says "?" for every such uid, whose directories would collide).
+   */
+  static String userForDirectoryName() {
+    String name = System.getProperty("user.name", "?");
+    return name.isEmpty() || name.equals("?") || name.contains("/")
+        ? "uid" + FileOwnership.processUid()
+        : name;
+  }
+
   private static Path privateBaseDirectory() throws IOException {
     String configured = Setting.TMPDIR.value();
     Path base =
         configured != null
             ? Paths.get(configured)
             : Paths.get(
-                System.getProperty("java.io.tmpdir"),
-                "nativemem-" + System.getProperty("user.name"));
+                System.getProperty("java.io.tmpdir"), "nativemem-" + userForDirectoryName());
     base = base.toAbsolutePath();
     if (!Files.exists(base, LinkOption.NOFOLLOW_LINKS)) {
       try {
