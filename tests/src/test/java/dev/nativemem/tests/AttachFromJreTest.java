@@ -217,6 +217,31 @@ class AttachFromJreTest {
     }
   }
 
+  /**
+   * Another uid planted the socket name before the target opened its listener: refused before any
+   * byte is sent, saying so; the planted socket is left alone.
+   */
+  @Test
+  void aSocketPlantedByAnotherUidIsRefused() throws Exception {
+    assumeTrue(root(), "giving the planted socket to another uid needs root (CI runs as root)");
+    try (AttachTargetProcess target = new AttachTargetProcess(List.of(ForkedJvm.TEST_CLASSES))) {
+      Path socket = Paths.get("/tmp/.java_pid" + target.pid);
+      assumeTrue(!Files.exists(socket), "the target's listener runs already");
+      try (java.nio.channels.ServerSocketChannel planted =
+          java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+        planted.bind(java.net.UnixDomainSocketAddress.of(socket));
+        Files.setAttribute(socket, "unix:uid", 9998);
+        ForkedJvm.Result r = fromRuntime().cli("attach", Long.toString(target.pid), "stats");
+        assertEquals(1, r.exitCode, r.toString());
+        assertTrue(r.stderr.contains("belongs to uid 9998"), r.stderr);
+        assertTrue(r.stderr.contains("planted"), r.stderr);
+        assertTrue(Files.exists(socket), "the planted socket is evidence: left alone");
+      } finally {
+        Files.deleteIfExists(socket);
+      }
+    }
+  }
+
   /** A process that is not a JVM gets no SIGQUIT (it would die of it): it is named. */
   @Test
   void aProcessThatIsNotAJvmIsNamedAndUnharmed() throws Exception {
