@@ -65,8 +65,10 @@ class AttachFromJreTest {
     assertFalse(modules.contains("jdk.attach"), "the runtime has jdk.attach:\n" + modules);
   }
 
+  /** The CLI in the runtime without jdk.attach ({@code -Dattach.test.cli.java} for another). */
   private static ForkedJvm fromRuntime() {
-    return new ForkedJvm().java(RUNTIME.resolve("bin/java"));
+    String other = System.getProperty("attach.test.cli.java");
+    return new ForkedJvm().java(other != null ? Paths.get(other) : RUNTIME.resolve("bin/java"));
   }
 
   private static List<String> attachArgs(long pid, String... command) {
