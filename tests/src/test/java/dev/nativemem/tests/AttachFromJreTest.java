@@ -244,6 +244,30 @@ class AttachFromJreTest {
     }
   }
 
+  /**
+   * A target that stops answering (here: stopped by SIGSTOP) is named with the wait and the fix.
+   */
+  @Test
+  void aTargetThatDoesNotAnswerInTimeIsNamed() throws Exception {
+    try (AttachTargetProcess target = new AttachTargetProcess(List.of(ForkedJvm.TEST_CLASSES))) {
+      assertEquals(0, fromRuntime().cli("attach", Long.toString(target.pid), "stats").exitCode);
+      Process stop = new ProcessBuilder("kill", "-STOP", Long.toString(target.pid)).start();
+      assertEquals(0, stop.waitFor());
+      try {
+        long started = System.nanoTime();
+        ForkedJvm.Result r =
+            fromRuntime().cli("attach", "--timeout", "2", Long.toString(target.pid), "stats");
+        double seconds = (System.nanoTime() - started) / 1e9;
+        assertEquals(1, r.exitCode, r.toString());
+        assertTrue(r.stderr.contains("did not answer"), r.stderr);
+        assertTrue(r.stderr.contains("--timeout SECONDS"), r.stderr);
+        assertTrue(seconds < 30, "took " + seconds + " s");
+      } finally {
+        new ProcessBuilder("kill", "-CONT", Long.toString(target.pid)).start().waitFor();
+      }
+    }
+  }
+
   /** A process that is not a JVM gets no SIGQUIT (it would die of it): it is named. */
   @Test
   void aProcessThatIsNotAJvmIsNamedAndUnharmed() throws Exception {

@@ -16,18 +16,20 @@ import java.util.Properties;
  * removed.
  */
 public final class AttachClient {
-  /** How long a command may run in the target before the CLI stops waiting. */
-  static final Duration COMMAND_RUN_LIMIT = Duration.ofMinutes(10);
-
   private AttachClient() {}
 
   /**
    * Runs {@code command} in JVM {@code pid} with the agent of {@code jar}; null if no result.
    * {@code timeout} bounds the wait for the target's attach listener and for each reply but the
-   * command's own (at least {@link #COMMAND_RUN_LIMIT}); {@code rerun} is this command line.
+   * command's, which {@code commandTimeout} bounds; {@code rerun} is this command line.
    */
   public static AttachProtocol.Result run(
-      int pid, String jar, List<String> command, Duration timeout, String rerun) {
+      int pid,
+      String jar,
+      List<String> command,
+      Duration timeout,
+      Duration commandTimeout,
+      String rerun) {
     Map<String, Object> opened =
         Json.parseObject(NativeBridge.attachOpenJson(pid, jar, timeout.toMillis(), rerun));
     long session = Json.number(opened, "session");
@@ -35,8 +37,6 @@ public final class AttachClient {
       String id = AttachProtocol.newId();
       byte[] key = AttachProtocol.newKey();
       String options = AttachProtocol.command(id, key, Json.string(opened, "jar"), command);
-      Duration commandTimeout =
-          timeout.compareTo(COMMAND_RUN_LIMIT) > 0 ? timeout : COMMAND_RUN_LIMIT;
       long code = NativeBridge.attachLoadAgent(session, options, commandTimeout.toMillis());
       if (code != 0) {
         throw new IllegalStateException(

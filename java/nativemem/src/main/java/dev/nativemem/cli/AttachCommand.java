@@ -23,6 +23,9 @@ final class AttachCommand extends CliCommand {
   /** How long to wait for the target's attach listener and its replies, by default. */
   static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
 
+  /** How long a command may run in the target (a report symbolizes), unless --timeout says. */
+  static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofMinutes(10);
+
   static final List<String> COMMANDS =
       List.of(
           "stats",
@@ -43,7 +46,8 @@ final class AttachCommand extends CliCommand {
             + " BYTES] | stop, dump [--out PATH], report [report options] (dump and analyse),"
             + " watch [status | start [--dir DIR] | stop] (the memory watch), incident [REASON]"
             + " (an incident bundle now); add --json where the command takes it. --timeout"
-            + " SECONDS (default 10) waits longer for the JVM's attach listener and replies.",
+            + " SECONDS bounds every wait: for the JVM's attach listener and replies (default"
+            + " 10 s) and for the command itself (default 10 min).",
         "[--timeout SECONDS] <pid> <command> [command options]");
   }
 
@@ -61,11 +65,13 @@ final class AttachCommand extends CliCommand {
   int run(CommandLine line) throws Exception {
     List<String> args = new ArrayList<>(line.getArgList());
     Duration timeout = DEFAULT_TIMEOUT;
+    Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
     if (!args.isEmpty() && args.get(0).equals("--timeout")) {
       if (args.size() < 2 || !args.get(1).matches("[1-9][0-9]{0,5}")) {
         throw new UsageException("--timeout takes whole seconds, e.g. '--timeout 30'");
       }
       timeout = Duration.ofSeconds(Long.parseLong(args.get(1)));
+      commandTimeout = timeout;
       args = args.subList(2, args.size());
     }
     if (args.size() < 2) {
@@ -86,7 +92,12 @@ final class AttachCommand extends CliCommand {
     String jar = ownJar();
     AttachProtocol.Result result =
         AttachClient.run(
-            Integer.parseInt(pid), jar, command, timeout, rerun(jar, line.getArgList()));
+            Integer.parseInt(pid),
+            jar,
+            command,
+            timeout,
+            commandTimeout,
+            rerun(jar, line.getArgList()));
     if (result == null) {
       throw new IllegalStateException(
           "process "
