@@ -200,21 +200,26 @@ class AttachFromJreTest {
     }
   }
 
+  /** {@code attach --timeout 2 <pid> stats}'s message: it failed, in time, naming --timeout. */
+  private static String failsWithinTwoSeconds(long pid) throws Exception {
+    long started = System.nanoTime();
+    ForkedJvm.Result r = fromRuntime().cli("attach", "--timeout", "2", Long.toString(pid), "stats");
+    double seconds = (System.nanoTime() - started) / 1e9;
+    assertEquals(1, r.exitCode, r.toString());
+    assertTrue(r.stderr.contains("--timeout SECONDS"), r.stderr);
+    assertTrue(seconds < 15, "took " + seconds + " s for a 2 s timeout");
+    return r.stderr;
+  }
+
   /** -XX:+DisableAttachMechanism: the JVM never opens its socket; said within the timeout. */
   @Test
   void aJvmWithAttachDisabledIsNamedWithinTheTimeout() throws Exception {
     try (AttachTargetProcess target =
         new AttachTargetProcess(
             List.of(), List.of("-XX:+DisableAttachMechanism"), List.of(ForkedJvm.TEST_CLASSES))) {
-      long started = System.nanoTime();
-      ForkedJvm.Result r =
-          fromRuntime().cli("attach", "--timeout", "2", Long.toString(target.pid), "stats");
-      double seconds = (System.nanoTime() - started) / 1e9;
-      assertEquals(1, r.exitCode, r.toString());
-      assertTrue(r.stderr.contains("within 2"), r.stderr);
-      assertTrue(r.stderr.contains("-XX:+DisableAttachMechanism"), r.stderr);
-      assertTrue(r.stderr.contains("--timeout SECONDS"), r.stderr);
-      assertTrue(seconds < 10, "took " + seconds + " s");
+      String message = failsWithinTwoSeconds(target.pid);
+      assertTrue(message.contains("within 2"), message);
+      assertTrue(message.contains("-XX:+DisableAttachMechanism"), message);
       assertTrue(target.process.isAlive(), "the target must survive the attempt");
     }
   }
@@ -254,14 +259,8 @@ class AttachFromJreTest {
       Process stop = new ProcessBuilder("kill", "-STOP", Long.toString(target.pid)).start();
       assertEquals(0, stop.waitFor());
       try {
-        long started = System.nanoTime();
-        ForkedJvm.Result r =
-            fromRuntime().cli("attach", "--timeout", "2", Long.toString(target.pid), "stats");
-        double seconds = (System.nanoTime() - started) / 1e9;
-        assertEquals(1, r.exitCode, r.toString());
-        assertTrue(r.stderr.contains("did not answer"), r.stderr);
-        assertTrue(r.stderr.contains("--timeout SECONDS"), r.stderr);
-        assertTrue(seconds < 30, "took " + seconds + " s");
+        String message = failsWithinTwoSeconds(target.pid);
+        assertTrue(message.contains("did not answer"), message);
       } finally {
         new ProcessBuilder("kill", "-CONT", Long.toString(target.pid)).start().waitFor();
       }
