@@ -55,10 +55,15 @@ impl Session {
 
     /// Loads the agent with `options` (the agent runs them before the reply comes): its return
     /// code, 0 when `agentmain` returned.
-    pub fn load_agent(&self, options: &str, timeout: Duration) -> Result<i64, AttachError> {
+    pub fn load_agent(&mut self, options: &str, timeout: Duration) -> Result<i64, AttachError> {
         let request = request::load_agent(&self.jar.path_for_target, options)?;
         let body = self.execute("load", &request, MAX_LOAD_REPLY, timeout)?;
-        reply::load_return_code(&body).map_err(|e| match e {
+        let code = reply::load_return_code(&body);
+        if code.is_ok() {
+            // The JVM put the jar on its class path: it needs it from now on.
+            self.jar.keep();
+        }
+        code.map_err(|e| match e {
             reply::ReplyError::NoReturnCode(message) => AttachError::Refused {
                 pid: self.target.pid,
                 command: "load".into(),

@@ -1,5 +1,6 @@
 //! JNI exports for `dev.nativemem.attach.AttachClient` through `NativeBridge`: an attach session
-//! opened once, then requests on it, then closed (which removes a jar copied for the target).
+//! opened once, then requests on it, then closed (which removes a jar copy the target never
+//! loaded).
 //! Sessions live in a table keyed by number, so a stale or forged number from Java is an error,
 //! never a dangling pointer.
 
@@ -15,10 +16,10 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-static SESSIONS: Mutex<Option<HashMap<i64, Arc<Session>>>> = Mutex::new(None);
+static SESSIONS: Mutex<Option<HashMap<i64, Arc<Mutex<Session>>>>> = Mutex::new(None);
 static NEXT: AtomicI64 = AtomicI64::new(1);
 
-fn session(id: jlong) -> Result<Arc<Session>, BridgeError> {
+fn session(id: jlong) -> Result<Arc<Mutex<Session>>, BridgeError> {
     SESSIONS
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -77,7 +78,7 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_attachOpenJson<'
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get_or_insert_with(HashMap::new)
-            .insert(id, Arc::new(session));
+            .insert(id, Arc::new(Mutex::new(session)));
         Ok(json)
     })
 }
@@ -93,7 +94,9 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_attachLoadAgent<
 ) -> jlong {
     guard(&mut env, -1, |env| {
         let options = from_java(env, &options, "options")?;
-        Ok(session(id)?.load_agent(&options, millis(timeout_ms)?)?)
+        let session = session(id)?;
+        let mut session = session.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(session.load_agent(&options, millis(timeout_ms)?)?)
     })
 }
 
@@ -106,12 +109,16 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_attachProperties
     timeout_ms: jlong,
 ) -> jbyteArray {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        let bytes = session(id)?.properties(millis(timeout_ms)?)?;
+        let session = session(id)?;
+        let bytes = session
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .properties(millis(timeout_ms)?)?;
         Ok(env.byte_array_from_slice(&bytes)?.into_raw())
     })
 }
 
-/// Ends a session: a jar copied for the target is removed.
+/// Ends a session: a jar copied for the target that it never loaded is removed.
 #[no_mangle]
 pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_attachClose<'l>(
     mut env: JNIEnv<'l>,

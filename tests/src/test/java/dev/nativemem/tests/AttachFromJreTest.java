@@ -11,8 +11,10 @@ import com.fasterxml.jackson.jr.ob.JSON;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -119,7 +121,7 @@ class AttachFromJreTest {
 
   /** From the node: a JVM of uid 9999 with its own mount namespace and a private /tmp. */
   @Test
-  void rootReachesAJvmWithItsOwnTmpThroughAJarCopyItRemoves() throws Exception {
+  void rootReachesAJvmWithItsOwnTmpThroughAJarCopyItKeepsForIt() throws Exception {
     assumeTrue(root(), "unshare and mount need root (CI runs as root)");
     List<String> launcher =
         new ArrayList<>(
@@ -146,29 +148,39 @@ class AttachFromJreTest {
       Map<String, Object> stats = JSON.std.mapFrom(r.stdout.trim());
       long rss = ((Number) object(stats, "process").get("rss_bytes")).longValue();
       assertTrue(rss >= before * 0.95 && rss <= after * 1.05, rss + " vs " + before + ".." + after);
-      // The target loaded a copy in its own /tmp (it keeps the jar open), and the copy is gone.
-      List<String> openJars = new ArrayList<>();
-      try (Stream<Path> fds = Files.list(Paths.get("/proc/" + target.pid + "/fd"))) {
-        fds.forEach(
-            fd -> {
-              try {
-                openJars.add(Files.readSymbolicLink(fd).toString());
-              } catch (IOException gone) {
-                // closed meanwhile
-              }
-            });
-      }
+      // The target loaded a copy in its own /tmp, named by its content, the target's, 0400: it
+      // stays, as the JVM keeps the jar on its class path, and later commands reuse it.
+      List<Path> copies = agentCopies(theirTmp);
+      assertEquals(1, copies.size(), copies.toString());
+      Path copy = copies.get(0);
       assertTrue(
-          openJars.stream()
-              .anyMatch(f -> f.matches("/tmp/\\.nativemem-agent-[0-9a-f]{32}\\.jar.*")),
-          "the target read no copy in its /tmp: " + openJars);
+          copy.getFileName().toString().matches("\\.nativemem-agent-[0-9a-f]{8}-[0-9]+\\.jar"),
+          copy.toString());
+      assertEquals(9999, Files.getAttribute(copy, "unix:uid", LinkOption.NOFOLLOW_LINKS));
+      assertEquals(
+          "r--------",
+          PosixFilePermissions.toString(
+              Files.getPosixFilePermissions(copy, LinkOption.NOFOLLOW_LINKS)));
+      assertEquals(Files.size(ForkedJvm.JAR), Files.size(copy));
+      // Tracking puts the jar on the boot class path, whose resources resolve through it.
+      ForkedJvm.Result handles =
+          fromRuntime().cli(attachArgs(target.pid, "handles").toArray(new String[0]));
+      assertEquals(0, handles.exitCode, handles.toString());
+      assertEquals(0, fromRuntime().cli("attach", Long.toString(target.pid), "advice").exitCode);
+      assertEquals(List.of(copy), agentCopies(theirTmp), "one copy, reused");
       try (Stream<Path> left = Files.list(theirTmp)) {
-        List<String> names = left.map(p -> p.getFileName().toString()).toList();
         assertTrue(
-            names.stream().noneMatch(n -> n.startsWith(".nativemem-agent-")),
-            "the copy is still there: " + names);
-        assertTrue(names.stream().noneMatch(n -> n.startsWith(".attach_pid")), names.toString());
+            left.noneMatch(p -> p.getFileName().toString().startsWith(".attach_pid")),
+            "the trigger is removed");
       }
+    }
+  }
+
+  private static List<Path> agentCopies(Path dir) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files
+          .filter(p -> p.getFileName().toString().startsWith(".nativemem-agent-"))
+          .collect(java.util.stream.Collectors.toList());
     }
   }
 

@@ -177,6 +177,6 @@ public final class NativeBridge {
   /** The target's system properties as {@code Properties.store} wrote them. */
   public static native byte[] attachProperties(long session, long timeoutMillis);
 
-  /** Ends a session; a jar copied for the target is removed. */
+  /** Ends a session; a jar copied for the target that it never loaded is removed. */
   public static native void attachClose(long session);
 }
