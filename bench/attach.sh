@@ -2,6 +2,7 @@
 # Wall time of `attach <pid> stats` from a jlink'ed runtime without jdk.attach (HotSpot's attach
 # protocol spoken by the native core), side by side with another jar on the full JDK (e.g. a build
 # that still used jdk.attach): runs interleaved, prints the median of each.
+# The same jar on the full JDK is timed too: the runtime's share apart from the protocol's.
 # Usage: bench/attach.sh NEW_JAR [OLD_JAR] [RUNS]
 set -eu
 new_jar=$1
@@ -22,12 +23,14 @@ sleep 3
 [ -z "$old_jar" ] || "$java_home/bin/java" -jar "$old_jar" attach "$other" stats > /dev/null
 ms() { s=$(date +%s%N); "$@" > /dev/null; echo $(( ($(date +%s%N) - s) / 1000000 )); }
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-: > "$src/new"; : > "$src/old"
+: > "$src/new"; : > "$src/newjdk"; : > "$src/old"
 i=0
 while [ $i -lt "$runs" ]; do
   ms "$runtime/bin/java" -jar "$new_jar" attach "$target" stats >> "$src/new"
+  ms "$java_home/bin/java" -jar "$new_jar" attach "$target" stats >> "$src/newjdk"
   [ -z "$old_jar" ] || ms "$java_home/bin/java" -jar "$old_jar" attach "$other" stats >> "$src/old"
   i=$((i + 1))
 done
 echo "attach stats, jlink runtime without jdk.attach: median $(median < "$src/new") ms of $runs"
+echo "attach stats, same jar, full JDK: median $(median < "$src/newjdk") ms of $runs"
 [ -z "$old_jar" ] || echo "attach stats, full JDK, $old_jar: median $(median < "$src/old") ms of $runs"
