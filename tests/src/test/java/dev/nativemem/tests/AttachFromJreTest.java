@@ -119,7 +119,10 @@ class AttachFromJreTest {
     }
   }
 
-  /** From the node: a JVM of uid 9999 with its own mount namespace and a private /tmp. */
+  /**
+   * From the node: a JVM of uid 9999 in its own mount and pid namespaces with a private /tmp, as in
+   * a container: its socket and trigger carry the pid it sees itself by.
+   */
   @Test
   void rootReachesAJvmWithItsOwnTmpThroughAJarCopyItKeepsForIt() throws Exception {
     assumeTrue(root(), "unshare and mount need root (CI runs as root)");
@@ -130,6 +133,8 @@ class AttachFromJreTest {
                 "--mount",
                 "--propagation",
                 "private",
+                "--pid",
+                "--mount-proc",
                 "--fork",
                 "sh",
                 "-c",
@@ -138,6 +143,14 @@ class AttachFromJreTest {
     try (AttachTargetProcess target =
         new AttachTargetProcess(launcher, List.of(), List.of(ForkedJvm.TEST_CLASSES))) {
       Path theirTmp = Paths.get("/proc/" + target.pid + "/root/tmp");
+      String nspid = "";
+      for (String line : Files.readAllLines(Paths.get("/proc/" + target.pid + "/status"))) {
+        if (line.startsWith("NSpid:")) {
+          String[] ids = line.trim().split("\\s+");
+          nspid = ids[ids.length - 1];
+        }
+      }
+      assertFalse(nspid.equals(Long.toString(target.pid)), "the target should have its own pids");
       assertFalse(
           Files.isSameFile(theirTmp, Paths.get("/tmp")), "the target should have its own /tmp");
       long before = rssBytes(target.pid);
@@ -168,6 +181,7 @@ class AttachFromJreTest {
       assertEquals(0, handles.exitCode, handles.toString());
       assertEquals(0, fromRuntime().cli("attach", Long.toString(target.pid), "advice").exitCode);
       assertEquals(List.of(copy), agentCopies(theirTmp), "one copy, reused");
+      assertTrue(Files.exists(theirTmp.resolve(".java_pid" + nspid)), "its socket, by its own pid");
       try (Stream<Path> left = Files.list(theirTmp)) {
         assertTrue(
             left.noneMatch(p -> p.getFileName().toString().startsWith(".attach_pid")),
