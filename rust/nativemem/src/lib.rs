@@ -11,22 +11,24 @@
 //! - [`profile`]: heap profiles (jemalloc dumps) read, symbolized and rendered;
 //! - [`java_frame_addresses`]: the synthetic addresses Java frames have in heap profiles;
 //! - [`attach`]: HotSpot's attach protocol, for `nativemem attach` without `jdk.attach`;
-//! - [`checked_files`]: opening files others may have planted (no FIFOs, devices, links; capped);
-//! - [`new_files`]: creating files for the user (private, never replacing, never redirected);
+//! - [`files`]: the one file layer: directories opened once (no link of another user followed),
+//!   every later step on their descriptors; files for the user private and never replacing;
+//!   files others may have planted read with no FIFO, device or link, capped;
+//! - [`terminal_text`]: untrusted strings made safe for a terminal (control characters shown);
 //! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
 //!   `catch_unwind` and turns errors into Java exceptions.
 
 pub mod allocator;
 pub mod attach;
-pub mod checked_files;
+pub mod files;
 pub mod handles;
 pub mod java_frame_addresses;
 mod jni;
 pub mod native_view;
-pub mod new_files;
 pub mod process;
 pub mod profile;
 pub mod sampling;
+pub mod terminal_text;
 pub mod watch_sample;
 
 /// The version of this library; the Java side refuses to run against a different one.

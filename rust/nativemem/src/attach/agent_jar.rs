@@ -12,7 +12,7 @@
 use super::connect::{create_exclusive, identity, remove_if_same};
 use super::target::Target;
 use super::AttachError;
-use crate::checked_files::{self, Links};
+use crate::files::checked::{self as checked_files, Links};
 use std::ffi::CString;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};

@@ -77,18 +77,10 @@ pub fn load_return_code(body: &[u8]) -> Result<i64, ReplyError> {
 }
 
 /// The reply's bytes shown in a message: at most 200, lossily decoded, control characters
-/// escaped (the target is untrusted; the message reaches a terminal).
+/// shown as escapes (the target is untrusted; the message reaches a terminal).
 pub fn shown(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(&bytes[..bytes.len().min(200)])
-        .chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
-                format!("\\u{:04x}", c as u32)
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    crate::terminal_text::escape(&String::from_utf8_lossy(&bytes[..bytes.len().min(200)]))
+        .into_owned()
 }
 
 /// Why reading stopped early.
@@ -163,7 +155,7 @@ mod tests {
         let message = load_return_code(b"Agent JAR not found or no Agent-Class attribute\n");
         assert!(matches!(message, Err(ReplyError::NoReturnCode(m)) if m.contains("Agent JAR")));
         assert!(load_return_code(b"return code: lots").is_err());
-        assert_eq!(shown(b"a\x1b]0;t\x07b\n"), "a\\u001b]0;t\\u0007b\n");
+        assert_eq!(shown(b"a\x1b]0;t\x07b\n"), "a\\x1b]0;t\\x07b\\n");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! and whether it is a HotSpot JVM.
 
 use super::AttachError;
-use crate::checked_files::{self, Links};
+use crate::files::checked::{self as checked_files, Links};
 use std::ffi::CString;
 use std::fs::File;
 use std::io::Read;

@@ -2,7 +2,7 @@
 
 use super::{guard, BridgeError};
 use crate::allocator::{self, AllocatorError, ProcessAllocator};
-use crate::new_files::{self, NewFileError, Purpose};
+use crate::files::{self, FileError, Purpose};
 use crate::process;
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jlong, jstring, JNI_FALSE, JNI_TRUE};
@@ -80,7 +80,7 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_mallctlRead<'l>(
     })
 }
 
-/// Writes a new file for the Java side (the agent's report) by the rules of [`new_files`]:
+/// Writes a new file for the Java side (the agent's report) by the rules of [`crate::files`]:
 /// returns false, writing nothing, if `path` exists, so the caller can pick another name.
 #[no_mangle]
 pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_writeNewFile<'l>(
@@ -107,9 +107,9 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_writeNewFile<'l>
             noun: &noun,
             example: &example,
         };
-        match new_files::write_new(&path, &bytes, purpose) {
+        match files::write_new(&path, &bytes, purpose) {
             Ok(()) => Ok(JNI_TRUE),
-            Err(NewFileError::Exists { .. }) => Ok(JNI_FALSE),
+            Err(FileError::Exists { .. }) => Ok(JNI_FALSE),
             Err(e) => Err(e.into()),
         }
     })

@@ -5,6 +5,7 @@
 
 mod attach;
 mod exports;
+mod files;
 mod handles;
 mod memory;
 mod profile;
@@ -13,7 +14,7 @@ mod stack_keys;
 
 use crate::allocator::AllocatorError;
 use crate::attach::AttachError;
-use crate::new_files::NewFileError;
+use crate::files::FileError;
 use crate::process::ProcessError;
 use crate::profile::ProfileError;
 use crate::sampling::SamplingError;
@@ -38,7 +39,7 @@ pub enum BridgeError {
     #[error(transparent)]
     Profile(#[from] ProfileError),
     #[error(transparent)]
-    File(#[from] NewFileError),
+    File(#[from] FileError),
     #[error(transparent)]
     Attach(#[from] AttachError),
 }
@@ -61,9 +62,9 @@ impl BridgeError {
             }
             BridgeError::Sampling(
                 SamplingError::BadPath(_)
-                | SamplingError::File(NewFileError::BadPath(_) | NewFileError::Exists { .. }),
+                | SamplingError::File(FileError::BadPath(_) | FileError::Exists { .. }),
             ) => "java/lang/IllegalArgumentException",
-            BridgeError::File(NewFileError::BadPath(_)) => "java/lang/IllegalArgumentException",
+            BridgeError::File(FileError::BadPath(_)) => "java/lang/IllegalArgumentException",
             BridgeError::Profile(error) if error.is_bad_input() => {
                 "java/lang/IllegalArgumentException"
             }

@@ -33,8 +33,14 @@ pub fn fold_into<'a>(key: &mut String, leaf_first: impl DoubleEndedIterator<Item
         if i > 0 {
             key.push(';');
         }
-        // ';' separates frames and the last space starts the count: keep names clean.
-        key.extend(name.chars().map(|c| if c == ';' { ':' } else { c }));
+        // ';' separates frames and the last space starts the count: keep names clean. Control
+        // characters would break lines (and XML 1.0 forbids them in the flame graph): shown.
+        for c in name.chars() {
+            match c {
+                ';' => key.push(':'),
+                c => crate::terminal_text::push_char(key, c),
+            }
+        }
     }
 }
 
@@ -75,6 +81,16 @@ pub fn lines(folded: &BTreeMap<String, (f64, f64)>, difference: bool) -> String 
 mod tests {
     use super::*;
     use crate::profile::stacks::tests::stacks_of;
+
+    #[test]
+    fn control_characters_in_names_are_shown_not_kept() {
+        let mut key = String::new();
+        fold_into(
+            &mut key,
+            ["leaf\u{1b}[2J\n1 999", "ma;in\u{9b}"].into_iter(),
+        );
+        assert_eq!(key, "ma:in\\u009b;leaf\\x1b[2J\\n1 999");
+    }
 
     #[test]
     fn folds_root_first_and_merges_equal_stacks() {

@@ -26,8 +26,8 @@ pub use parse::HeapDump;
 pub use request::{Outcome, Output, Request};
 pub use stacks::Stacks;
 
-use crate::checked_files::Links;
-use crate::new_files::{self, NewFileError, Purpose};
+use crate::files::Links;
+use crate::files::{self, FileError, Purpose};
 use std::path::{Path, PathBuf};
 
 /// Errors from reading, analysing or writing heap profiles. Each says what to do next.
@@ -62,7 +62,7 @@ pub enum ProfileError {
     )]
     Truncated { path: PathBuf },
     #[error(transparent)]
-    File(#[from] NewFileError),
+    File(#[from] FileError),
     #[error("unknown output format '{0}': use text, collapsed, svg or pprof")]
     UnknownFormat(String),
     #[error("{0}")]
@@ -81,7 +81,7 @@ impl ProfileError {
                 | ProfileError::Malformed { .. }
                 | ProfileError::Implausible { .. }
                 | ProfileError::Truncated { .. }
-                | ProfileError::File(NewFileError::BadPath(_))
+                | ProfileError::File(FileError::BadPath(_))
                 | ProfileError::UnknownFormat(_)
                 | ProfileError::BadRequest(_)
         )
@@ -264,7 +264,7 @@ pub(crate) fn write_output(out: &Path, bytes: &[u8]) -> Result<(), ProfileError>
         noun: "profile output",
         example: "profile.svg",
     };
-    Ok(new_files::write_new(out, bytes, purpose)?)
+    Ok(files::write_new(out, bytes, purpose)?)
 }
 
 /// A file's modification time in nanoseconds since the epoch; 0 if unknown.

@@ -13,7 +13,7 @@
 
 use super::mappings::{Mapping, MemoryMap};
 use super::ProfileError;
-use crate::checked_files::{open_regular, Links};
+use crate::files::{open_regular, Links};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek};
 use std::path::{Path, PathBuf};

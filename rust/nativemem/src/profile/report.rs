@@ -2,6 +2,7 @@
 //! leaf function (flat) and once to every distinct function on it (cumulative).
 
 use super::stacks::Stacks;
+use crate::terminal_text::escape;
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -185,6 +186,8 @@ pub fn human_bytes(bytes: i64) -> String {
 
 /// The report as text, in jeprof's column layout (flat, flat%, sum%, cum, cum%, name), once
 /// sorted by flat and once by cumulative bytes; for several processes, in how many each site is.
+/// Names, dumps, hosts and warnings come from files someone else may have written: their control
+/// characters are shown, never sent to the terminal ([`crate::terminal_text`]).
 pub fn render_text(report: &Report, title: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -228,13 +231,13 @@ pub fn render_text(report: &Report, title: &str) -> String {
                 running * 100.0,
                 human_bytes(site.cumulative_bytes),
                 site.cumulative_share * 100.0,
-                site.name,
+                escape(&site.name),
                 in_processes(site),
             );
         }
     }
     if !report.processes.is_empty() {
-        let top = report.top_flat.first().map_or("-", |s| s.name.as_str());
+        let top = escape(report.top_flat.first().map_or("-", |s| s.name.as_str()));
         let _ = writeln!(out, "\nBy process (top flat site: {top}):");
         let _ = writeln!(
             out,
@@ -249,13 +252,13 @@ pub fn render_text(report: &Report, title: &str) -> String {
                 human_bytes(p.top_site_bytes),
                 p.top_site_share * 100.0,
                 p.pid.map_or("-".into(), |pid| pid.to_string()),
-                p.host.as_deref().unwrap_or("-"),
-                p.dump
+                escape(p.host.as_deref().unwrap_or("-")),
+                escape(&p.dump)
             );
         }
     }
     for warning in &report.warnings {
-        let _ = writeln!(out, "warning: {warning}");
+        let _ = writeln!(out, "warning: {}", escape(warning));
     }
     out
 }
@@ -291,6 +294,29 @@ mod tests {
         );
         let text = render_text(&r, "In use");
         assert!(text.contains("175 B"), "{text}");
+    }
+
+    #[test]
+    fn text_shows_control_characters_of_names_dumps_hosts_and_warnings() {
+        let hostile = "\u{1b}[2J\u{1b}]0;owned\u{7}\u{1b}[31m\u{9b}1m";
+        let mut r = report(&stacks_of(&[(&[hostile, "main"], 100.0)]), 10);
+        r.processes.push(ProcessTotal {
+            dump: hostile.into(),
+            pid: Some(1),
+            host: Some(hostile.into()),
+            time_ms: None,
+            total_bytes: 100,
+            top_site_bytes: 100,
+            top_site_share: 1.0,
+        });
+        r.warnings.push(format!("cannot read {hostile}"));
+        let text = render_text(&r, "In use");
+        assert!(
+            !text.chars().any(|c| c != '\n' && c.is_control()),
+            "{text:?}"
+        );
+        assert!(text.contains("\\x1b[2J\\x1b]0;owned\\x07"), "{text}");
+        assert!(text.contains("\\u009b1m"), "{text}");
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! A dump without a sidecar is analysed from the files named in its memory map.
 
 use super::java_frames::JavaFrameNames;
-use crate::checked_files::{read_capped, Links, MAX_PERF_MAP_BYTES};
+use crate::files::{read_capped, Links, MAX_PERF_MAP_BYTES};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

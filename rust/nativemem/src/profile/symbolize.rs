@@ -11,7 +11,7 @@
 use super::demangle::demangle;
 use super::mappings::MemoryMap;
 use super::sidecar::Sidecar;
-use crate::checked_files::{fd_path, open_regular, Links};
+use crate::files::{fd_path, open_regular, Links};
 use object::{Object, ObjectSegment, ObjectSymbol, SymbolKind, SymbolSection};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

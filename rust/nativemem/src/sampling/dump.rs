@@ -1,11 +1,11 @@
-//! `prof.dump` written the way files for the user are (`new_files`): into a private directory
+//! `prof.dump` written the way files for the user are (`files`): into a private directory
 //! reached by descriptor, mode 0600, renamed into place, never overwriting, one dump at a time,
 //! nothing left behind on failure.
 
 use super::symbols::{sidecar_path, write_sidecar, SidecarInput};
 use super::{profiler, SamplingError};
 use crate::allocator::keys;
-use crate::new_files::{create_private, Dir, Purpose};
+use crate::files::{create_private, Dir, Purpose};
 use serde::Serialize;
 use std::ffi::CString;
 use std::io::{BufRead, BufReader};

@@ -13,7 +13,7 @@ mod symbols;
 pub use dump::{dump, DumpRequest, DumpedProfile};
 
 use crate::allocator::{keys, AllocatorError, Mallctl, ProcessAllocator};
-use crate::new_files::NewFileError;
+use crate::files::FileError;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -29,7 +29,7 @@ pub enum SamplingError {
     BadPath(String),
     /// The dump's path or directory, as every file nativemem creates is checked.
     #[error(transparent)]
-    File(#[from] NewFileError),
+    File(#[from] FileError),
     #[error("cannot write the heap profile {path}: {source}")]
     Write {
         path: PathBuf,

@@ -10,8 +10,8 @@
 
 use super::maps::{executable_objects, MappedObject};
 use super::SamplingError;
-use crate::checked_files::{fd_path, open_regular, read_capped, Links, MAX_PERF_MAP_BYTES};
-use crate::new_files::create_private;
+use crate::files::create_private;
+use crate::files::{fd_path, open_regular, read_capped, Links, MAX_PERF_MAP_BYTES};
 use serde::Serialize;
 use std::fs::File;
 use std::io::{self, Write};

@@ -2,7 +2,7 @@
 //! (their `*.heap` files and incident bundles), glob patterns, incident bundles (a directory with
 //! `manifest.json` whose heap profile is `profile.heap`, its sidecar `profile.heap.symbols/`).
 
-use crate::checked_files::Links;
+use crate::files::Links;
 use crate::profile::ProfileError;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -17,7 +17,7 @@ use super::stacks::{label, Resolver};
 use super::symbolize::Symbolizer;
 use super::unbias::unbias;
 use super::{ProfileError, IMPLAUSIBLE_BYTES};
-use crate::checked_files::Links;
+use crate::files::Links;
 use inputs::Dump;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;

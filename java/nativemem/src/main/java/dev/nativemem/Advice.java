@@ -2,6 +2,7 @@ package dev.nativemem;
 
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
+import dev.nativemem.internal.TerminalText;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -63,12 +64,13 @@ public final class Advice {
 
   @Override
   public String toString() {
-    return severity
-        + " "
-        + code
-        + ": "
-        + message
-        + (suggestedSetting.isEmpty() ? "" : "\n  suggested: " + suggestedSetting);
+    return TerminalText.escape(
+        severity
+            + " "
+            + code
+            + ": "
+            + message
+            + (suggestedSetting.isEmpty() ? "" : "\n  suggested: " + suggestedSetting));
   }
 
   static String mib(long bytes) {

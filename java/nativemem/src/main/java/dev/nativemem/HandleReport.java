@@ -2,6 +2,7 @@ package dev.nativemem;
 
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
+import dev.nativemem.internal.TerminalText;
 import dev.nativemem.internal.handles.CreationSites;
 import dev.nativemem.internal.handles.HandleTracker;
 import dev.nativemem.internal.handles.LeakCatalogue;
@@ -264,7 +265,7 @@ public final class HandleReport {
         String.format(
             "Tracker memory: %s (%d creation sites kept)%n",
             ByteFormat.human(trackerMemoryBytes), sitesKept));
-    return out.toString();
+    return TerminalText.escape(out);
   }
 
   private static String indent(String stack, String prefix) {
@@ -512,7 +513,7 @@ public final class HandleReport {
 
     @Override
     public String toString() {
-      return headline() + "\n" + stack;
+      return TerminalText.escape(headline() + "\n" + stack);
     }
   }
 
@@ -668,9 +669,10 @@ public final class HandleReport {
 
     @Override
     public String toString() {
-      return String.format(
-          "%s at 0x%x, thread '%s', created %s",
-          kind, address, thread, java.time.Instant.ofEpochMilli(createdEpochMillis));
+      return TerminalText.escape(
+          String.format(
+              "%s at 0x%x, thread '%s', created %s",
+              kind, address, thread, java.time.Instant.ofEpochMilli(createdEpochMillis)));
     }
   }
 }

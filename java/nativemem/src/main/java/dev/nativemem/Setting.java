@@ -88,8 +88,11 @@ public enum Setting {
       "nativemem.watch.dir",
       null,
       "${java.io.tmpdir}/nativemem-incidents-<user>",
-      "Where the watch writes incident bundles; it must be yours and writable by no other user"
-          + " (created 0700 when missing). Put it on a volume that outlives the container."),
+      "Where the watch writes incident bundles (created 0700 when missing). Yours and writable by"
+          + " no other user: bundles go in it. A shared volume (root's, 0777 or 2777 as Kubernetes"
+          + " makes an `emptyDir` or an `fsGroup` volume): bundles go in a private"
+          + " `nativemem-<uid>` nativemem makes in it. Put it on a volume that outlives the"
+          + " container."),
   WATCH_INTERVAL(
       "nativemem.watch.interval", "1000", null, "Milliseconds between two samples of the watch."),
   WATCH_HISTORY(

@@ -355,7 +355,7 @@ class AttachFromJreTest {
       target.send("open in hostile thread 3", "OPENED");
       ForkedJvm.Result r = fromRuntime().cli("attach", Long.toString(target.pid), "handles");
       assertEquals(0, r.exitCode, r.toString());
-      assertTrue(r.stdout.contains("\\u001b]0;pwned\\u0007"), r.stdout);
+      assertTrue(r.stdout.contains("\\x1b]0;pwned\\x07"), r.stdout);
       assertFalse(r.stdout.contains("\u001b") || r.stdout.contains("\u0007"), r.stdout);
       ForkedJvm.Result json =
           fromRuntime().cli("attach", Long.toString(target.pid), "handles", "--json");

@@ -33,6 +33,16 @@ final class ForkedJvm {
   private final List<String> classPath = new ArrayList<>();
   private String launcherJava = JAVA;
 
+  /** Whether {@code tool} is an executable on {@code PATH}. */
+  static boolean onPath(String tool) {
+    for (String path : System.getenv().getOrDefault("PATH", "").split(":")) {
+      if (Files.isExecutable(Paths.get(path, tool))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Adds this module's test classes to the child's class path (for probe main classes). */
   ForkedJvm withTestClasses() {
     classPath.add(TEST_CLASSES);
@@ -89,6 +99,19 @@ final class ForkedJvm {
     entries.add(JAR.toString());
     entries.addAll(classPath);
     command.add(String.join(java.io.File.pathSeparator, entries));
+    command.add(mainClass);
+    command.addAll(Arrays.asList(args));
+    return run(command);
+  }
+
+  /**
+   * {@code java <jvmArgs> -cp <entries added> <mainClass> <args>}: nativemem only where a jvmArg
+   * puts it (an agent's own jar, say).
+   */
+  Result mainWithoutJar(String mainClass, String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(jvmArgs);
+    command.add("-cp");
+    command.add(String.join(java.io.File.pathSeparator, classPath));
     command.add(mainClass);
     command.addAll(Arrays.asList(args));
     return run(command);

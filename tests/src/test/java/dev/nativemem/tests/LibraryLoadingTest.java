@@ -5,9 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -15,11 +22,14 @@ import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Enumeration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
+import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -149,7 +159,10 @@ class LibraryLoadingTest {
     assertEquals(first, loadedPathIn(base));
     assertEquals(inode, Files.getAttribute(expected, "unix:ino"), "the second JVM extracted again");
     try (Stream<Path> files = Files.list(base)) {
-      assertEquals(List.of(expected), files.collect(Collectors.toList()), "no per-process copy");
+      assertEquals(
+          List.of(expected.resolveSibling("in-use.lock"), expected),
+          files.sorted().collect(Collectors.toList()),
+          "no per-process copy");
     }
   }
 
@@ -192,6 +205,86 @@ class LibraryLoadingTest {
     assertFalse(Files.exists(oldClass), "an old instrumented class stays");
     assertTrue(Files.exists(recent), "a recent copy was removed");
     assertTrue(Files.exists(other), "a file that is not nativemem's was removed");
+  }
+
+  /**
+   * A JVM that has run for longer than the 30 days keeps the copy it maps: its lock on the copy
+   * stops the cleanup another JVM runs when it writes a copy of its own. Once that JVM is gone, the
+   * next cleanup removes it.
+   */
+  @Test
+  void aCopyThatARunningJvmMapsIsKeptHoweverOld(@TempDir Path dir) throws Exception {
+    Path base = Files.createDirectory(dir.resolve("extract"));
+    Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwx------"));
+    Process running =
+        new ProcessBuilder(
+                ForkedJvm.JAVA,
+                "-Dnativemem.tmpdir=" + base,
+                "-cp",
+                ForkedJvm.JAR + java.io.File.pathSeparator + ForkedJvm.TEST_CLASSES,
+                AttachTarget.class.getName())
+            .redirectErrorStream(true)
+            .start();
+    try (BufferedReader out =
+            new BufferedReader(
+                new InputStreamReader(running.getInputStream(), StandardCharsets.UTF_8));
+        Writer in = new OutputStreamWriter(running.getOutputStream(), StandardCharsets.UTF_8)) {
+      in.write("self version\n");
+      in.flush();
+      String line;
+      while ((line = out.readLine()) != null && !line.equals("SELF DONE")) {
+        // the version lines, then SELF DONE: the library is loaded
+      }
+      Path mapped;
+      try (Stream<Path> files = Files.list(base)) {
+        mapped =
+            files
+                .filter(p -> p.getFileName().toString().matches("lib-[0-9a-f]+-[0-9]+\\.so"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("the running JVM extracted nothing"));
+      }
+      FileTime thirtyOneDaysAgo =
+          FileTime.fromMillis(System.currentTimeMillis() - 31L * 86_400_000);
+      Files.setLastModifiedTime(mapped, thirtyOneDaysAgo);
+
+      loadedPathIn(base, otherBuild(dir, 1));
+      assertTrue(Files.exists(mapped), "a copy that a running JVM maps was removed");
+
+      in.write("exit\n");
+      in.flush();
+      assertTrue(running.waitFor(60, TimeUnit.SECONDS));
+      loadedPathIn(base, otherBuild(dir, 2));
+      assertFalse(Files.exists(mapped), "the copy stays after its JVM exited");
+    } finally {
+      running.destroyForcibly();
+    }
+  }
+
+  /** The jar with {@code extra} bytes after its library: another build, another copy's name. */
+  private static Path otherBuild(Path dir, int extra) throws IOException {
+    Path copy = dir.resolve("other-" + extra + ".jar");
+    try (ZipFile jar = new ZipFile(ForkedJvm.JAR.toFile());
+        ZipOutputStream out = new ZipOutputStream(Files.newOutputStream(copy))) {
+      for (Enumeration<? extends ZipEntry> e = jar.entries(); e.hasMoreElements(); ) {
+        ZipEntry entry = e.nextElement();
+        out.putNextEntry(new ZipEntry(entry.getName()));
+        try (InputStream bytes = jar.getInputStream(entry)) {
+          bytes.transferTo(out);
+        }
+        if (entry.getName().equals(LIBRARY_ENTRY)) {
+          out.write(new byte[extra]);
+        }
+        out.closeEntry();
+      }
+    }
+    return copy;
+  }
+
+  private static String loadedPathIn(Path base, Path jar) throws Exception {
+    ForkedJvm.Result r =
+        new ForkedJvm().jvmArg("-Dnativemem.tmpdir=" + base).jar(jar, "version", "--json");
+    assertEquals(0, r.exitCode, r.toString());
+    return pathOf(r.stdout);
   }
 
   private static String loadedPathIn(Path base) throws Exception {

@@ -10,16 +10,20 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -314,6 +318,214 @@ class SharedHostTest {
     assertTrue(all.contains(fifo + ": is a FIFO, not a regular file"), r.toString());
     assertTrue(
         all.contains("ignored " + side.resolve("symbols.json") + ": is a FIFO"), r.toString());
+  }
+
+  /**
+   * Case 13: the extraction base is reached through a link another user owns (his link in a sticky
+   * directory, pointing at a directory of root's). He could re-point it between any check and any
+   * use, so it is refused before anything is created or loaded.
+   */
+  @Test
+  void extractionBaseThroughAnotherUsersLinkIsRefused() throws Exception {
+    assumeSecondUser();
+    Path shared = sharedDir();
+    Path own = Files.createDirectory(tmp.resolve("private"));
+    Files.setPosixFilePermissions(own, PosixFilePermissions.fromString("rwx------"));
+    asNobody("ln", "-s", own.toString(), shared.resolve("link").toString());
+    Path base = shared.resolve("link").resolve("nativemem-victim");
+    ForkedJvm.Result r = new ForkedJvm().jvmArg("-Dnativemem.tmpdir=" + base).cli("version");
+    assertEquals(1, r.exitCode, r.toString());
+    assertTrue(
+        r.stderr.contains(shared.resolve("link") + " is a symbolic link of uid " + NOBODY_UID),
+        r.toString());
+    assertTrue(r.stderr.contains("set -Dnativemem.tmpdir"), r.toString());
+    assertEquals(0, entries(own), "nothing made through another user's link");
+  }
+
+  /**
+   * Case 14: the race behind case 13, played by the other user (a C program of his, as uid nobody):
+   * while JVMs of this user start, his link flips between a directory of this user's (which passes
+   * every check) and one of his own, where he keeps renaming a library of his over the name
+   * nativemem loads. The planted library's constructor appends to a marker file: no start may ever
+   * run it, nor take his directory for its own.
+   */
+  @Test
+  void aLinkFlippedDuringStartsNeverLoadsAnotherUsersLibrary() throws Exception {
+    assumeSecondUser();
+    assumeTrue(ForkedJvm.onPath("cc"), "needs a C compiler (cc) to build the planted library");
+    Path shared = sharedDir();
+    Path own = Files.createDirectory(tmp.resolve("private"));
+    Files.setPosixFilePermissions(own, PosixFilePermissions.fromString("rwx------"));
+    Path his = Files.createDirectory(shared.resolve("his"));
+    Path hisBase = Files.createDirectory(his.resolve("nativemem-victim"));
+    Path marker = tmp.resolve("planted-ran");
+    Path source = tmp.resolve("planted.c");
+    Files.writeString(
+        source,
+        "#include <fcntl.h>\n#include <unistd.h>\n"
+            + "__attribute__((constructor)) static void planted(void) {\n"
+            + "  int fd = open(\""
+            + marker
+            + "\", O_CREAT | O_WRONLY | O_APPEND, 0644);\n"
+            + "  if (fd >= 0) { (void) write(fd, \"x\", 1); close(fd); }\n}\n");
+    Path planted = tmp.resolve("planted.so");
+    run("cc", "-shared", "-fPIC", "-o", planted.toString(), source.toString());
+    String libraryName;
+    try (ZipFile jar = new ZipFile(ForkedJvm.JAR.toFile())) {
+      ZipEntry entry = jar.getEntry("dev/nativemem/native/linux-x86_64/libnativemem.so");
+      libraryName = "lib-" + Long.toHexString(entry.getCrc()) + "-" + entry.getSize() + ".so";
+    }
+    UserPrincipal nobody =
+        FileSystems.getDefault().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
+    for (Path p : List.of(his, hisBase, planted)) {
+      Files.setOwner(p, nobody);
+    }
+    Path attacker = tmp.resolve("attacker");
+    Files.writeString(tmp.resolve("attacker.c"), ATTACKER);
+    run("cc", "-O2", "-o", attacker.toString(), tmp.resolve("attacker.c").toString());
+    Path link = shared.resolve("link");
+    Path flips = shared.resolve("flips");
+    List<Process> attackers = new ArrayList<>();
+    int starts = Integer.getInteger("race.starts", 20); // more, by hand: -Drace.starts=200
+    int fromHis = 0;
+    try {
+      attackers.add(asNobodyInBackground(attacker, "flip", shared, own, his, flips));
+      attackers.add(asNobodyInBackground(attacker, "plant", planted, hisBase, libraryName));
+      for (int i = 0; i < 100 && !Files.exists(flips); i++) {
+        Thread.sleep(50);
+      }
+      for (int i = 0; i < starts; i++) {
+        ForkedJvm.Result r =
+            new ForkedJvm()
+                .jvmArg("-Dnativemem.tmpdir=" + link.resolve("nativemem-victim"))
+                .cli("version", "--json");
+        if ((r.stdout + r.stderr).contains(his.toRealPath().toString())) {
+          fromHis++; // took his directory for its own: his library if his rename came first
+        }
+      }
+    } finally {
+      for (Process p : attackers) {
+        p.destroyForcibly();
+        p.waitFor(10, TimeUnit.SECONDS);
+      }
+    }
+    long loads = Files.exists(marker) ? Files.size(marker) : 0;
+    long flipped = Long.parseLong(Files.readString(flips).trim());
+    System.out.println(
+        "flipped link race: "
+            + starts
+            + " starts, "
+            + flipped
+            + " flips, starts that took his directory "
+            + fromHis
+            + ", planted loads "
+            + loads);
+    assertEquals(0, loads, "a start loaded the other user's library");
+    assertEquals(0, fromHis, "a start took the other user's directory for its own");
+    assertTrue(flipped > 1000L * starts, "the link hardly flipped: the race was not run");
+  }
+
+  /**
+   * The other user's side of case 14, in C so that it runs as fast as he could: {@code flip DIR OWN
+   * HIS COUNT} swaps DIR/link between OWN and HIS with one {@code renameat2(RENAME_EXCHANGE)} a
+   * turn, writing how many turns to COUNT; {@code plant FILE DIR NAME} hard-links his FILE into DIR
+   * and renames it over NAME, without pause.
+   */
+  private static final String ATTACKER =
+      String.join(
+          "\n",
+          "#define _GNU_SOURCE",
+          "#include <fcntl.h>",
+          "#include <linux/fs.h>",
+          "#include <stdio.h>",
+          "#include <string.h>",
+          "#include <sys/syscall.h>",
+          "#include <unistd.h>",
+          "int main(int argc, char **argv) {",
+          "  if (argc == 6 && strcmp(argv[1], \"flip\") == 0) {",
+          "    if (chdir(argv[2]) != 0 || symlink(argv[3], \"link\") != 0",
+          "        || symlink(argv[4], \"link.other\") != 0) return 1;",
+          "    int count = open(argv[5], O_CREAT | O_WRONLY | O_TRUNC, 0644);",
+          "    for (unsigned long n = 1;; n++) {",
+          "      syscall(SYS_renameat2, AT_FDCWD, \"link.other\", AT_FDCWD, \"link\",",
+          "              RENAME_EXCHANGE);",
+          "      if ((n & 0xfff) == 0) {",
+          "        char text[32];",
+          "        int length = snprintf(text, sizeof text, \"%lu\\n\", n);",
+          "        if (pwrite(count, text, length, 0) < 0) return 1;",
+          "      }",
+          "    }",
+          "  }",
+          "  if (argc == 5 && strcmp(argv[1], \"plant\") == 0) {",
+          "    if (chdir(argv[3]) != 0) return 1;",
+          "    for (;;) {",
+          "      unlink(\".planted\");",
+          "      if (link(argv[2], \".planted\") == 0) rename(\".planted\", argv[4]);",
+          "    }",
+          "  }",
+          "  return 2;",
+          "}",
+          "");
+
+  /** Runs {@code command} as nobody (setpriv: no process in between to outlive it). */
+  private static Process asNobodyInBackground(Object... command) throws IOException {
+    List<String> full =
+        new ArrayList<>(
+            Arrays.asList(
+                "setpriv", "--reuid=" + NOBODY_UID, "--regid=" + NOBODY_UID, "--clear-groups"));
+    for (Object part : command) {
+      full.add(part.toString());
+    }
+    return new ProcessBuilder(full).redirectErrorStream(true).start();
+  }
+
+  /**
+   * Case 15: a dump someone else wrote names a library, a JIT symbol and a host with terminal
+   * escapes (clear the screen, set the window title, colour the text, C1 CSI). {@code report} shows
+   * them, visibly, and sends none of them to the terminal.
+   */
+  @Test
+  void reportShowsTheControlCharactersOfADumpInsteadOfSendingThem() throws Exception {
+    String clear = "\u001b[2J";
+    String title = "\u001b]0;owned\u0007";
+    String red = "\u001b[31m";
+    String c1 = "\u009b1m";
+    Path dump = tmp.resolve("app.heap");
+    Files.write(
+        dump,
+        ("heap_v2/524288\n  t*: 2: 8192 [0: 0]\n@ 0x5010 0x1010\n  t*: 2: 8192 [0: 0]\n\n"
+                + "MAPPED_LIBRARIES:\n00001000-00002000 r-xp 00000000 fe:00 1  /gone/lib"
+                + clear
+                + title
+                + ".so\n")
+            .getBytes(StandardCharsets.UTF_8));
+    Path side = Files.createDirectory(tmp.resolve("app.heap.symbols"));
+    Files.writeString(
+        side.resolve("symbols.json"),
+        "{\"format\":\"nativemem-symbols/1\",\"pid\":7,\"host\":\"h\\u001b[31m\\u009b1m\","
+            + "\"perf_map\":\"perf-7.map\"}");
+    Files.writeString(side.resolve("perf-7.map"), "5000 100 jit" + title + clear + red + c1 + "\n");
+    for (String[] args :
+        List.of(
+            new String[] {"report", "--by-process", dump.toString()},
+            new String[] {"report", "--format", "collapsed", dump.toString()})) {
+      ForkedJvm.Result r = new ForkedJvm().cli(args);
+      assertEquals(0, r.exitCode, r.toString());
+      String all = r.stdout + r.stderr;
+      for (char c : new char[] {'\u001b', '\u0007', '\u009b'}) {
+        assertEquals(
+            -1, all.indexOf(c), String.format("U+%04X reached the terminal: %s", (int) c, r));
+      }
+      // (collapsed stacks write ';', their frame separator, as ':')
+      String separator = args.length == 3 ? ";" : ":";
+      assertTrue(
+          all.contains("jit\\x1b]0" + separator + "owned\\x07\\x1b[2J\\x1b[31m\\u009b1m"),
+          r.toString());
+      if (args.length == 3) {
+        assertTrue(all.contains("/gone/lib\\x1b[2J\\x1b]0;owned\\x07.so"), r.toString());
+        assertTrue(all.contains("h\\x1b[31m\\u009b1m"), r.toString());
+      }
+    }
   }
 
   private static String line(ForkedJvm.Result r, String prefix) {

@@ -39,7 +39,7 @@ class ShippedLibrariesTest {
   @BeforeAll
   static void unpack() throws IOException {
     Assumptions.assumeTrue(
-        onPath("readelf") && onPath("nm"),
+        ForkedJvm.onPath("readelf") && ForkedJvm.onPath("nm"),
         "binutils (readelf, nm) is not on PATH; it comes with gcc, which the build needs");
     try (ZipFile jar = new ZipFile(ForkedJvm.JAR.toFile())) {
       for (String library : LIBRARIES) {
@@ -122,15 +122,6 @@ class ShippedLibrariesTest {
       }
     }
     return functions;
-  }
-
-  private static boolean onPath(String tool) {
-    for (String path : System.getenv().getOrDefault("PATH", "").split(":")) {
-      if (Files.isExecutable(Paths.get(path, tool))) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static String run(String... command) throws IOException, InterruptedException {

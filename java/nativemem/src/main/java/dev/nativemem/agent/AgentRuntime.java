@@ -5,6 +5,7 @@ import dev.nativemem.NativeMemory;
 import dev.nativemem.NativeMemoryException;
 import dev.nativemem.Setting;
 import dev.nativemem.TrackingLevel;
+import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.internal.SettingsInEffect;
 import dev.nativemem.internal.WatchStart;
 import dev.nativemem.internal.handles.HandleTracker;
@@ -46,6 +47,11 @@ public final class AgentRuntime {
               + ")");
       return;
     }
+    boolean rocks = options.tracksGroup(TrackingOptions.ROCKSDB_GROUP);
+    boolean zip = options.tracksGroup(TrackingOptions.ZIP_GROUP);
+    if (zip) {
+      NativeLibraryLoader.wantJarIdentity(); // names the kept JDK classes (InstrumentedJdkClasses)
+    }
     registerMBeanIfAsked();
     if (options.level() == TrackingLevel.OFF) {
       startWatch(options);
@@ -62,8 +68,6 @@ public final class AgentRuntime {
               + "); the agent is off, the application runs without it");
       return;
     }
-    boolean rocks = options.tracksGroup(TrackingOptions.ROCKSDB_GROUP);
-    boolean zip = options.tracksGroup(TrackingOptions.ZIP_GROUP);
     HandleTransformer transformer = new HandleTransformer(rocks, zip);
     instrumentation.addTransformer(transformer, true);
     List<Class<?>> loaded = new ArrayList<>();

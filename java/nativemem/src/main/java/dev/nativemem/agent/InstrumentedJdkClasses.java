@@ -17,11 +17,12 @@ import java.util.zip.CRC32;
  * The JDK's {@code java.util.zip} classes as this build of the agent instruments them, kept beside
  * the shared library in the private base directory, so that a JVM start retransforms them without
  * loading and running ASM (about a third of the agent's start). A file is named by this build, the
- * class and the CRC-32 and length of the JDK's class file (the build is the agent jar's size and
- * modification time); it holds the CRC-32 of the instrumented bytes before them, checked on every
- * read. Its trust is the library's: a file this user owns, mode 0400, in a directory only this user
- * can write, written under a temporary name and renamed; removed like the library's files when
- * unused for a while.
+ * class and the CRC-32 and length of the JDK's class file (the build is the agent jar's content,
+ * {@code NativeLibraryLoader.jarIdentity}: image builders give every file one fixed modification
+ * time, so a size and time would hand one build another's bytecode, calling hooks it lacks); it
+ * holds the CRC-32 of the instrumented bytes before them, checked on every read. Its trust is the
+ * library's: a file this user owns, mode 0400, in a directory only this user can write, written
+ * under a temporary name and renamed; removed like the library's files when unused for a while.
  */
 final class InstrumentedJdkClasses {
 

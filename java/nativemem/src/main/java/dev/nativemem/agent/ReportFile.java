@@ -31,7 +31,7 @@ final class ReportFile {
 
   /**
    * Writes {@code text} to {@code target}, or to a free sibling name if it exists, by the rules of
-   * every file nativemem creates (the native {@code new_files}).
+   * every file nativemem creates (the native file layer, {@code files}).
    */
   static Path write(Path target, String text) throws IOException {
     Path absolute = target.toAbsolutePath();

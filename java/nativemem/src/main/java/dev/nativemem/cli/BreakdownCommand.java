@@ -2,6 +2,7 @@ package dev.nativemem.cli;
 
 import dev.nativemem.MemoryBreakdown;
 import dev.nativemem.NativeMemory;
+import dev.nativemem.internal.TerminalText;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.Options;
 
@@ -33,7 +34,8 @@ final class BreakdownCommand extends CliCommand {
             line.hasOption("committed")
                 ? MemoryBreakdown.View.COMMITTED
                 : MemoryBreakdown.View.RESIDENT);
-    out.println(line.hasOption("json") ? breakdown.toJson() : breakdown.toString());
+    out.println(
+        line.hasOption("json") ? breakdown.toJson() : TerminalText.escape(breakdown.toString()));
     return 0;
   }
 }

@@ -1,6 +1,7 @@
 package dev.nativemem.cli;
 
 import dev.nativemem.internal.Json;
+import dev.nativemem.internal.TerminalText;
 import dev.nativemem.internal.handles.CatalogueCheck;
 import dev.nativemem.internal.handles.LeakCatalogue;
 import java.io.File;
@@ -59,9 +60,9 @@ final class KnownLeaksCommand extends CliCommand {
         json.add(check.toMap());
         problems |= !check.problems().isEmpty();
         if (!line.hasOption("json")) {
-          out.println(check);
+          out.println(TerminalText.escape(check.toString()));
           for (String problem : check.problems()) {
-            out.println("  PATTERN MATCHES NOTHING: " + problem);
+            out.println(TerminalText.escape("  PATTERN MATCHES NOTHING: " + problem));
           }
         }
       }

@@ -1,6 +1,7 @@
 package dev.nativemem.cli;
 
 import dev.nativemem.NativeMemory;
+import dev.nativemem.internal.TerminalText;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
@@ -89,11 +90,12 @@ public final class NativeMemoryCli {
       }
       return command.run(line);
     } catch (ParseException | CliCommand.UsageException e) {
-      err.println("nativemem " + command.name() + ": " + e.getMessage());
+      err.println(TerminalText.escape("nativemem " + command.name() + ": " + e.getMessage()));
       usage(command, err);
       return 2;
     } catch (Exception e) {
-      err.println("nativemem: " + e.getMessage());
+      // Messages may quote a dump's or a bundle's contents: shown, never obeyed.
+      err.println(TerminalText.escape("nativemem: " + e.getMessage()));
       return 1;
     }
   }

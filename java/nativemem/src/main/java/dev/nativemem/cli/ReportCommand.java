@@ -2,6 +2,7 @@ package dev.nativemem.cli;
 
 import dev.nativemem.ProfileRequest;
 import dev.nativemem.ProfileRequest.Format;
+import dev.nativemem.internal.TerminalText;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -119,7 +120,9 @@ final class ReportCommand extends CliCommand {
       request.write(format, output).run();
       System.err.println("wrote " + output.toAbsolutePath());
     } else {
-      out.print(request.render(format).run().rendered(format));
+      // Text and collapsed stacks carry names from dumps and sidecars others may have written:
+      // the native renderer shows their control characters already; this keeps any it missed.
+      out.print(TerminalText.escape(request.render(format).run().rendered(format)));
     }
     return 0;
   }

@@ -4,6 +4,7 @@ import dev.nativemem.AllocatorInfo;
 import dev.nativemem.AllocatorStats;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.ProcessMemory;
+import dev.nativemem.internal.TerminalText;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.Options;
 
@@ -31,7 +32,7 @@ final class StatsCommand extends CliCommand {
   @Override
   int run(CommandLine line) {
     if (line.hasOption("report")) {
-      out.println(NativeMemory.allocatorReport());
+      out.println(TerminalText.escape(NativeMemory.allocatorReport()));
       return 0;
     }
     AllocatorInfo allocator = NativeMemory.allocator();
@@ -47,9 +48,10 @@ final class StatsCommand extends CliCommand {
               + process.toJson()
               + "}");
     } else {
-      out.println("allocator  " + allocator);
-      out.println("process    " + process);
-      out.println(stats);
+      // An attached target's allocator names its own object and options: shown, never obeyed.
+      out.println(
+          TerminalText.escape(
+              "allocator  " + allocator + "\nprocess    " + process + "\n" + stats));
     }
     return 0;
   }

@@ -1,12 +1,10 @@
 package dev.nativemem.incident;
 
-import dev.nativemem.internal.FileOwnership;
+import dev.nativemem.NativeMemoryException;
+import dev.nativemem.internal.ByteFormat;
+import dev.nativemem.internal.DirectoryHandle;
 import dev.nativemem.internal.Json;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.HashMap;
@@ -16,13 +14,16 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * One incident bundle as the page reads it: each file read at most once, with a size cap (a bundle
- * may come from another machine), never through a link, and only in a directory no other user can
- * change (so no file can be swapped for a link or a FIFO between the check and the read). A file
- * that is absent, too large or not JSON is not an error: {@link #whyMissing} says why, in the
- * manifest's words when it has them.
+ * One incident bundle as the page reads it, through one directory handle opened once (no link of
+ * another user followed on the way): each file opened relative to it with {@code
+ * O_NOFOLLOW|O_NONBLOCK} and read only if its descriptor says it is a regular file (a link or a
+ * FIFO swapped in is refused at once, never followed or waited on), at most once, with a cap per
+ * file and a total bound on the JSON parsed (a bundle may come from another machine): at most
+ * {@value #MAX_TOTAL_JSON_BYTES} bytes and {@value #MAX_JSON_VALUES} values of JSON in all, so a
+ * bundle of any size is read in bounded memory. A file that is absent, refused, too large or not
+ * JSON is not an error: {@link #whyMissing} says why, in the manifest's words when it has them.
  */
-final class Bundle {
+final class Bundle implements AutoCloseable {
   /**
    * Caps per file: far above what a bundle holds (an hour of samples at 1 s is about 1 MiB), and
    * low enough that a hostile file of tiny objects parses into at most a few hundred MiB of maps.
@@ -31,19 +32,50 @@ final class Bundle {
 
   static final long MAX_SVG_BYTES = 16L << 20;
 
+  /** JSON bytes read in all, whatever the number of files. */
+  static final long MAX_TOTAL_JSON_BYTES = 16L << 20;
+
+  /**
+   * JSON values (objects, arrays, elements: counted as {@code {}, {@code [} and commas) parsed in
+   * all: a map of a few entries costs the JVM about 150 bytes, so at most about 75 MiB of heap.
+   */
+  static final long MAX_JSON_VALUES = 500_000;
+
   static final String FIX =
       "render a bundle from a directory of your own that no other user can write (copy it there"
           + " first, e.g. cp -r BUNDLE ~/incidents/)";
 
   private final Path dir;
+  private final DirectoryHandle handle;
   private final Map<String, Map<String, Object>> json = new HashMap<>();
   private final Map<String, String> problems = new LinkedHashMap<>();
   private final Map<String, Object> manifest;
+  private long jsonBytes;
+  private long jsonValues;
 
   Bundle(Path dir) throws IOException {
     this.dir = dir.toAbsolutePath();
-    FileOwnership.requireOwnDirectory(this.dir, FIX);
-    FileOwnership.requireNoOtherWriterAbove(this.dir, FIX);
+    try {
+      this.handle = DirectoryHandle.open(this.dir);
+    } catch (RuntimeException e) {
+      throw new IOException(e.getMessage() + "; " + FIX, e);
+    }
+    try {
+      if (!handle.isPrivateToUs()) {
+        throw new NativeMemoryException(
+            this.dir
+                + " belongs to uid "
+                + handle.ownerUid()
+                + " with mode "
+                + Integer.toOctalString(handle.mode())
+                + ": it must be this user's and not writable by other users, who could swap its"
+                + " files; "
+                + FIX);
+      }
+    } catch (RuntimeException e) {
+      handle.close();
+      throw e;
+    }
     Map<String, Object> m = json("manifest.json");
     this.manifest = m == null ? Collections.emptyMap() : m;
   }
@@ -64,7 +96,7 @@ final class Bundle {
     }
     byte[] bytes = read(name, MAX_JSON_BYTES);
     Map<String, Object> parsed = null;
-    if (bytes != null) {
+    if (bytes != null && withinBudget(name, bytes)) {
       try {
         parsed = Json.parseUntrusted(bytes);
       } catch (IOException | RuntimeException e) {
@@ -75,28 +107,56 @@ final class Bundle {
     return parsed;
   }
 
+  /**
+   * Counts {@code bytes} against the bundle's JSON budget; false, with the reason kept, if over.
+   */
+  private boolean withinBudget(String name, byte[] bytes) {
+    long values = 0;
+    for (byte b : bytes) {
+      if (b == '{' || b == '[' || b == ',') {
+        values++;
+      }
+    }
+    long totalBytes = jsonBytes + bytes.length;
+    long totalValues = jsonValues + values;
+    if (totalBytes > MAX_TOTAL_JSON_BYTES || totalValues > MAX_JSON_VALUES) {
+      problems.put(
+          name,
+          "bundle too large: "
+              + ByteFormat.human(totalBytes)
+              + " of JSON ("
+              + totalValues
+              + " values) with "
+              + name
+              + ", the page reads at most "
+              + ByteFormat.human(MAX_TOTAL_JSON_BYTES)
+              + " and "
+              + MAX_JSON_VALUES
+              + " values; open "
+              + dir.resolve(name)
+              + " directly");
+      return false;
+    }
+    jsonBytes = totalBytes;
+    jsonValues = totalValues;
+    return true;
+  }
+
   /** A file's bytes, or null with the reason kept. */
   byte[] read(String name, long maxBytes) {
-    Path file = dir.resolve(name);
     try {
-      if (Files.isSymbolicLink(file)) {
+      byte[] bytes = handle.readRegular(name, maxBytes);
+      return bytes != null ? bytes : refuse(name, null);
+    } catch (IllegalArgumentException e) {
+      String why = String.valueOf(e.getMessage());
+      if (why.contains("symbolic link")) {
         return refuse(name, name + " is a symbolic link; the page reads no file through a link");
       }
-      if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
-        return Files.exists(file, LinkOption.NOFOLLOW_LINKS)
-            ? refuse(name, name + " is not a regular file")
-            : refuse(name, null);
+      if (why.contains("more than the")) {
+        return refuse(name, name + " is larger than " + Html.bytes(maxBytes) + "; not read");
       }
-      try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
-        byte[] bytes = in.readNBytes((int) Math.min(maxBytes + 1, Integer.MAX_VALUE - 8));
-        if (bytes.length > maxBytes) {
-          return refuse(name, name + " is larger than " + Html.bytes(maxBytes) + "; not read");
-        }
-        return bytes;
-      }
-    } catch (NoSuchFileException e) {
-      return refuse(name, null);
-    } catch (IOException e) {
+      return refuse(name, name + " is not a regular file (" + why + ")");
+    } catch (RuntimeException e) {
       return refuse(name, "cannot read " + name + ": " + e.getMessage());
     }
   }
@@ -138,6 +198,12 @@ final class Bundle {
   /** The manifest's "could not capture" list. */
   List<Map<String, Object>> missing() {
     return Fields.objects(manifest, "missing");
+  }
+
+  /** Closes the bundle's directory handle. */
+  @Override
+  public void close() {
+    handle.close();
   }
 
   private static String firstLine(String message) {

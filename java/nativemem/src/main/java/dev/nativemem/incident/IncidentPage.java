@@ -79,6 +79,12 @@ public final class IncidentPage {
     } catch (IOException e) {
       throw new NativeMemoryException("cannot read the incident bundle " + bundleDir + ": " + e, e);
     }
+    try (Bundle open = bundle) {
+      return render(open);
+    }
+  }
+
+  private static String render(Bundle bundle) {
     Html html = new Html();
     Map<String, Object> manifest = bundle.manifest();
     html.raw("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")

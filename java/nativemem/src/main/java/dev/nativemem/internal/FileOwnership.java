@@ -2,11 +2,20 @@ package dev.nativemem.internal;
 
 import dev.nativemem.NativeMemoryException;
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Who owns a path and who else could change it: the checks behind every directory nativemem loads
@@ -17,6 +26,12 @@ public final class FileOwnership {
   private static final int GROUP_OR_OTHER_WRITE = 0022;
   private static final int STICKY = 01000;
   private static final int ROOT = 0;
+  private static final int FILE_TYPE = 0170000;
+  private static final int SYMBOLIC_LINK = 0120000;
+  private static final int DIRECTORY = 0040000;
+
+  /** As Linux's {@code MAXSYMLINKS}: more links on one path is a loop. */
+  private static final int MAX_LINKS = 40;
 
   private FileOwnership() {}
 
@@ -94,35 +109,120 @@ public final class FileOwnership {
   }
 
   /**
-   * Requires that no other user can rename or replace {@code dir} or any directory above it: each
-   * is owned by this process's uid or root and, when group or others may write it, sticky (as
-   * {@code /tmp} is). Symbolic links on the way are resolved first.
+   * Requires that no other user can rename, replace or re-point {@code dir} or any directory above
+   * it, and returns its real path, resolved once: the path to use from then on. The path is walked
+   * from the root one name at a time without following links ({@code lstat}); each directory on the
+   * way must be owned by this process's uid or root and, when group or others may write it, be
+   * sticky (as {@code /tmp} is); a symbolic link on the way must be owned by this process's uid or
+   * root (another user could re-point his own link between any check and any use) and is then
+   * followed by reading it, its target walked by the same rules. Since no other user can change any
+   * name of the real path returned, it names the same directory whenever it is used.
    */
-  public static void requireNoOtherWriterAbove(Path dir, String fix) throws IOException {
-    Path real = dir.toRealPath();
-    for (Path p = real; p != null; p = p.getParent()) {
-      Map<String, Object> attributes = stat(p);
-      int owner = (Integer) attributes.get("uid");
-      int mode = (Integer) attributes.get("mode");
-      if (owner != ROOT && owner != processUid()) {
-        throw refused(
-            p
-                + " belongs to uid "
-                + owner
-                + ", who could swap "
-                + real
-                + " for a directory of theirs",
-            fix);
+  public static Path requireNoOtherWriterAbove(Path dir, String fix) throws IOException {
+    return resolve(dir, fix, null);
+  }
+
+  /**
+   * {@link #requireNoOtherWriterAbove} and {@link #requireOwnDirectory} in one walk, creating
+   * missing directories (each with {@code mode}, never through a link) on the way: the real path of
+   * a directory of this user's that no one else can write, swap or re-point.
+   */
+  public static Path ownDirectory(Path dir, Set<PosixFilePermission> mode, String fix)
+      throws IOException {
+    Path real = resolve(dir, fix, PosixFilePermissions.asFileAttribute(mode));
+    requireOwnDirectory(real, fix);
+    return real;
+  }
+
+  private static Path resolve(Path dir, String fix, FileAttribute<?> create) throws IOException {
+    Path absolute = dir.toAbsolutePath();
+    Deque<String> pending = new ArrayDeque<>();
+    for (Path name : absolute) {
+      pending.addLast(name.toString());
+    }
+    Path current = absolute.getRoot();
+    requireNotSwappable(current, stat(current), dir, fix);
+    int links = 0;
+    while (!pending.isEmpty()) {
+      String name = pending.removeFirst();
+      if (name.isEmpty() || name.equals(".")) {
+        continue;
       }
-      if ((mode & GROUP_OR_OTHER_WRITE) != 0 && (mode & STICKY) == 0) {
-        throw refused(
-            p
-                + " is writable by other users and not sticky (mode "
-                + Integer.toOctalString(mode & 07777)
-                + "), so anyone could replace what nativemem writes in "
-                + real,
-            fix);
+      if (name.equals("..")) {
+        // current is a real path whose every directory was checked: its parent is one of them.
+        current = current.getParent() == null ? current : current.getParent();
+        continue;
       }
+      Path next = current.resolve(name);
+      Map<String, Object> attributes = statOrCreate(next, create);
+      int type = (Integer) attributes.get("mode") & FILE_TYPE;
+      if (type == SYMBOLIC_LINK) {
+        int owner = (Integer) attributes.get("uid");
+        if (owner != ROOT && owner != processUid()) {
+          throw refused(
+              next
+                  + " is a symbolic link of uid "
+                  + owner
+                  + ", who could re-point it to a directory of theirs between any check of "
+                  + dir
+                  + " and its use",
+              fix);
+        }
+        if (++links > MAX_LINKS) {
+          throw refused(dir + " goes through more than " + MAX_LINKS + " symbolic links", fix);
+        }
+        Path target = Files.readSymbolicLink(next);
+        List<String> names = new ArrayList<>();
+        for (Path part : target) {
+          names.add(part.toString());
+        }
+        for (int i = names.size() - 1; i >= 0; i--) {
+          pending.addFirst(names.get(i));
+        }
+        if (target.isAbsolute()) {
+          current = target.getRoot();
+        }
+        continue;
+      }
+      if (type != DIRECTORY) {
+        throw refused(next + " is not a directory", fix);
+      }
+      requireNotSwappable(next, attributes, dir, fix);
+      current = next;
+    }
+    return current;
+  }
+
+  /** lstat of {@code path}; a missing directory is created first when {@code create} is given. */
+  private static Map<String, Object> statOrCreate(Path path, FileAttribute<?> create)
+      throws IOException {
+    if (create != null && !Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+      try {
+        Files.createDirectory(path, create); // mkdir: never follows a link at the last name
+      } catch (FileAlreadyExistsException raced) {
+        // made meanwhile, by anyone: checked below like any existing entry
+      }
+    }
+    return stat(path);
+  }
+
+  private static void requireNotSwappable(
+      Path p, Map<String, Object> attributes, Path dir, String fix) {
+    int owner = (Integer) attributes.get("uid");
+    int mode = (Integer) attributes.get("mode");
+    if (owner != ROOT && owner != processUid()) {
+      throw refused(
+          p + " belongs to uid " + owner + ", who could swap " + dir + " for a directory of theirs",
+          fix);
+    }
+    if ((mode & GROUP_OR_OTHER_WRITE) != 0 && (mode & STICKY) == 0) {
+      throw refused(
+          p
+              + " is writable by other users and not sticky (mode "
+              + Integer.toOctalString(mode & 07777)
+              + "), so anyone could replace what nativemem writes in "
+              + dir,
+          fix);
     }
   }
 

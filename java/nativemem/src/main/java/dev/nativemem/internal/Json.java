@@ -21,6 +21,15 @@ public final class Json {
     }
   }
 
+  /** Parses a JSON array produced by the native library. */
+  public static java.util.List<Object> parseList(String text) {
+    try {
+      return JSON_CODEC.listFrom(text);
+    } catch (IOException e) {
+      throw new NativeMemoryException("native library returned malformed JSON: " + text, e);
+    }
+  }
+
   /**
    * Parses a JSON object from a file we did not write (an incident bundle); the exception's message
    * names the problem, not the text.

@@ -19,9 +19,9 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Enumeration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -59,6 +59,7 @@ public final class NativeLibraryLoader {
   private static volatile Path loaded;
   private static Path privateBase;
   private static volatile String jarIdentity;
+  private static volatile boolean contentKeyWanted;
   private static Properties properties;
 
   /** The library being checked, while its version is read (by this thread, holding the lock). */
@@ -237,7 +238,6 @@ public final class NativeLibraryLoader {
     try {
       Path jar = jarFileOf(url);
       if (jar != null) {
-        BasicFileAttributes attributes = Files.readAttributes(jar, BasicFileAttributes.class);
         try (ZipFile zip = new ZipFile(jar.toFile())) {
           // Read here, from the jar just opened: through the class's resource URL, a start would
           // open the jar once more (about 10 ms of CPU, README "Start-up").
@@ -252,7 +252,7 @@ public final class NativeLibraryLoader {
           ZipEntry library = zip.getEntry(entry);
           if (library != null && library.getCrc() != -1 && library.getSize() != -1) {
             Path shared = loadShared(zip, library);
-            jarIdentity = attributes.size() + "-" + attributes.lastModifiedTime().toMillis();
+            jarIdentity = contentKeyWanted ? contentKey(zip) : null;
             return shared;
           }
         }
@@ -271,6 +271,41 @@ public final class NativeLibraryLoader {
               + " to a writable directory",
           e);
     }
+  }
+
+  /**
+   * A key of the jar's whole content that costs no inflating and no digest set-up: a 128-bit hash
+   * (two lanes of MurmurHash3's 64-bit finalizer) over every entry's name, size and the CRC-32 of
+   * its bytes, as the central directory (read anyway to open the jar) states them, in its order.
+   * Two builds share it only if every changed entry keeps its size and CRC-32 (a chance of 2^-32
+   * per entry); size and modification time of the jar, which image builders fix for every file,
+   * take no part. Not a defence against a hostile jar: whoever writes the jar runs its code.
+   */
+  static String contentKey(ZipFile zip) {
+    long a = 0x243f6a8885a308d3L;
+    long b = 0x13198a2e03707344L;
+    for (Enumeration<? extends ZipEntry> entries = zip.entries(); entries.hasMoreElements(); ) {
+      ZipEntry entry = entries.nextElement();
+      long named = (entry.getCrc() << 32) | (entry.getName().hashCode() & 0xffffffffL);
+      a = mix(a ^ named) + entry.getSize();
+      b = mix(b + entry.getSize()) ^ named;
+    }
+    return hex(mix(a)) + hex(mix(b ^ a));
+  }
+
+  /** 16 hex digits (no {@code String.format}: its parser would cost a JVM start more than this). */
+  private static String hex(long value) {
+    String digits = Long.toHexString(value);
+    return "0000000000000000".substring(digits.length()) + digits;
+  }
+
+  /** MurmurHash3's 64-bit finalizer: every input bit changes about half the output bits. */
+  private static long mix(long k) {
+    k ^= k >>> 33;
+    k *= 0xff51afd7ed558ccdL;
+    k ^= k >>> 33;
+    k *= 0xc4ceb9fe1a85ec53L;
+    return k ^ (k >>> 33);
   }
 
   /** The jar file a {@code jar:file:} resource URL points into; null for anything else. */
@@ -415,8 +450,16 @@ public final class NativeLibraryLoader {
   }
 
   /**
-   * The jar this class loader loaded the library from, as its size and modification time (which
-   * every build changes), or null when it came from elsewhere.
+   * Asks for {@link #jarIdentity} at the load to come (the jar is open then): the agent's kept
+   * classes need it, and no one else pays its 2 ms of CPU.
+   */
+  public static void wantJarIdentity() {
+    contentKeyWanted = true;
+  }
+
+  /**
+   * The jar this class loader loaded the library from, by its content ({@link #contentKey}); null
+   * when the library came from elsewhere or {@link #wantJarIdentity} was not called before it.
    */
   public static String jarIdentity() {
     load();
@@ -441,19 +484,10 @@ public final class NativeLibraryLoader {
             ? Paths.get(configured)
             : Paths.get(
                 System.getProperty("java.io.tmpdir"), "nativemem-" + userForDirectoryName());
-    base = base.toAbsolutePath();
-    if (!Files.exists(base, LinkOption.NOFOLLOW_LINKS)) {
-      try {
-        Files.createDirectories(base, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
-      } catch (java.nio.file.FileAlreadyExistsException raced) {
-        // Another JVM created it first; checked below like any existing directory.
-      }
-    }
     String fix = "remove it, or set -D" + TMPDIR_PROPERTY + " to a directory only you can write";
-    FileOwnership.requireOwnDirectory(base, fix);
-    FileOwnership.requireNoOtherWriterAbove(base, fix);
-    // Resolved, so entries compare equal to the targets of /proc/self/fd.
-    return base.toRealPath();
+    // Resolved once, here: the real path returned is the one checked, and no other user can
+    // re-point any name on it, so the library later loaded by this name is the one written.
+    return FileOwnership.ownDirectory(base, OWNER_ONLY, fix);
   }
 
   /**

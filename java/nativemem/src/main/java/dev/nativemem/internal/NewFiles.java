@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * New files for the user from Java, through the one native writer ({@code new_files}: temporary
+ * New files for the user from Java, through the one native file layer ({@code files}: temporary
  * name, mode 0600, renamed into place, never replacing a file, refused in a directory another user
  * could swap; SECURITY.md).
  */

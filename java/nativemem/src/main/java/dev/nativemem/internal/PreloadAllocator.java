@@ -51,10 +51,9 @@ public final class PreloadAllocator {
   public static Path extractTo(Path dir, String fix) {
     byte[] library = bytes();
     try {
-      Files.createDirectories(dir);
-      Path real = dir.toRealPath();
-      FileOwnership.requireOwnDirectory(real, fix);
-      FileOwnership.requireNoOtherWriterAbove(real, fix);
+      // Other users' services run the file: the directory is theirs to read, not to write.
+      Path real =
+          FileOwnership.ownDirectory(dir, PosixFilePermissions.fromString("rwxr-xr-x"), fix);
       String noexec = noexecMount(real);
       if (noexec != null) {
         throw new NativeMemoryException(

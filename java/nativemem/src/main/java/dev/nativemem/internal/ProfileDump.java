@@ -2,10 +2,6 @@ package dev.nativemem.internal;
 
 import dev.nativemem.HeapProfile;
 import dev.nativemem.Setting;
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.ZoneOffset;
@@ -13,6 +9,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -72,35 +69,39 @@ public final class ProfileDump {
 
   /**
    * Keeps the {@code keep} newest default-named dumps of this user beside {@code justWritten},
-   * which always stays; best effort. In a shared directory (the default, {@code java.io.tmpdir})
-   * another user can plant files with any name and time stamp: they are not ours, so they neither
-   * count nor get deleted.
+   * which always stays; best effort, through one handle of the directory (listed and removed
+   * relative to it, nothing followed through a link). In a shared directory (the default, {@code
+   * java.io.tmpdir}) another user can plant files with any name and time stamp: they are not ours,
+   * so they neither count nor get deleted.
    */
   static void prune(Path justWritten, int keep) {
     Path dir = justWritten.toAbsolutePath().getParent();
-    List<Path> dumps = new ArrayList<>();
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, "nativemem-*.heap")) {
-      for (Path entry : entries) {
-        if (DEFAULT_NAME.matcher(entry.getFileName().toString()).matches()
-            && FileOwnership.isOwnRegularFile(entry)
-            && !entry.getFileName().equals(justWritten.getFileName())) {
-          dumps.add(entry);
+    String written = String.valueOf(justWritten.getFileName());
+    try (DirectoryHandle handle = DirectoryHandle.open(dir)) {
+      int me = FileOwnership.processUid();
+      List<String> dumps = new ArrayList<>();
+      Map<String, DirectoryHandle.Entry> byName = new HashMap<>();
+      for (DirectoryHandle.Entry entry : handle.list()) {
+        byName.put(entry.name(), entry);
+        if (DEFAULT_NAME.matcher(entry.name()).matches()
+            && entry.kind() == DirectoryHandle.Entry.Kind.FILE
+            && entry.uid() == me
+            && !entry.name().equals(written)) {
+          dumps.add(entry.name());
         }
       }
-    } catch (IOException e) {
-      return;
-    }
-    // The name's UTC stamp orders dumps of every process the same way the clock did.
-    dumps.sort(
-        Comparator.comparing(
-            (Path p) -> p.getFileName().toString().replaceFirst("^nativemem-\\d+-", "")));
-    for (int i = 0; i < dumps.size() - Math.max(0, keep - 1); i++) {
-      Path dump = dumps.get(i);
-      Path sidecar = dump.resolveSibling(dump.getFileName() + ".symbols");
-      if (Files.isDirectory(sidecar, LinkOption.NOFOLLOW_LINKS) && FileOwnership.isOwn(sidecar)) {
-        FileTrees.deleteQuietly(sidecar);
+      // The name's UTC stamp orders dumps of every process the same way the clock did.
+      dumps.sort(Comparator.comparing((String n) -> n.replaceFirst("^nativemem-\\d+-", "")));
+      for (int i = 0; i < dumps.size() - Math.max(0, keep - 1); i++) {
+        String dump = dumps.get(i);
+        DirectoryHandle.Entry sidecar = byName.get(dump + ".symbols");
+        if (sidecar != null && sidecar.isOwnDirectory()) {
+          handle.removeTree(sidecar.name());
+        }
+        handle.removeTree(dump);
       }
-      FileTrees.deleteQuietly(dump);
+    } catch (RuntimeException e) {
+      // best effort, as documented
     }
   }
 

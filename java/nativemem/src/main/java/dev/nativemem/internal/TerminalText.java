@@ -1,36 +1,45 @@
 package dev.nativemem.internal;
 
 /**
- * Text from someone else (an attach target, a dump, a bundle) made safe to print on a terminal:
- * every control character but newline and tab (C0, DEL and C1, which carry the escape sequences
- * that retitle, clear or recolour a terminal) becomes {@code \}{@code uXXXX}. JSON from nativemem's
- * writer has none raw, so escaping it keeps it valid JSON with the same meaning.
+ * Text bound for a terminal that carries strings from elsewhere (thread names, stack frames and
+ * class names of a tracked or attached JVM, paths and names from dumps, sidecars and bundles), made
+ * unable to drive the terminal: every control character but line feed and tab, that is C0, DEL and
+ * C1 (U+0080 to U+009F, which terminals also obey), is shown as a visible escape: {@code \x1b} for
+ * C0 and DEL, <code>&#92;u009b</code> for C1, as the native library's {@code terminal_text} writes
+ * them. JSON outputs need none of this: their writers escape such characters.
  */
 public final class TerminalText {
+  private static final char[] HEX = "0123456789abcdef".toCharArray();
+
   private TerminalText() {}
 
-  /** {@code text} with its control characters, but {@code \n} and {@code \t}, escaped. */
-  public static String escape(String text) {
+  /** {@code text} with its control characters (but {@code \n} and {@code \t}) shown visibly. */
+  public static String escape(CharSequence text) {
+    if (text == null) {
+      return null;
+    }
     int first = 0;
-    while (first < text.length() && !escaped(text.charAt(first))) {
+    while (first < text.length() && !isEscaped(text.charAt(first))) {
       first++;
     }
     if (first == text.length()) {
-      return text;
+      return text.toString();
     }
-    StringBuilder safe = new StringBuilder(text.length() + 16).append(text, 0, first);
+    StringBuilder out = new StringBuilder(text.length() + 16).append(text, 0, first);
     for (int i = first; i < text.length(); i++) {
       char c = text.charAt(i);
-      if (escaped(c)) {
-        safe.append(String.format("\\u%04x", (int) c));
+      if (!isEscaped(c)) {
+        out.append(c);
+      } else if (c < 0x80) {
+        out.append("\\x").append(HEX[c >> 4]).append(HEX[c & 0xf]);
       } else {
-        safe.append(c);
+        out.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xf]);
       }
     }
-    return safe.toString();
+    return out.toString();
   }
 
-  private static boolean escaped(char c) {
+  private static boolean isEscaped(char c) {
     return (c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7f && c <= 0x9f);
   }
 }

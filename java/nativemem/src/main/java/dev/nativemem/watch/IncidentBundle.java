@@ -10,7 +10,8 @@ import dev.nativemem.NativeMemory;
 import dev.nativemem.ProfileReport;
 import dev.nativemem.ProfileRequest;
 import dev.nativemem.incident.IncidentPage;
-import dev.nativemem.internal.FileTrees;
+import dev.nativemem.internal.DirectoryHandle;
+import dev.nativemem.internal.FileOwnership;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.internal.NmtSummary;
@@ -24,7 +25,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
@@ -45,9 +45,13 @@ import java.util.function.Consumer;
  * Writes one incident bundle (the layout in README, "Memory watch"): a 0700 directory made under a
  * temporary name in the watch directory, files 0600 made new, {@code manifest.json} listing what is
  * in it and what could not be captured and why, then renamed to its final name, so a reader never
- * sees half a bundle. Each part is captured on its own: one that fails is listed as missing and the
- * others are still written. The cheapest and most telling parts come first, should the process be
- * killed while writing (then only a temporary directory stays, removed by the next watch).
+ * sees half a bundle. Every step goes through directory handles (the watch directory's and the
+ * temporary directory's, {@link DirectoryHandle}): nothing is looked up by name above them. Each
+ * part is captured on its own: one that fails is listed as missing and the others are still
+ * written; a full volume (ENOSPC) fails the whole capture and removes its temporary directory. The
+ * cheapest and most telling parts come first, should the process be killed while writing (then only
+ * a temporary directory stays, removed by the next watch). A trimmed capture (the volume is short
+ * of space) leaves out the heap profile, the page and the allocator's report.
  */
 final class IncidentBundle {
   static final String SCHEMA = "nativemem-incident/1";
@@ -65,7 +69,6 @@ final class IncidentBundle {
    */
   static volatile Consumer<Path> incidentPage = IncidentPage::write;
 
-  private final Path directory;
   private final boolean profile;
 
   /** The timeline's copy of the ring, made once: capturing allocates no array that size. */
@@ -75,7 +78,6 @@ final class IncidentBundle {
   private final long physicalMemory;
 
   IncidentBundle(WatchOptions options, int ringCapacity, long physicalMemory) {
-    this.directory = options.directory();
     this.profile = options.profile();
     this.timeline = new long[ringCapacity * SampleRing.COLUMNS];
     this.intervalMs = options.interval().toMillis();
@@ -90,50 +92,60 @@ final class IncidentBundle {
   /**
    * Captures and renames a bundle into the watch directory; returns its path.
    *
-   * @param previous this process's previous bundle (its profile is the diff's base), or null
-   * @throws IOException if the bundle directory cannot be made or renamed (nothing stays)
+   * @param directory the watch directory's handle
+   * @param previous the name of this process's previous bundle (its profile is the diff's base), or
+   *     null
+   * @param trimmed why the capture is trimmed (no profile, page or allocator report), or null
+   * @throws IOException if the bundle directory cannot be made or renamed, or the volume fills up
+   *     (nothing stays)
    */
-  Path write(Trigger trigger, SampleRing ring, Path previous) throws IOException {
+  Path write(
+      DirectoryHandle directory, Trigger trigger, SampleRing ring, String previous, String trimmed)
+      throws IOException {
     long started = System.nanoTime();
     long pid = ProcessHandle.current().pid();
     Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
     String name = name(pid, at, trigger.kind());
-    if (Files.exists(directory.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
+    if (directory.has(name)) {
       // Names have a resolution of a second: a second capture within it waits for the next.
       sleepUntilNextSecond(at);
       at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
       name = name(pid, at, trigger.kind());
     }
-    Path temp =
-        directory.resolve(
-            "." + name + ".tmp-" + Long.toHexString(RANDOM.nextLong() & Long.MAX_VALUE));
-    Files.createDirectory(
-        temp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    String tempName = "." + name + ".tmp-" + Long.toHexString(RANDOM.nextLong() & Long.MAX_VALUE);
     boolean done = false;
-    try {
+    try (DirectoryHandle temp = directory.makePrivateDirectory(tempName)) {
       Parts parts = new Parts(temp);
-      capture(parts, ring, previous);
+      capture(parts, ring, directory, previous, trimmed);
       Map<String, Object> manifest = manifest(pid, at, trigger, previous, basis(ring), parts);
       manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
       parts.replace("manifest.json", Json.writeWithNulls(manifest));
       Consumer<Path> page = incidentPage;
-      if (page == null) {
+      if (trimmed != null) {
+        parts.missing("incident page", trimmed);
+      } else if (page == null) {
         parts.missing("incident page", "the page renderer is not part of this build");
       } else {
-        parts.file("incident.html", "the incident page", () -> page.accept(temp));
+        parts.file("incident.html", "the incident page", () -> page.accept(temp.anchored("")));
       }
       manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
       parts.replace("manifest.json", Json.writeWithNulls(manifest));
-      Path target = directory.resolve(name);
-      if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
-        throw new IOException(target + " exists already");
+      if (!directory.rename(tempName, directory, name)) {
+        throw new IOException(directory.path().resolve(name) + " exists already");
       }
-      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
       done = true;
-      return target;
+      return directory.path().resolve(name);
+    } catch (VolumeFull e) {
+      throw new IOException(
+          "the volume of "
+              + directory.path()
+              + " filled up during the capture, so nothing of it was kept ("
+              + e.getCause().getMessage()
+              + ")",
+          e.getCause());
     } finally {
       if (!done) {
-        FileTrees.deleteQuietly(temp);
+        directory.removeTree(tempName);
       }
     }
   }
@@ -146,7 +158,8 @@ final class IncidentBundle {
     }
   }
 
-  private void capture(Parts parts, SampleRing ring, Path previous) {
+  private void capture(
+      Parts parts, SampleRing ring, DirectoryHandle directory, String previous, String trimmed) {
     parts.text("timeline.json", "samples of the watch, oldest first", out -> timeline(ring, out));
     MemorySnapshot[] snapshot = new MemorySnapshot[1];
     parts.text(
@@ -163,7 +176,11 @@ final class IncidentBundle {
           out -> out.write(snapshot[0].breakdown().toString()));
     }
     handles(parts);
-    allocatorReport(parts);
+    if (trimmed == null) {
+      allocatorReport(parts);
+    } else {
+      parts.missing("allocator report", trimmed);
+    }
     List<Advice> advice = new ArrayList<>();
     boolean adviceRead =
         parts.text(
@@ -191,8 +208,10 @@ final class IncidentBundle {
           });
     }
     nmt(parts);
-    if (profile) {
-      profile(parts, previous);
+    if (profile && trimmed != null) {
+      parts.missing("heap profile", trimmed);
+    } else if (profile) {
+      profile(parts, directory, previous);
     }
   }
 
@@ -249,14 +268,14 @@ final class IncidentBundle {
     parts.text("nmt.txt", "the JVM's NMT summary", out -> out.write(text[0]));
   }
 
-  private static void profile(Parts parts, Path previous) {
+  private static void profile(Parts parts, DirectoryHandle directory, String previous) {
     if (!NativeMemory.profiling().isAvailable()) {
       parts.missing(
           "heap profile",
           "jemalloc profiling is not available: " + NativeMemory.profiling().unavailableReason());
       return;
     }
-    Path dump = parts.dir.resolve(PROFILE);
+    Path dump = parts.dir.anchored(PROFILE);
     HeapProfile[] heap = new HeapProfile[1];
     boolean dumped =
         parts.file(
@@ -267,8 +286,8 @@ final class IncidentBundle {
       return;
     }
     parts.add(PROFILE + ".symbols", "the profile's symbols: build-ids, objects, JIT frames");
-    Path flame = parts.dir.resolve("profile-flame.svg");
-    Path pprof = parts.dir.resolve("profile.pb.gz");
+    Path flame = parts.dir.anchored("profile-flame.svg");
+    Path pprof = parts.dir.anchored("profile.pb.gz");
     ProfileReport[] report = new ProfileReport[1];
     parts.text(
         "profile-report.json",
@@ -288,22 +307,27 @@ final class IncidentBundle {
       parts.add("profile-flame.svg", "flame graph of the profile");
       parts.add("profile.pb.gz", "the profile for go tool pprof");
     } else {
-      FileTrees.deleteQuietly(flame);
-      FileTrees.deleteQuietly(pprof);
+      parts.dir.removeTree("profile-flame.svg");
+      parts.dir.removeTree("profile.pb.gz");
     }
-    Path base = previous == null ? null : previous.resolve(PROFILE);
-    if (base == null || !Files.isRegularFile(base, LinkOption.NOFOLLOW_LINKS)) {
-      parts.missing(
-          "profile diff",
-          previous == null
-              ? "no previous bundle of this process"
-              : "the previous bundle has no heap profile");
+    if (previous == null) {
+      parts.missing("profile diff", "no previous bundle of this process");
       return;
     }
-    parts.text(
-        "profile-diff.json",
-        "growth since the previous bundle's profile",
-        out -> out.write(heap[0].diff(HeapProfile.open(base)).toJson()));
+    try (DirectoryHandle before = directory.openDirectory(previous)) {
+      Path base = before.anchored(PROFILE);
+      if (before.ownerUid() != FileOwnership.processUid()
+          || !Files.isRegularFile(base, LinkOption.NOFOLLOW_LINKS)) {
+        parts.missing("profile diff", "the previous bundle has no heap profile");
+        return;
+      }
+      parts.text(
+          "profile-diff.json",
+          "growth since the previous bundle's profile",
+          out -> out.write(heap[0].diff(HeapProfile.open(base)).toJson()));
+    } catch (RuntimeException e) {
+      parts.missing("profile diff", "the previous bundle cannot be opened: " + e.getMessage());
+    }
   }
 
   /** What the limit triggers compared, in the newest sample: said in the manifest. */
@@ -318,7 +342,7 @@ final class IncidentBundle {
   }
 
   private Map<String, Object> manifest(
-      long pid, Instant at, Trigger trigger, Path previous, String basis, Parts parts) {
+      long pid, Instant at, Trigger trigger, String previous, String basis, Parts parts) {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("schema", SCHEMA);
     json.put("pid", pid);
@@ -337,7 +361,7 @@ final class IncidentBundle {
     t.put("threshold", trigger.threshold());
     json.put("trigger", t);
     json.put("basis", basis);
-    json.put("previous_bundle", previous == null ? null : previous.getFileName().toString());
+    json.put("previous_bundle", previous);
     parts.add("manifest.json", "this list");
     json.put("files", parts.files);
     json.put("missing", parts.missing);
@@ -393,13 +417,33 @@ final class IncidentBundle {
     void make() throws Exception;
   }
 
-  /** The files of a bundle being written, and what is missing. */
+  /** A full volume met while writing a part: the capture stops and keeps nothing. */
+  static final class VolumeFull extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    VolumeFull(Throwable cause) {
+      super(cause);
+    }
+
+    /** Whether {@code e} or a cause says the file system is full (ENOSPC, or a quota: EDQUOT). */
+    static boolean isCause(Throwable e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        String m = t.getMessage();
+        if (m != null && (m.contains("No space left on device") || m.contains("quota exceeded"))) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  /** The files of a bundle being written (through its directory's handle), and what is missing. */
   static final class Parts {
-    final Path dir;
+    final DirectoryHandle dir;
     final List<Object> files = new ArrayList<>();
     final List<Object> missing = new ArrayList<>();
 
-    Parts(Path dir) {
+    Parts(DirectoryHandle dir) {
       this.dir = dir;
     }
 
@@ -417,13 +461,18 @@ final class IncidentBundle {
       missing.add(entry);
     }
 
-    /** Writes {@code name} (new, 0600); on failure removes it and lists it as missing. */
+    /**
+     * Writes {@code name} (new, 0600, through the directory's descriptor); on failure removes it
+     * and lists it as missing.
+     */
     boolean text(String name, String what, TextWriter content) {
-      Path path = dir.resolve(name);
-      try (Writer out = newFile(path)) {
+      try (Writer out = newFile(dir.anchored(name))) {
         content.write(out);
       } catch (Throwable e) { // an OutOfMemoryError in one part must not lose the others
-        FileTrees.deleteQuietly(path);
+        dir.removeTree(name);
+        if (VolumeFull.isCause(e)) {
+          throw new VolumeFull(e);
+        }
         missing(what + " (" + name + ")", describe(e));
         return false;
       }
@@ -435,7 +484,10 @@ final class IncidentBundle {
       try {
         maker.make();
       } catch (Throwable e) {
-        FileTrees.deleteQuietly(dir.resolve(name));
+        dir.removeTree(name);
+        if (VolumeFull.isCause(e)) {
+          throw new VolumeFull(e);
+        }
         missing(what + " (" + name + ")", describe(e));
         return false;
       }
@@ -443,13 +495,20 @@ final class IncidentBundle {
       return true;
     }
 
-    /** Writes {@code name} again: a new file under a temporary name, renamed over the old. */
-    void replace(String name, String content) throws IOException {
-      Path temp = dir.resolve("." + name + ".tmp");
-      try (Writer out = newFile(temp)) {
-        out.write(content);
+    /**
+     * Writes {@code name} again, in the temporary bundle only this user can write: the old file
+     * removed, the new one made under a temporary name and renamed into place.
+     */
+    void replace(String name, String content) {
+      dir.removeTree(name);
+      try {
+        dir.writeNew(name, content.getBytes(StandardCharsets.UTF_8));
+      } catch (RuntimeException e) {
+        if (VolumeFull.isCause(e)) {
+          throw new VolumeFull(e);
+        }
+        throw e;
       }
-      Files.move(temp, dir.resolve(name), StandardCopyOption.ATOMIC_MOVE);
     }
 
     private static Writer newFile(Path path) throws IOException {

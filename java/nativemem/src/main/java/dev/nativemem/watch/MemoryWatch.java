@@ -3,6 +3,7 @@ package dev.nativemem.watch;
 import dev.nativemem.HeapProfiler;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.NativeMemoryException;
+import dev.nativemem.internal.DirectoryHandle;
 import dev.nativemem.internal.NativeLibraryLoader;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -37,7 +38,7 @@ public final class MemoryWatch implements AutoCloseable {
   private static volatile MemoryWatch current;
 
   private final WatchOptions options;
-  private final Path directory;
+  private final WatchDirectory directory;
   private final SampleRing ring;
   private final Sampler sampler = new Sampler();
   private final Triggers triggers;
@@ -53,13 +54,13 @@ public final class MemoryWatch implements AutoCloseable {
   private boolean capturedAutomatically;
   private ObjectName mbean;
 
-  private MemoryWatch(WatchOptions options, Path directory) {
+  private MemoryWatch(WatchOptions options, WatchDirectory directory) {
     this.options = options;
     this.directory = directory;
     this.ring = new SampleRing(options.capacity());
     long physical = physicalMemory();
     this.triggers = new Triggers(options, physical);
-    this.bundle = new IncidentBundle(options.withDirectory(directory), ring.capacity(), physical);
+    this.bundle = new IncidentBundle(options, ring.capacity(), physical);
     this.sampling = new Thread(this::sampleLoop, "nativemem-watch");
     this.capturing = new Thread(this::captureLoop, "nativemem-watch-capture");
     for (Thread t : new Thread[] {sampling, capturing}) {
@@ -77,12 +78,17 @@ public final class MemoryWatch implements AutoCloseable {
   public static MemoryWatch start(WatchOptions options) {
     Objects.requireNonNull(options, "options");
     NativeLibraryLoader.load();
-    Path dir;
+    WatchDirectory dir;
     try {
-      dir = WatchDirectory.prepare(options.directory());
-    } catch (IOException e) {
+      dir = WatchDirectory.open(options.directory());
+    } catch (RuntimeException e) {
+      String message = String.valueOf(e.getMessage());
       throw new NativeMemoryException(
-          "memory watch: cannot use " + options.directory() + ": " + e + "; " + WatchDirectory.FIX,
+          "memory watch: cannot use "
+              + options.directory()
+              + ": "
+              + message
+              + (message.contains(WatchDirectory.FIX) ? "" : "; " + WatchDirectory.FIX),
           e);
     }
     synchronized (STARTING) {
@@ -90,17 +96,25 @@ public final class MemoryWatch implements AutoCloseable {
       if (previous != null) {
         previous.close();
       }
-      MemoryWatch watch = new MemoryWatch(options, dir);
-      HeapProfiler profiler = NativeMemory.profiling();
-      if (options.profile() && profiler.isAvailable() && !profiler.isActive()) {
-        profiler.start(); // a bundle's profile holds what was sampled since
+      MemoryWatch watch;
+      try {
+        watch = new MemoryWatch(options, dir);
+        HeapProfiler profiler = NativeMemory.profiling();
+        if (options.profile() && profiler.isAvailable() && !profiler.isActive()) {
+          profiler.start(); // a bundle's profile holds what was sampled since
+        }
+        watch.sampler.sampleInto(watch.ring); // a first sample now: errors surface to the caller
+      } catch (RuntimeException | Error e) {
+        dir.close(); // the capture thread, which closes it otherwise, never started
+        throw e;
       }
-      watch.sampler.sampleInto(watch.ring); // a first sample now: errors surface to the caller
       watch.registerMBean();
       watch.sampling.start();
       watch.capturing.start();
       current = watch;
-      LOG.log(System.Logger.Level.INFO, "nativemem memory watch started: " + options);
+      LOG.log(
+          System.Logger.Level.INFO,
+          "nativemem memory watch started: " + options + "; " + dir.placement);
       return watch;
     }
   }
@@ -129,9 +143,12 @@ public final class MemoryWatch implements AutoCloseable {
     return options;
   }
 
-  /** The watch directory (absolute). */
+  /**
+   * The directory bundles go in (absolute): the one named, or the private {@code nativemem-<uid>}
+   * made in it when it is shared. For messages: the watch itself uses only its open handle.
+   */
   public Path directory() {
-    return directory;
+    return directory.path();
   }
 
   /** The last bundle this watch wrote, or null. */
@@ -213,28 +230,75 @@ public final class MemoryWatch implements AutoCloseable {
       }
       try {
         captureNow(trigger);
+      } catch (NotWritten e) {
+        // logged where it was decided
       } catch (Throwable e) {
         logOnce("cannot write an incident bundle (the watch keeps running): ", e);
       }
+    }
+    synchronized (captureLock) {
+      directory.close();
     }
   }
 
   private Path captureNow(Trigger trigger) throws IOException {
     synchronized (captureLock) {
-      WatchDirectory.check(directory);
-      Path previous = Retention.newestOf(directory, ProcessHandle.current().pid());
-      Path written = bundle.write(trigger, ring, previous);
+      directory.check();
+      DirectoryHandle dir = directory.handle;
+      String previous = Retention.newestOf(dir, ProcessHandle.current().pid());
+      FreeSpace.Room room = FreeSpace.decide(dir, previous, options.profile());
+      if (!room.removed.isEmpty()) {
+        LOG.log(
+            System.Logger.Level.INFO,
+            "nativemem memory watch: removed "
+                + room.removed.size()
+                + " old bundle(s) to make room on the volume: "
+                + room.removed);
+        if (room.removed.contains(previous)) {
+          previous = null;
+        }
+      }
+      if (room.skipped != null) {
+        throw notWritten(trigger + "; " + room.skipped, null);
+      }
+      Path written;
+      try {
+        written = bundle.write(dir, trigger, ring, previous, room.trimmed);
+      } catch (IOException e) {
+        if (IncidentBundle.VolumeFull.isCause(e)) {
+          throw notWritten(trigger + "; " + e.getMessage(), e);
+        }
+        throw e;
+      }
       lastBundle = written;
       try {
-        Retention.prune(directory, options.keep(), options.maxBytes(), written);
-      } catch (IOException e) {
+        Retention.prune(dir, options.keep(), options.maxBytes(), written.getFileName().toString());
+      } catch (RuntimeException e) {
         logOnce("cannot prune old bundles: ", e);
       }
       LOG.log(
           System.Logger.Level.WARNING,
-          "nativemem memory watch: " + trigger + "; incident bundle " + written);
+          "nativemem memory watch: "
+              + trigger
+              + "; incident bundle "
+              + written
+              + (room.trimmed == null ? "" : " (" + room.trimmed + ")"));
       return written;
     }
+  }
+
+  /** A capture skipped or abandoned for want of space: said in the log here, not again. */
+  private static final class NotWritten extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    NotWritten(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  private static NotWritten notWritten(String message, Throwable cause) {
+    LOG.log(System.Logger.Level.WARNING, "nativemem memory watch: " + message);
+    return new NotWritten(message, cause);
   }
 
   /** Logs a failure once per message; never throws (the heap may be exhausted right now). */
@@ -311,7 +375,7 @@ public final class MemoryWatch implements AutoCloseable {
 
     @Override
     public String getDirectory() {
-      return directory.toString();
+      return directory.path().toString();
     }
 
     @Override

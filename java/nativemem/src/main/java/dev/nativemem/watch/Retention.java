@@ -1,16 +1,6 @@
 package dev.nativemem.watch;
 
-import dev.nativemem.internal.FileOwnership;
-import dev.nativemem.internal.FileTrees;
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileTime;
+import dev.nativemem.internal.DirectoryHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,10 +10,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Keeps the watch directory bounded: only directories named as our bundles, owned by this user and
- * not links, are counted and removed, oldest first (by the UTC stamp in their name); anything else
- * there, planted or not, is never touched. Temporary bundles left by a process killed while writing
- * are removed once that process is gone.
+ * Keeps the watch directory bounded, through its handle: only directories of this user (not links,
+ * as {@code fstatat} without following links sees them) named as our bundles are counted and
+ * removed, oldest first (by the UTC stamp in their name), and the removal itself descends only into
+ * directories of ours opened without following links ({@link DirectoryHandle#removeTree}); anything
+ * else there, planted or not, is never touched. Temporary bundles left by a process killed while
+ * writing are removed once that process is gone.
  */
 final class Retention {
   static final Pattern BUNDLE =
@@ -38,25 +30,23 @@ final class Retention {
 
   private Retention() {}
 
-  /** Our bundles in {@code dir}, oldest first. */
-  static List<Path> bundles(Path dir) throws IOException {
-    List<Path> bundles = new ArrayList<>();
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-      for (Path entry : entries) {
-        if (BUNDLE.matcher(entry.getFileName().toString()).matches() && ours(entry)) {
-          bundles.add(entry);
-        }
+  /** The names of our bundles in {@code dir}, oldest first. */
+  static List<String> bundles(DirectoryHandle dir) {
+    List<String> bundles = new ArrayList<>();
+    for (DirectoryHandle.Entry entry : dir.list()) {
+      if (entry.isOwnDirectory() && BUNDLE.matcher(entry.name()).matches()) {
+        bundles.add(entry.name());
       }
     }
-    bundles.sort(Comparator.comparing(Retention::stamp).thenComparing(Path::toString));
+    bundles.sort(Comparator.comparing(Retention::stamp).thenComparing(Comparator.naturalOrder()));
     return bundles;
   }
 
-  /** This process's newest bundle in {@code dir}, or null. */
-  static Path newestOf(Path dir, long pid) throws IOException {
-    Path newest = null;
-    for (Path bundle : bundles(dir)) {
-      Matcher m = BUNDLE.matcher(bundle.getFileName().toString());
+  /** The name of this process's newest bundle in {@code dir}, or null. */
+  static String newestOf(DirectoryHandle dir, long pid) {
+    String newest = null;
+    for (String bundle : bundles(dir)) {
+      Matcher m = BUNDLE.matcher(bundle);
       if (m.matches() && Long.parseLong(m.group(1)) == pid) {
         newest = bundle;
       }
@@ -66,25 +56,25 @@ final class Retention {
 
   /**
    * Removes the oldest of our bundles until at most {@code keep} remain and they take at most
-   * {@code maxBytes}; {@code newest} always stays. Returns what was removed.
+   * {@code maxBytes}; {@code newest} always stays. Returns the names removed.
    */
-  static List<Path> prune(Path dir, int keep, long maxBytes, Path newest) throws IOException {
+  static List<String> prune(DirectoryHandle dir, int keep, long maxBytes, String newest) {
     removeStaleTemps(dir);
-    List<Path> bundles = bundles(dir);
+    List<String> bundles = bundles(dir);
     long[] sizes = new long[bundles.size()];
     long total = 0;
     for (int i = 0; i < bundles.size(); i++) {
-      sizes[i] = size(bundles.get(i));
+      sizes[i] = size(dir, bundles.get(i));
       total += sizes[i];
     }
-    List<Path> removed = new ArrayList<>();
+    List<String> removed = new ArrayList<>();
     int count = bundles.size();
     for (int i = 0; i < bundles.size() && (count > keep || total > maxBytes); i++) {
-      Path bundle = bundles.get(i);
+      String bundle = bundles.get(i);
       if (bundle.equals(newest)) {
         continue;
       }
-      FileTrees.deleteQuietly(bundle);
+      dir.removeTree(bundle);
       removed.add(bundle);
       count--;
       total -= sizes[i];
@@ -92,52 +82,49 @@ final class Retention {
     return removed;
   }
 
-  private static void removeStaleTemps(Path dir) throws IOException {
+  /**
+   * Removes our oldest bundles until the volume has {@code wantedFreeBytes} free or only the newest
+   * is left. Returns the names removed.
+   */
+  static List<String> makeRoom(DirectoryHandle dir, long wantedFreeBytes) {
+    List<String> removed = new ArrayList<>();
+    if (dir.freeBytes() >= wantedFreeBytes) {
+      return removed;
+    }
+    removeStaleTemps(dir);
+    List<String> bundles = bundles(dir);
+    for (String bundle : bundles.subList(0, Math.max(0, bundles.size() - 1))) {
+      if (dir.freeBytes() >= wantedFreeBytes) {
+        break;
+      }
+      dir.removeTree(bundle);
+      removed.add(bundle);
+    }
+    return removed;
+  }
+
+  private static void removeStaleTemps(DirectoryHandle dir) {
     Instant staleBefore = Instant.now().minus(STALE_TEMP);
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-      for (Path entry : entries) {
-        Matcher m = TEMP.matcher(entry.getFileName().toString());
-        if (!m.matches() || !ours(entry)) {
-          continue;
-        }
-        long pid = Long.parseLong(m.group(1));
-        boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-        FileTime modified = Files.getLastModifiedTime(entry, LinkOption.NOFOLLOW_LINKS);
-        if (!alive && modified.toInstant().isBefore(staleBefore)) {
-          FileTrees.deleteQuietly(entry);
-        }
+    for (DirectoryHandle.Entry entry : dir.list()) {
+      Matcher m = TEMP.matcher(entry.name());
+      if (!m.matches() || !entry.isOwnDirectory()) {
+        continue;
+      }
+      long pid = Long.parseLong(m.group(1));
+      boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+      if (!alive && Instant.ofEpochMilli(entry.modifiedMillis()).isBefore(staleBefore)) {
+        dir.removeTree(entry.name());
       }
     }
   }
 
-  private static boolean ours(Path entry) {
-    return Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS) && FileOwnership.isOwn(entry);
-  }
-
-  private static String stamp(Path bundle) {
-    Matcher m = BUNDLE.matcher(bundle.getFileName().toString());
+  private static String stamp(String bundle) {
+    Matcher m = BUNDLE.matcher(bundle);
     return m.matches() ? m.group(2) : "";
   }
 
   /** Bytes of the regular files under {@code bundle}; links are not followed. */
-  static long size(Path bundle) throws IOException {
-    long[] total = {0};
-    Files.walkFileTree(
-        bundle,
-        new SimpleFileVisitor<Path>() {
-          @Override
-          public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-            if (attributes.isRegularFile()) {
-              total[0] += attributes.size();
-            }
-            return FileVisitResult.CONTINUE;
-          }
-
-          @Override
-          public FileVisitResult visitFileFailed(Path file, IOException e) {
-            return FileVisitResult.CONTINUE;
-          }
-        });
-    return total[0];
+  static long size(DirectoryHandle dir, String bundle) {
+    return dir.treeBytes(bundle);
   }
 }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.NativeMemoryException;
 import dev.nativemem.internal.ByteFormat;
+import dev.nativemem.internal.FileOwnership;
 import dev.nativemem.internal.Json;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -341,14 +342,74 @@ class IncidentPageTest {
   }
 
   @Test
-  void refusesADirectoryOthersCanWriteOrALink() throws Exception {
+  void refusesADirectoryOthersCanWriteOrAnotherUsersLink() throws Exception {
     Path open = Files.createDirectory(temp.resolve("open"));
     Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
     NativeMemoryException e =
         assertThrows(NativeMemoryException.class, () -> IncidentPage.render(open));
     assertTrue(e.getMessage().contains("writable by other users"), e.getMessage());
     Path link = Files.createSymbolicLink(temp.resolve("link"), bundle());
-    assertThrows(NativeMemoryException.class, () -> IncidentPage.render(link));
+    assertTrue(
+        IncidentPage.render(link).contains("</html>"), "a link of this user is followed once");
+    if (FileOwnership.processUid() == 0) {
+      Files.setAttribute(link, "unix:uid", 9999, LinkOption.NOFOLLOW_LINKS);
+      e = assertThrows(NativeMemoryException.class, () -> IncidentPage.render(link));
+      assertTrue(e.getMessage().contains("is a symbolic link of uid 9999"), e.getMessage());
+    }
+  }
+
+  /**
+   * A file of the bundle flipped between a regular file and a FIFO while pages render: every read
+   * opens the file once, non-blocking, and refuses a FIFO on its descriptor, so no render waits for
+   * a writer that never comes (issue 26, finding 2: the old check-then-open could hang).
+   */
+  @Test
+  void aFifoSwappedInIsRefusedAndNeverHangs() throws Exception {
+    Path bundle = bundle();
+    write(bundle, "manifest.json", manifest(null));
+    Path regular = temp.resolve("regular.json");
+    Path fifo = temp.resolve("fifo");
+    Files.write(regular, "{}".getBytes(StandardCharsets.UTF_8));
+    Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+    assertEquals(0, mkfifo.waitFor());
+    Path target = bundle.resolve("advice.json");
+    java.util.concurrent.atomic.AtomicBoolean flipping =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    Thread flipper =
+        new Thread(
+            () -> {
+              try {
+                for (long i = 0; flipping.get(); i++) {
+                  Path from = i % 2 == 0 ? fifo : regular;
+                  Files.createLink(temp.resolve("next"), from);
+                  Files.move(
+                      temp.resolve("next"),
+                      target,
+                      java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                      java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                }
+              } catch (Exception e) {
+                throw new RuntimeException(e);
+              }
+            });
+    flipper.setDaemon(true);
+    flipper.start();
+    try {
+      org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+          java.time.Duration.ofSeconds(30),
+          () -> {
+            int fifos = 0;
+            for (long end = System.nanoTime() + 3_000_000_000L; System.nanoTime() < end; ) {
+              if (IncidentPage.render(bundle).contains("advice.json is not a regular file")) {
+                fifos++;
+              }
+            }
+            assertTrue(fifos > 0, "the FIFO was met and refused");
+          });
+    } finally {
+      flipping.set(false);
+      flipper.join(5000);
+    }
   }
 
   @Test

@@ -1,25 +1,33 @@
 package dev.nativemem.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import org.junit.jupiter.api.Test;
 
 class TerminalTextTest {
   @Test
-  void controlCharactersButNewlineAndTabAreEscaped() {
+  void controlCharactersAreShownAndLinesAndTabsKept() {
     assertEquals(
-        "thread '\\u001b]0;pwned\\u0007' \\u009b2J\\u007f\\u000d\n\tok",
-        TerminalText.escape("thread '\u001b]0;pwned\u0007' \u009b2J\u007f\r\n\tok"));
-    String plain = "RSS 1.0 MiB\n\tü €";
-    assertSame(plain, TerminalText.escape(plain));
+        "a\\x1b[2J\\x1b]0;t\\x07\\x1b[31m\\x7f\\u009b1m\\x0d\\x00\n\tb",
+        TerminalText.escape("a\u001b[2J\u001b]0;t\u0007\u001b[31m\u007f\u009b1m\r\u0000\n\tb"));
   }
 
   @Test
-  void jsonStaysJsonWithTheSameMeaning() throws Exception {
-    String json = "{\"thread\":\"\u001b]0;x\u0007\"}";
-    String escaped = TerminalText.escape(json);
-    assertEquals("{\"thread\":\"\\u001b]0;x\\u0007\"}", escaped);
-    assertEquals(Json.parseObject(escaped).get("thread"), "\u001b]0;x\u0007");
+  void everyC0DelAndC1CharacterButLineFeedAndTabIsEscaped() {
+    for (char c = 0; c < 0x100; c++) {
+      String shown = TerminalText.escape(String.valueOf(c));
+      boolean control = (c < 0x20 || (c >= 0x7f && c <= 0x9f)) && c != '\n' && c != '\t';
+      assertEquals(control, !shown.equals(String.valueOf(c)), "U+" + Integer.toHexString(c));
+      assertEquals(control ? 4 + (c >= 0x80 ? 2 : 0) : 1, shown.length(), shown);
+    }
+  }
+
+  @Test
+  void plainTextIsReturnedAsItIs() {
+    String plain = "operator new(unsigned long) äöü 日本 \u00a0";
+    assertSame(plain, TerminalText.escape(plain));
+    assertNull(TerminalText.escape(null));
   }
 }

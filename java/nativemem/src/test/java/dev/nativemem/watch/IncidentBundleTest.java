@@ -140,8 +140,7 @@ class IncidentBundleTest {
     IncidentBundle.incidentPage =
         tmp -> {
           try {
-            assertTrue(
-                tmp.getFileName().toString().startsWith(".nativemem-incident-"), tmp.toString());
+            assertTrue(tmp.startsWith("/proc/self/fd/"), "through its descriptor: " + tmp);
             assertTrue(Files.exists(tmp.resolve("manifest.json")));
             assertTrue(Files.exists(tmp.resolve("timeline.json")));
             seenDuringPage.addAll(entries(dir));
@@ -163,8 +162,8 @@ class IncidentBundleTest {
     start(dir);
     IncidentBundle.incidentPage =
         tmp -> {
-          String finalName = tmp.getFileName().toString().substring(1).replaceAll("\\.tmp-.*", "");
           try {
+            String finalName = entries(dir).get(0).substring(1).replaceAll("\\.tmp-.*", "");
             Files.createDirectory(dir.resolve(finalName)); // the rename's target is taken
             Files.write(dir.resolve(finalName).resolve("theirs"), new byte[] {1});
           } catch (IOException e) {
@@ -179,16 +178,28 @@ class IncidentBundleTest {
     assertTrue(Files.exists(dir.resolve(left.get(0)).resolve("theirs")), "theirs untouched");
   }
 
+  /** A directory others can write (an emptyDir's 0777) holds a private child; nothing reopened. */
   @Test
-  void aDirectoryOthersCanWriteIsRefused() throws IOException {
+  void aSharedDirectoryGetsAPrivateChildOfOurs() throws IOException {
     Path dir = Files.createDirectory(temp.resolve("shared"));
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
-    NativeMemoryException e = assertThrows(NativeMemoryException.class, () -> start(dir));
-    assertTrue(e.getMessage().contains("writable by other users"), e.getMessage());
-    Path link =
-        Files.createSymbolicLink(temp.resolve("link"), Files.createDirectory(temp.resolve("real")));
-    e = assertThrows(NativeMemoryException.class, () -> start(link));
-    assertTrue(e.getMessage().contains("symbolic link"), e.getMessage());
+    Path bundle = start(dir).capture("shared");
+    Path mine = dir.resolve("nativemem-" + dev.nativemem.internal.FileOwnership.processUid());
+    assertEquals(mine, bundle.getParent());
+    assertEquals(mine, watch.directory());
+    assertEquals("rwx------", mode(mine));
+    assertTrue(Files.isRegularFile(bundle.resolve("manifest.json")));
+    watch.close();
+    // A planted look-alike that is not private is refused, not used.
+    Path other = Files.createDirectory(temp.resolve("other"));
+    Files.setPosixFilePermissions(other, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Path planted =
+        Files.createDirectory(
+            other.resolve("nativemem-" + dev.nativemem.internal.FileOwnership.processUid()));
+    Files.setPosixFilePermissions(planted, PosixFilePermissions.fromString("rwxrwxrwx"));
+    NativeMemoryException e = assertThrows(NativeMemoryException.class, () -> start(other));
+    assertTrue(e.getMessage().contains("not this user's private directory"), e.getMessage());
+    watch = null;
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.nativemem.watch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nativemem.internal.DirectoryHandle;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -43,9 +44,12 @@ class RetentionTest {
         Files.createDirectory(dir.resolve("nativemem-incident-3-20200101T000000Z-other"));
     Path other = Files.createDirectory(dir.resolve("keep-me"));
 
-    List<Path> removed = Retention.prune(dir, 2, Long.MAX_VALUE, b3);
-    assertEquals(List.of(b1, b2), removed, "the two oldest of ours, by the stamp in the name");
-    assertEquals(List.of(b3, b4), Retention.bundles(dir));
+    try (DirectoryHandle handle = DirectoryHandle.open(dir)) {
+      List<String> removed = Retention.prune(handle, 2, Long.MAX_VALUE, name(b3));
+      assertEquals(
+          List.of(name(b1), name(b2)), removed, "the two oldest of ours, by the stamp in the name");
+      assertEquals(List.of(name(b3), name(b4)), Retention.bundles(handle));
+    }
     for (Path kept : List.of(plantedFile, plantedLink, lookAlike, other)) {
       assertTrue(Files.exists(kept, LinkOption.NOFOLLOW_LINKS), kept + " untouched");
     }
@@ -57,9 +61,11 @@ class RetentionTest {
     Path b1 = bundle("nativemem-incident-11-20261130T100000Z-limit", 600);
     Path b2 = bundle("nativemem-incident-11-20261130T110000Z-limit", 600);
     Path b3 = bundle("nativemem-incident-11-20261130T120000Z-limit", 2000);
-    List<Path> removed = Retention.prune(dir, 10, 1000, b3);
-    assertEquals(List.of(b1, b2), removed, "b3 alone exceeds the bound but stays");
-    assertEquals(2000, Retention.size(b3));
+    try (DirectoryHandle handle = DirectoryHandle.open(dir)) {
+      List<String> removed = Retention.prune(handle, 10, 1000, name(b3));
+      assertEquals(List.of(name(b1), name(b2)), removed, "b3 alone exceeds the bound but stays");
+      assertEquals(2000, Retention.size(handle, name(b3)));
+    }
   }
 
   @Test
@@ -80,12 +86,18 @@ class RetentionTest {
     FileTime old = FileTime.from(Instant.now().minus(Retention.STALE_TEMP).minusSeconds(60));
     Files.setLastModifiedTime(stale, old);
     Files.setLastModifiedTime(live, old);
-    Retention.prune(dir, 10, Long.MAX_VALUE, null);
+    try (DirectoryHandle handle = DirectoryHandle.open(dir)) {
+      Retention.prune(handle, 10, Long.MAX_VALUE, null);
+    }
     try (Stream<Path> s = Files.list(dir)) {
       assertEquals(
           List.of(live, recent).stream().sorted().collect(Collectors.toList()),
           s.sorted().collect(Collectors.toList()));
     }
+  }
+
+  private static String name(Path bundle) {
+    return bundle.getFileName().toString();
   }
 
   /** A pid no process has now: a child that has exited and been reaped. */

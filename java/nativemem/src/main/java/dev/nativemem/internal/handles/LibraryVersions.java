@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.net.URL;
 import java.security.CodeSource;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.Properties;
 
@@ -46,16 +47,11 @@ final class LibraryVersions {
     try {
       ClassLoader loader = type.getClassLoader();
       URL url = loader == null ? ClassLoader.getSystemResource(name) : loader.getResource(name);
+      if (url != null && sameJar) {
+        url = inOwnJar(type, loader, url, name);
+      }
       if (url == null) {
         return null;
-      }
-      if (sameJar) {
-        CodeSource source = type.getProtectionDomain().getCodeSource();
-        String jar =
-            source == null || source.getLocation() == null ? null : source.getLocation().toString();
-        if (jar == null || !url.toString().contains(jar)) {
-          return null; // another jar's file: not this class's version
-        }
       }
       byte[] bytes;
       try (InputStream in = url.openStream()) {
@@ -68,6 +64,42 @@ final class LibraryVersions {
     } catch (IOException | RuntimeException e) {
       return null;
     }
+  }
+
+  /**
+   * {@code name} in {@code type}'s own jar: {@code first} (what the class loader finds first) if it
+   * is there, else the copy in that jar that another one shadows; null if the jar has none.
+   */
+  private static URL inOwnJar(Class<?> type, ClassLoader loader, URL first, String name)
+      throws IOException {
+    CodeSource source = type.getProtectionDomain().getCodeSource();
+    if (source == null || source.getLocation() == null) {
+      return null;
+    }
+    String jar = source.getLocation().toString();
+    if (isIn(first.toString(), jar, name)) {
+      return first;
+    }
+    Enumeration<URL> all =
+        loader == null ? ClassLoader.getSystemResources(name) : loader.getResources(name);
+    while (all.hasMoreElements()) {
+      URL url = all.nextElement();
+      if (isIn(url.toString(), jar, name)) {
+        return url;
+      }
+    }
+    return null; // only other jars' files: not this class's version
+  }
+
+  /**
+   * Whether {@code resource} (a resource URL) is {@code name} inside exactly the code source {@code
+   * location}: {@code jar:<location>!/<name>} for a jar, {@code <location><name>} for a directory
+   * or a nested jar whose location already ends in {@code !/} (Spring Boot). The whole URL is
+   * compared: {@code x.jar.bak} is not {@code x.jar}, nor {@code /b/x.jar} {@code /a/x.jar}.
+   */
+  static boolean isIn(String resource, String location, String name) {
+    return resource.equals("jar:" + location + "!/" + name)
+        || (location.endsWith("/") && resource.equals(location + name));
   }
 
   /**

@@ -1,9 +1,11 @@
 //! Opening files another user may have planted or named: never blocking on a FIFO, never
 //! reading a device, following a final symbolic link only where the caller allows it, and
 //! reading with a size cap. Used by `sampling` (files it copies into a sidecar) and `profile`
-//! (every file a dump or a sidecar names); files we write are `new_files`'. Errors are `io::Error`s whose text says what was
+//! (every file a dump or a sidecar names); files we write are `new_file`'s. Errors are `io::Error`s whose text says what was
 //! wrong with the file; callers add its name and what to do.
 
+use super::dir::{openat, Dir};
+use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
 use std::os::fd::AsRawFd;
@@ -37,6 +39,28 @@ pub fn open_regular(path: &Path, links: Links) -> io::Result<File> {
             Some(libc::ELOOP) if links == Links::Refuse => invalid("is a symbolic link"),
             _ => e,
         })?;
+    regular_only(file)
+}
+
+/// Opens `name` in the directory handle `dir` for reading if it is a regular file: `openat`
+/// with `O_NOFOLLOW|O_NONBLOCK`, then `fstat` on the descriptor, so a link or a FIFO swapped in
+/// is refused and never blocks.
+pub fn open_regular_at(dir: &Dir, name: &CString) -> io::Result<File> {
+    let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW;
+    let fd = openat(dir.fd().as_raw_fd(), name, flags).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => invalid("is a symbolic link"),
+        _ => e,
+    })?;
+    regular_only(File::from(fd))
+}
+
+/// Reads the regular file `name` of `dir` (as [`open_regular_at`]) of at most `cap` bytes.
+pub fn read_capped_at(dir: &Dir, name: &CString, cap: u64) -> io::Result<Vec<u8>> {
+    read_capped_from(open_regular_at(dir, name)?, cap)
+}
+
+/// `file` if it is a regular file, its non-blocking flag cleared; else why not.
+fn regular_only(file: File) -> io::Result<File> {
     let kind = file.metadata()?.file_type();
     if !kind.is_file() {
         let what = if kind.is_fifo() {
@@ -60,7 +84,10 @@ pub fn open_regular(path: &Path, links: Links) -> io::Result<File> {
 
 /// Reads a whole regular file of at most `cap` bytes.
 pub fn read_capped(path: &Path, links: Links, cap: u64) -> io::Result<Vec<u8>> {
-    let file = open_regular(path, links)?;
+    read_capped_from(open_regular(path, links)?, cap)
+}
+
+fn read_capped_from(file: File, cap: u64) -> io::Result<Vec<u8>> {
     let size = file.metadata()?.len();
     if size > cap {
         return Err(too_large(size, cap));

@@ -1,25 +1,28 @@
 //! Files nativemem creates for the user: heap profiles, their sidecars, profile outputs, the
 //! agent's handle report. One set of rules (SECURITY.md), kept here only:
 //!
-//! - the target directory is opened once and checked on its descriptor: ours or root's, writable
-//!   by others only if sticky (as `/tmp`), and no directory above it lets another user swap it;
+//! - the target directory is opened once (`walk`: component by component, no link of another
+//!   user followed) and checked on its descriptor: ours or root's, writable by others only if
+//!   sticky (as `/tmp`), and no directory above it lets another user swap it (unless it was
+//!   reached from a directory handle of this process, `/proc/self/fd/<n>/...`);
 //! - everything is then done relative to that descriptor, so a link swapped in after the checks
 //!   redirects nothing; files are created `O_EXCL|O_NOFOLLOW`, mode 0600, under a temporary name;
 //! - finished files are renamed into place with `RENAME_NOREPLACE` (or linked where a file system
 //!   lacks it): an existing name is never replaced, and a failed write leaves nothing behind.
 
+use super::dir::Dir;
+use super::walk::{self, Missing};
 use std::ffi::CString;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::io;
+use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Errors from creating a file for the user. Each says what to do next.
+/// Errors of the file layer. Each says what to do next.
 #[derive(Debug, thiserror::Error)]
-pub enum NewFileError {
+pub enum FileError {
     /// The path or its directory cannot be used; the message names it and says why.
     #[error("{0}")]
     BadPath(String),
@@ -34,6 +37,24 @@ pub enum NewFileError {
         #[source]
         source: io::Error,
     },
+    /// A step on a directory handle failed: "cannot list /vol/x: Permission denied".
+    #[error("cannot {what} {path}: {source}")]
+    Io {
+        what: String,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl FileError {
+    pub fn io(what: &str, path: &Path, source: io::Error) -> FileError {
+        FileError::Io {
+            what: what.to_owned(),
+            path: path.to_owned(),
+            source,
+        }
+    }
 }
 
 /// What a file is, for messages: "the heap profile path is empty; pass a file name such as
@@ -47,50 +68,29 @@ pub struct Purpose<'a> {
 }
 
 /// Writes `contents` to the new file `target` (mode 0600): under a temporary name in the same
-/// directory, then renamed into place, which fails with [`NewFileError::Exists`] (leaving nothing
+/// directory, then renamed into place, which fails with [`FileError::Exists`] (leaving nothing
 /// behind) if `target` exists.
-pub fn write_new(target: &Path, contents: &[u8], purpose: Purpose) -> Result<(), NewFileError> {
+pub fn write_new(target: &Path, contents: &[u8], purpose: Purpose) -> Result<(), FileError> {
     let (dir, name) = Dir::for_new_file(target, purpose)?;
-    let failed = |source| NewFileError::Write {
-        path: target.to_owned(),
-        noun: purpose.noun.to_owned(),
-        source,
-    };
-    let temp = dir.temp_name(&name.to_string_lossy());
-    // Not ours if this fails (a name taken, however unlikely): nothing to remove then.
-    let mut file = dir.create_private(&temp).map_err(failed)?;
-    let placed = file
-        .write_all(contents)
-        .and_then(|()| file.sync_all())
-        .and_then(|()| dir.rename_no_replace(&temp, &dir, &name));
-    match placed {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            dir.remove_file(&temp);
-            Err(match e.kind() {
-                io::ErrorKind::AlreadyExists => NewFileError::Exists {
-                    path: target.to_owned(),
-                    noun: purpose.noun.to_owned(),
-                },
-                _ => failed(e),
-            })
-        }
-    }
-}
-
-/// A directory opened once; names are resolved relative to its descriptor.
-pub struct Dir {
-    fd: OwnedFd,
-    /// As the user named it, for messages.
-    pub shown: PathBuf,
+    dir.write_new(&name, contents).map_err(|e| match e.kind() {
+        io::ErrorKind::AlreadyExists => FileError::Exists {
+            path: target.to_owned(),
+            noun: purpose.noun.to_owned(),
+        },
+        _ => FileError::Write {
+            path: target.to_owned(),
+            noun: purpose.noun.to_owned(),
+            source: e,
+        },
+    })
 }
 
 impl Dir {
     /// Opens the directory a new file `target` goes into, after checking that `target` is a
     /// usable name, that the directory is writable by us and that no other user can swap
     /// entries in it. Returns the directory and the file name.
-    pub fn for_new_file(target: &Path, purpose: Purpose) -> Result<(Dir, CString), NewFileError> {
-        let bad = |what: String| Err(NewFileError::BadPath(what));
+    pub fn for_new_file(target: &Path, purpose: Purpose) -> Result<(Dir, CString), FileError> {
+        let bad = |what: String| Err(FileError::BadPath(what));
         if target.as_os_str().is_empty() {
             return bad(format!(
                 "the {} path is empty; pass a file name such as /tmp/{}",
@@ -113,39 +113,30 @@ impl Dir {
             ));
         };
         let shown = parent_of(target);
-        let c_dir = cstr(&shown)?;
-        // SAFETY: a NUL-terminated path; the descriptor returned is owned below.
-        let fd = unsafe {
-            libc::open(
-                c_dir.as_ptr(),
-                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-            )
+        let walked = match walk::open_dir(&shown, Missing::Fail) {
+            Ok(walked) => walked,
+            Err(FileError::Io { source: err, .. }) => {
+                return bad(if err.kind() == io::ErrorKind::NotFound {
+                    format!(
+                        "the directory {} of {} does not exist; create it first",
+                        shown.display(),
+                        target.display()
+                    )
+                } else {
+                    format!(
+                        "the directory {} of {} cannot be opened ({err}); choose another directory",
+                        shown.display(),
+                        target.display()
+                    )
+                })
+            }
+            Err(refused) => return Err(refused),
         };
-        if fd < 0 {
-            let err = io::Error::last_os_error();
-            return bad(if err.kind() == io::ErrorKind::NotFound {
-                format!(
-                    "the directory {} of {} does not exist; create it first",
-                    shown.display(),
-                    target.display()
-                )
-            } else {
-                format!(
-                    "the directory {} of {} cannot be opened ({err}); choose another directory",
-                    shown.display(),
-                    target.display()
-                )
-            });
-        }
-        // SAFETY: fd was just opened and is owned by nobody else.
-        let dir = Dir {
-            fd: unsafe { OwnedFd::from_raw_fd(fd) },
-            shown,
-        };
-        dir.check_shared_safely(target, purpose)?;
+        let dir = walked.dir;
+        dir.check_shared_safely(target, purpose, walked.anchored)?;
         let name = cstr(Path::new(name))?;
         if dir.has(&name) {
-            return Err(NewFileError::Exists {
+            return Err(FileError::Exists {
                 path: target.to_owned(),
                 noun: purpose.noun.to_owned(),
             });
@@ -155,23 +146,38 @@ impl Dir {
 
     /// Refuses a directory in which another user could rename, replace or delete our files, or
     /// that another user could swap for one of theirs (through a directory above it).
-    fn check_shared_safely(&self, target: &Path, purpose: Purpose) -> Result<(), NewFileError> {
-        let st = self.stat()?;
+    fn check_shared_safely(
+        &self,
+        target: &Path,
+        purpose: Purpose,
+        anchored: bool,
+    ) -> Result<(), FileError> {
+        let st = self
+            .stat()
+            .map_err(|e| FileError::io("open", &self.shown, e))?;
         let fix = |problem: String| {
-            NewFileError::BadPath(format!(
+            FileError::BadPath(format!(
                 "{problem}; write the {} into a directory only you can write, or a sticky one \
                  such as /tmp",
                 purpose.noun
             ))
         };
-        if let Some(problem) = unsafe_to_write_in(&self.shown, st.st_uid, st.st_mode) {
+        if let Some(problem) = unsafe_to_write_in(&self.shown, st.uid, st.mode) {
             return Err(fix(problem));
         }
+        if anchored {
+            // A descriptor this process holds (a checked directory handle): nothing above it is
+            // looked up again, so nothing above it can redirect what is written.
+            return self.check_writable(target);
+        }
         // Where the descriptor really is, as the kernel says; each directory above it is checked.
-        let fd_link = format!("/proc/self/fd/{}", self.fd.as_raw_fd());
-        let real = std::fs::read_link(fd_link).map_err(|e| self.io_error(e))?;
+        let fd_link = format!("/proc/self/fd/{}", self.fd().as_raw_fd());
+        let real =
+            std::fs::read_link(fd_link).map_err(|e| FileError::io("open", &self.shown, e))?;
         for above in real.ancestors().skip(1) {
-            let meta = above.symlink_metadata().map_err(|e| self.io_error(e))?;
+            let meta = above
+                .symlink_metadata()
+                .map_err(|e| FileError::io("open", above, e))?;
             if let Some(problem) = unsafe_to_write_in(above, meta.uid(), meta.mode()) {
                 return Err(fix(format!(
                     "{problem}, or swap {} for a directory of theirs",
@@ -179,17 +185,21 @@ impl Dir {
                 )));
             }
         }
+        self.check_writable(target)
+    }
+
+    fn check_writable(&self, target: &Path) -> Result<(), FileError> {
         // SAFETY: a descriptor we own and a NUL-terminated ".".
         if unsafe {
             libc::faccessat(
-                self.fd.as_raw_fd(),
+                self.fd().as_raw_fd(),
                 c".".as_ptr(),
                 libc::W_OK | libc::X_OK,
                 0,
             )
         } != 0
         {
-            return Err(NewFileError::BadPath(format!(
+            return Err(FileError::BadPath(format!(
                 "the directory {} is not writable by this process (uid {}); choose another \
                  directory for {}",
                 self.shown.display(),
@@ -199,144 +209,6 @@ impl Dir {
             )));
         }
         Ok(())
-    }
-
-    fn stat(&self) -> Result<libc::stat, NewFileError> {
-        // SAFETY: an all-zero stat is a valid out-parameter.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: a descriptor we own and a pointer to a stat.
-        if unsafe { libc::fstat(self.fd.as_raw_fd(), &mut st) } != 0 {
-            return Err(self.io_error(io::Error::last_os_error()));
-        }
-        Ok(st)
-    }
-
-    /// Whether `name` exists (as anything, a dangling link included).
-    pub fn has(&self, name: &CString) -> bool {
-        // SAFETY: as in `stat`.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: a descriptor we own, a NUL-terminated name and a stat out-parameter.
-        unsafe {
-            libc::fstatat(
-                self.fd.as_raw_fd(),
-                name.as_ptr(),
-                &mut st,
-                libc::AT_SYMLINK_NOFOLLOW,
-            ) == 0
-        }
-    }
-
-    /// Makes a fresh 0700 directory inside this one and opens it; the caller removes it.
-    pub fn private_child(&self, hint: &str) -> Result<(Dir, CString), NewFileError> {
-        let name = self.temp_name(hint);
-        let at = self.fd.as_raw_fd();
-        // SAFETY: a descriptor we own and a NUL-terminated name.
-        if unsafe { libc::mkdirat(at, name.as_ptr(), 0o700) } != 0 {
-            return Err(self.io_error(io::Error::last_os_error()));
-        }
-        // SAFETY: as above; O_NOFOLLOW: what we just made, not a link put in its place.
-        let fd = unsafe {
-            libc::openat(
-                at,
-                name.as_ptr(),
-                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-            )
-        };
-        if fd < 0 {
-            return Err(self.io_error(io::Error::last_os_error()));
-        }
-        let child = Dir {
-            // SAFETY: fd was just opened and is owned by nobody else.
-            fd: unsafe { OwnedFd::from_raw_fd(fd) },
-            shown: self.shown.join(name.to_string_lossy().as_ref()),
-        };
-        Ok((child, name))
-    }
-
-    /// A path that reaches `name` through this directory's descriptor, for code that takes a
-    /// path (jemalloc's `prof.dump`, std's file functions): no name above it is looked up again.
-    pub fn anchored(&self, name: &str) -> PathBuf {
-        PathBuf::from(format!("/proc/self/fd/{}", self.fd.as_raw_fd())).join(name)
-    }
-
-    /// Renames `from` in this directory to `to` in `into`, failing rather than replacing `to`.
-    pub fn rename_no_replace(&self, from: &CString, into: &Dir, to: &CString) -> io::Result<()> {
-        let (at, into_at) = (self.fd.as_raw_fd(), into.fd.as_raw_fd());
-        // SAFETY: descriptors we own and NUL-terminated names; renameat2 only reads them.
-        let rc = unsafe {
-            libc::renameat2(
-                at,
-                from.as_ptr(),
-                into_at,
-                to.as_ptr(),
-                libc::RENAME_NOREPLACE,
-            )
-        };
-        if rc == 0 {
-            return Ok(());
-        }
-        let err = io::Error::last_os_error();
-        if err.raw_os_error() != Some(libc::EINVAL) {
-            return Err(err);
-        }
-        // A file system without RENAME_NOREPLACE: a hard link fails if `to` exists (files only;
-        // for a directory linkat fails and so does the dump, leaving nothing behind).
-        // SAFETY: as above.
-        if unsafe { libc::linkat(at, from.as_ptr(), into_at, to.as_ptr(), 0) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: as above.
-        unsafe { libc::unlinkat(at, from.as_ptr(), 0) };
-        Ok(())
-    }
-
-    /// Removes `name` and everything below it, without following links (std's remove_dir_all).
-    pub fn remove_tree(&self, name: &CString) {
-        let path = self.anchored(&name.to_string_lossy());
-        if std::fs::remove_dir_all(&path).is_err() {
-            let _ = std::fs::remove_file(&path);
-        }
-    }
-
-    /// A fresh name for a temporary entry made from `hint`: hidden, unique in this process.
-    fn temp_name(&self, hint: &str) -> CString {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let name = format!(".{hint}.{}-{n}.tmp", std::process::id());
-        // A hint from a CString or a path's lossy text has no NUL byte.
-        CString::new(name).unwrap_or_default()
-    }
-
-    /// Creates `name` in this directory, which must not exist as anything, mode 0600.
-    fn create_private(&self, name: &CString) -> io::Result<File> {
-        // SAFETY: a descriptor we own and a NUL-terminated name; the result is owned below.
-        let fd = unsafe {
-            libc::openat(
-                self.fd.as_raw_fd(),
-                name.as_ptr(),
-                libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-                0o600 as libc::c_uint,
-            )
-        };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: fd was just opened and is owned by nobody else.
-        Ok(unsafe { File::from_raw_fd(fd) })
-    }
-
-    /// Removes the file `name` we made, if it is still there.
-    fn remove_file(&self, name: &CString) {
-        // SAFETY: a descriptor we own and a NUL-terminated name.
-        unsafe { libc::unlinkat(self.fd.as_raw_fd(), name.as_ptr(), 0) };
-    }
-
-    fn io_error(&self, source: io::Error) -> NewFileError {
-        NewFileError::Write {
-            path: self.shown.clone(),
-            noun: "file".into(),
-            source,
-        }
     }
 }
 
@@ -358,9 +230,9 @@ pub fn create_private(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
-fn cstr(path: &Path) -> Result<CString, NewFileError> {
+fn cstr(path: &Path) -> Result<CString, FileError> {
     CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| NewFileError::BadPath(format!("{} contains a NUL byte", path.display())))
+        .map_err(|_| FileError::BadPath(format!("{} contains a NUL byte", path.display())))
 }
 
 /// Why no file should be written in a directory with this owner and mode, if so: another user
@@ -407,7 +279,7 @@ mod tests {
 
     fn message(target: &Path) -> String {
         match Dir::for_new_file(target, HEAP) {
-            Err(e @ (NewFileError::BadPath(_) | NewFileError::Exists { .. })) => e.to_string(),
+            Err(e @ (FileError::BadPath(_) | FileError::Exists { .. })) => e.to_string(),
             Err(other) => panic!("{other:?}"),
             Ok(_) => panic!("{} accepted", target.display()),
         }
@@ -501,7 +373,7 @@ mod tests {
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
         let err = write_new(&path, b"two", HEAP).unwrap_err();
-        assert!(matches!(err, NewFileError::Exists { .. }), "{err}");
+        assert!(matches!(err, FileError::Exists { .. }), "{err}");
         assert_eq!(std::fs::read(&path).unwrap(), b"one");
         assert_eq!(
             std::fs::read_dir(&dir).unwrap().count(),
