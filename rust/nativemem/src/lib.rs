@@ -10,6 +10,7 @@
 //! - [`sampling`]: heap profiles from the process's jemalloc, dumped with their symbols;
 //! - [`profile`]: heap profiles (jemalloc dumps) read, symbolized and rendered;
 //! - [`java_frame_addresses`]: the synthetic addresses Java frames have in heap profiles;
+//! - [`attach`]: HotSpot's attach protocol, for `nativemem attach` without `jdk.attach`;
 //! - [`files`]: the one file layer: directories opened once (no link of another user followed),
 //!   every later step on their descriptors; files for the user private and never replacing;
 //!   files others may have planted read with no FIFO, device or link, capped;
@@ -18,6 +19,7 @@
 //!   `catch_unwind` and turns errors into Java exceptions.
 
 pub mod allocator;
+pub mod attach;
 pub mod files;
 pub mod handles;
 pub mod java_frame_addresses;

@@ -3,6 +3,7 @@
 //! Every export runs through [`guard`]: a panic is caught and becomes a Java exception, and every
 //! error type maps to the Java exception a caller would act on.
 
+mod attach;
 mod exports;
 mod files;
 mod handles;
@@ -12,6 +13,7 @@ mod sampling;
 mod stack_keys;
 
 use crate::allocator::AllocatorError;
+use crate::attach::AttachError;
 use crate::files::FileError;
 use crate::process::ProcessError;
 use crate::profile::ProfileError;
@@ -38,6 +40,8 @@ pub enum BridgeError {
     Profile(#[from] ProfileError),
     #[error(transparent)]
     File(#[from] FileError),
+    #[error(transparent)]
+    Attach(#[from] AttachError),
 }
 
 const BASE_EXCEPTION: &str = "dev/nativemem/NativeMemoryException";
@@ -64,6 +68,10 @@ impl BridgeError {
             BridgeError::Profile(error) if error.is_bad_input() => {
                 "java/lang/IllegalArgumentException"
             }
+            BridgeError::Attach(AttachError::RequestTooLong(_)) => {
+                "java/lang/IllegalArgumentException"
+            }
+            BridgeError::Attach(_) => "java/lang/IllegalStateException",
             _ => BASE_EXCEPTION,
         }
     }

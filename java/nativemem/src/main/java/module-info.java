@@ -16,8 +16,6 @@ module dev.nativemem {
 
   requires java.management;
   requires java.instrument;
-  // The attaching side of 'nativemem attach' (AttachClient); absent from a JRE without jdk.attach.
-  requires static jdk.attach;
   requires static org.apache.commons.cli;
   requires static org.objectweb.asm;
   requires static com.fasterxml.jackson.jr.ob;

@@ -10,11 +10,15 @@ import java.util.zip.Inflater;
 /**
  * A JVM for {@code nativemem attach} to look into; it needs only the JDK. Reads commands from
  * stdin: {@code open N} keeps N new Inflaters open and prints the line that made them, {@code self
- * ARGS} runs the nativemem CLI in-process (when nativemem is on its class path), {@code exit} ends
+ * ARGS} runs the nativemem CLI in-process (when nativemem is on its class path), {@code open in
+ * hostile thread N} opens N from a thread whose name carries terminal escapes, {@code exit} ends
  * it.
  */
 public final class AttachTarget {
   private static final List<Object> KEPT = new ArrayList<>();
+
+  /** A thread name that retitles a terminal (OSC 0 ... BEL) if printed raw. */
+  static final String HOSTILE_THREAD_NAME = "\u001b]0;pwned\u0007";
 
   private AttachTarget() {}
 
@@ -49,7 +53,20 @@ public final class AttachTarget {
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     for (String line = in.readLine(); line != null; line = in.readLine()) {
-      if (line.startsWith("open ")) {
+      if (line.startsWith("open in hostile thread ")) {
+        int n = Integer.parseInt(line.substring("open in hostile thread ".length()));
+        Thread thread =
+            new Thread(
+                () -> {
+                  for (int i = 0; i < n; i++) {
+                    KEPT.add(openOne()[0]);
+                  }
+                },
+                HOSTILE_THREAD_NAME);
+        thread.start();
+        thread.join();
+        System.out.println("OPENED " + n);
+      } else if (line.startsWith("open ")) {
         int n = Integer.parseInt(line.substring(5));
         int at = 0;
         for (int i = 0; i < n; i++) {

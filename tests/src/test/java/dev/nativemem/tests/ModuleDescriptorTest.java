@@ -65,6 +65,10 @@ class ModuleDescriptorTest {
         module.packages().contains("dev.nativemem.shaded.jackson.jr.ob"),
         module.packages().toString());
     assertTrue(module.packages().stream().allMatch(p -> p.startsWith("dev.nativemem")));
+    // attach speaks HotSpot's protocol natively: a JRE without jdk.attach runs it.
+    assertTrue(
+        module.requires().stream().noneMatch(r -> r.name().equals("jdk.attach")),
+        module.requires().toString());
     for (ModuleDescriptor.Requires requires : module.requires()) {
       boolean platform = requires.name().startsWith("java.");
       assertTrue(

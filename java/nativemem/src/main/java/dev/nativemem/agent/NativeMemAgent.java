@@ -4,6 +4,8 @@ import java.io.File;
 import java.lang.instrument.Instrumentation;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.jar.JarFile;
 
 /**
@@ -28,6 +30,12 @@ public final class NativeMemAgent {
   /** The attach commands' own copy of nativemem, made at the first command that needs one. */
   private static ClassLoader isolated;
 
+  /**
+   * The jar of the current attach command as the target reads it: a copy made for one command (a
+   * JVM in another mount namespace) is removed after it, so a later command names its own.
+   */
+  private static File commandJar;
+
   private NativeMemAgent() {}
 
   public static void premain(String args, Instrumentation instrumentation) {
@@ -41,6 +49,7 @@ public final class NativeMemAgent {
   private static void start(String args, Instrumentation instrumentation, boolean lateAttach) {
     try {
       boolean command = args != null && args.startsWith(ATTACH);
+      commandJar = command ? attachJar(args) : null;
       boolean tracking = !command || args.startsWith(ATTACH_TRACKING);
       // Before main nothing of the application is loaded: only a late attach can clash.
       String clash =
@@ -105,8 +114,29 @@ public final class NativeMemAgent {
   }
 
   private static File jar() throws Exception {
+    if (commandJar != null && commandJar.isFile()) {
+      return commandJar;
+    }
     return new File(
         NativeMemAgent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+  }
+
+  /**
+   * The jar path in an attach command's argument (dev.nativemem.attach.AttachProtocol#command: the
+   * third of its NUL-separated words), read here because nothing of nativemem may load before the
+   * class loader is chosen; null for a forget or another version's argument.
+   */
+  private static File attachJar(String args) {
+    try {
+      String text =
+          new String(
+              Base64.getUrlDecoder().decode(args.substring(args.indexOf(':') + 1)),
+              StandardCharsets.UTF_8);
+      String[] words = text.split("\0", 4);
+      return words.length == 4 ? new File(words[2]) : null;
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
   }
 
   private static boolean onBootClassPath() {

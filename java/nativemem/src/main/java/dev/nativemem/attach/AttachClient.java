@@ -1,83 +1,84 @@
 package dev.nativemem.attach;
 
-import com.sun.tools.attach.AgentInitializationException;
-import com.sun.tools.attach.AgentLoadException;
-import com.sun.tools.attach.AttachNotSupportedException;
-import com.sun.tools.attach.VirtualMachine;
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.NativeBridge;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
 
 /**
- * The attaching side: loads the agent into the target with a command, reads the result back from
- * the target's properties and has it removed. The only class that needs {@code jdk.attach}, so
- * nothing else of nativemem links against it.
+ * The attaching side: speaks HotSpot's attach protocol through the native library (no {@code
+ * jdk.attach}, so it runs from a JRE-only runtime), loads the agent into the target with a command
+ * and a fresh key, reads the sealed result from the target's properties, opens it and has it
+ * removed.
  */
 public final class AttachClient {
   private AttachClient() {}
 
-  /** Runs {@code command} in JVM {@code pid} with the agent of {@code jar}; null if no result. */
-  public static AttachProtocol.Result run(String pid, String jar, List<String> command) {
-    VirtualMachine vm = attach(pid);
-    String id = Long.toHexString(System.nanoTime()) + "-" + ProcessHandle.current().pid();
+  /**
+   * Runs {@code command} in JVM {@code pid} with the agent of {@code jar}; null if no result.
+   * {@code timeout} bounds the wait for the target's attach listener and for each reply but the
+   * command's, which {@code commandTimeout} bounds; {@code rerun} is this command line.
+   */
+  public static AttachProtocol.Result run(
+      int pid,
+      String jar,
+      List<String> command,
+      Duration timeout,
+      Duration commandTimeout,
+      String rerun) {
+    Map<String, Object> opened =
+        Json.parseObject(NativeBridge.attachOpenJson(pid, jar, timeout.toMillis(), rerun));
+    long session = Json.number(opened, "session");
     try {
-      vm.loadAgent(jar, AttachProtocol.command(id, command));
-      String property = vm.getSystemProperties().getProperty(AttachProtocol.resultProperty(id));
-      vm.loadAgent(jar, AttachProtocol.FORGET + id);
-      return AttachProtocol.Result.parse(property);
-    } catch (AgentLoadException | AgentInitializationException e) {
-      throw new IllegalStateException(
-          "process " + pid + " could not run the nativemem agent: " + e.getMessage(), e);
-    } catch (IOException e) {
-      if (exits(pid)) {
-        throw new IllegalStateException("process " + pid + " exited during the command", e);
+      String id = AttachProtocol.newId();
+      byte[] key = AttachProtocol.newKey();
+      String options = AttachProtocol.command(id, key, Json.string(opened, "jar"), command);
+      long code = NativeBridge.attachLoadAgent(session, options, commandTimeout.toMillis());
+      if (code != 0) {
+        throw new IllegalStateException(
+            "process " + pid + " could not run the nativemem agent: " + loadFailure(code));
       }
-      throw new IllegalStateException("lost the connection to process " + pid + ": " + e, e);
+      String sealed = resultOf(NativeBridge.attachProperties(session, timeout.toMillis()), id);
+      try {
+        NativeBridge.attachLoadAgent(session, AttachProtocol.forget(id), timeout.toMillis());
+      } catch (RuntimeException e) {
+        // The target removes an unread result by itself after RESULT_TTL_SECONDS.
+      }
+      return sealed == null
+          ? null
+          : AttachProtocol.Result.parse(SealedResult.open(key, id, sealed));
     } finally {
-      try {
-        vm.detach();
-      } catch (IOException e) {
-        // the target is gone; said above
-      }
+      NativeBridge.attachClose(session);
     }
   }
 
-  /** Whether {@code pid} is gone or dying (a zombie) within a second: its connection broke. */
-  private static boolean exits(String pid) {
-    Path stat = Paths.get("/proc", pid, "stat");
-    for (int i = 0; i < 20; i++) {
-      try {
-        String text = new String(Files.readAllBytes(stat), StandardCharsets.US_ASCII);
-        char state = text.charAt(text.lastIndexOf(')') + 2);
-        if (state == 'Z' || state == 'X') {
-          return true;
-        }
-        Thread.sleep(50);
-      } catch (IOException | RuntimeException gone) {
-        return true;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
-      }
-    }
-    return false;
-  }
-
-  private static VirtualMachine attach(String pid) {
+  private static String resultOf(byte[] properties, String id) {
+    Properties read = new Properties();
     try {
-      return VirtualMachine.attach(pid);
-    } catch (AttachNotSupportedException | IOException e) {
-      throw new IllegalStateException(
-          "cannot attach to process "
-              + pid
-              + ": "
-              + e.getMessage()
-              + " (started with -XX:+DisableAttachMechanism? In another container, run this"
-              + " inside it: kubectl exec / docker exec, as the same user)",
-          e);
+      read.load(new ByteArrayInputStream(properties));
+    } catch (IOException | IllegalArgumentException e) {
+      throw new IllegalStateException("the target's properties are malformed: " + e, e);
+    }
+    return read.getProperty(AttachProtocol.resultProperty(id));
+  }
+
+  /** What JPLIS's return codes mean (HotSpotVirtualMachine.loadAgent). */
+  static String loadFailure(long code) {
+    switch ((int) code) {
+      case -4:
+        return "the target is out of memory";
+      case 100:
+        return "it cannot read the agent jar, or the jar has no Agent-Class";
+      case 101:
+        return "it cannot add the agent jar to its class path";
+      case 102:
+        return "the agent failed to start: see the target's standard error";
+      default:
+        return "return code " + code;
     }
   }
 }

@@ -32,22 +32,19 @@ public final class AttachedCommand {
 
   /** Leaves {@code reason} as the failed result of the command in {@code argument}. */
   public static void refuse(String argument, String reason) {
-    String id = AttachProtocol.words(argument).get(0);
-    System.setProperty(
-        AttachProtocol.resultProperty(id),
-        AttachProtocol.result(1, "", "nativemem attach: " + reason + "\n"));
+    AttachProtocol.Request request = AttachProtocol.Request.parse(argument);
+    leave(request, AttachProtocol.result(1, "", "nativemem attach: " + reason + "\n"));
   }
 
-  /** Runs the command in {@code argument} and leaves its result for the CLI to read. */
+  /** Runs the command in {@code argument} and leaves its sealed result for the CLI to read. */
   public static void run(String argument, Instrumentation instrumentation) {
     if (argument.startsWith(AttachProtocol.FORGET)) {
       System.clearProperty(
           AttachProtocol.resultProperty(argument.substring(AttachProtocol.FORGET.length())));
       return;
     }
-    List<String> words = AttachProtocol.words(argument);
-    String id = words.get(0);
-    List<String> command = new ArrayList<>(words.subList(1, words.size()));
+    AttachProtocol.Request request = AttachProtocol.Request.parse(argument);
+    List<String> command = request.words;
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int exitCode;
@@ -60,12 +57,19 @@ public final class AttachedCommand {
       byte[] message = ("nativemem attach: " + t + "\n").getBytes(StandardCharsets.UTF_8);
       err.write(message, 0, message.length);
     }
-    System.setProperty(
-        AttachProtocol.resultProperty(id),
+    leave(
+        request,
         AttachProtocol.result(
             exitCode,
             new String(out.toByteArray(), StandardCharsets.UTF_8),
             new String(err.toByteArray(), StandardCharsets.UTF_8)));
+  }
+
+  /** The result, sealed with the request's key, where the CLI reads it; expires unread. */
+  private static void leave(AttachProtocol.Request request, String result) {
+    ResultExpiry.put(
+        AttachProtocol.resultProperty(request.id),
+        SealedResult.seal(request.key, request.id, result));
   }
 
   private static int execute(

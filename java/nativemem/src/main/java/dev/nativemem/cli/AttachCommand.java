@@ -2,23 +2,30 @@ package dev.nativemem.cli;
 
 import dev.nativemem.attach.AttachClient;
 import dev.nativemem.attach.AttachProtocol;
-import dev.nativemem.internal.FileOwnership;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import dev.nativemem.internal.TerminalText;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.Options;
 
 /**
- * {@code nativemem attach <pid> <command>}: loads this jar's agent into a running JVM through the
- * JDK's attach mechanism, runs the command there and prints what it printed. The JVM accepts an
- * attach only from its own user; the result comes back through the attach socket ({@link
- * AttachProtocol}), never through a file.
+ * {@code nativemem attach [--timeout SECONDS] <pid> <command>}: loads this jar's agent into a
+ * running JVM through HotSpot's attach protocol (spoken by the native library: no {@code
+ * jdk.attach} needed), runs the command there and prints what it printed, control characters
+ * escaped. The JVM accepts an attach only from its own user or root; the result comes back sealed
+ * through the attach socket ({@link AttachProtocol}), never through a file.
  */
 final class AttachCommand extends CliCommand {
+  /** How long to wait for the target's attach listener and its replies, by default. */
+  static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+
+  /** How long a command may run in the target (a report symbolizes), unless --timeout says. */
+  static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofMinutes(10);
+
   static final List<String> COMMANDS =
       List.of(
           "stats",
@@ -38,8 +45,10 @@ final class AttachCommand extends CliCommand {
             + " advice, handles (tracked from the first call on), profile start [--interval"
             + " BYTES] | stop, dump [--out PATH], report [report options] (dump and analyse),"
             + " watch [status | start [--dir DIR] | stop] (the memory watch), incident [REASON]"
-            + " (an incident bundle now); add --json where the command takes it.",
-        "<pid> <command> [command options]");
+            + " (an incident bundle now); add --json where the command takes it. --timeout"
+            + " SECONDS bounds every wait: for the JVM's attach listener and replies (default"
+            + " 10 s) and for the command itself (default 10 min).",
+        "[--timeout SECONDS] <pid> <command> [command options]");
   }
 
   @Override
@@ -54,12 +63,22 @@ final class AttachCommand extends CliCommand {
 
   @Override
   int run(CommandLine line) throws Exception {
-    List<String> args = line.getArgList();
+    List<String> args = new ArrayList<>(line.getArgList());
+    Duration timeout = DEFAULT_TIMEOUT;
+    Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+    if (!args.isEmpty() && args.get(0).equals("--timeout")) {
+      if (args.size() < 2 || !args.get(1).matches("[1-9][0-9]{0,5}")) {
+        throw new UsageException("--timeout takes whole seconds, e.g. '--timeout 30'");
+      }
+      timeout = Duration.ofSeconds(Long.parseLong(args.get(1)));
+      commandTimeout = timeout;
+      args = args.subList(2, args.size());
+    }
     if (args.size() < 2) {
       throw new UsageException("say which JVM and what to run, e.g. 'attach 4242 stats'");
     }
     String pid = args.get(0);
-    if (!pid.matches("[1-9][0-9]{0,9}")) {
+    if (!pid.matches("[1-9][0-9]{0,9}") || Long.parseLong(pid) > Integer.MAX_VALUE) {
       throw new UsageException("<pid> must be a process id, got '" + pid + "'");
     }
     if (Long.parseLong(pid) == ProcessHandle.current().pid()) {
@@ -70,8 +89,15 @@ final class AttachCommand extends CliCommand {
       throw new UsageException(
           "unknown command '" + command.get(0) + "'; one of " + String.join(", ", COMMANDS));
     }
-    requireAttachableJvm(pid);
-    AttachProtocol.Result result = AttachClient.run(pid, ownJar(), command);
+    String jar = ownJar();
+    AttachProtocol.Result result =
+        AttachClient.run(
+            Integer.parseInt(pid),
+            jar,
+            command,
+            timeout,
+            commandTimeout,
+            rerun(jar, line.getArgList()));
     if (result == null) {
       throw new IllegalStateException(
           "process "
@@ -79,76 +105,27 @@ final class AttachCommand extends CliCommand {
               + " gave no result: it runs another nativemem agent that predates"
               + " attach; restart it, or attach with that version's jar");
     }
-    out.print(result.out);
-    System.err.print(result.err);
+    // What the target printed is untrusted: no escape sequence of its reaches the terminal.
+    out.print(TerminalText.escape(result.out));
+    System.err.print(TerminalText.escape(result.err));
     return result.exitCode;
   }
 
-  /**
-   * Fails fast, with what to do, where the JDK would wait 10 s and then say little: a pid that is
-   * gone, another user's process, a process that is not a JVM.
-   */
-  private static void requireAttachableJvm(String pid) throws IOException {
-    Path proc = Paths.get("/proc", pid);
-    if (!Files.isDirectory(proc)) {
-      throw new IllegalStateException("no process " + pid + " (as this container sees pids)");
+  /** This command line, to run again as another user: the java of this JVM, quoted for sh. */
+  private static String rerun(String jar, List<String> args) {
+    List<String> words = new ArrayList<>();
+    words.add(ProcessHandle.current().info().command().orElse("java"));
+    words.add("-jar");
+    words.add(jar);
+    words.add("attach");
+    words.addAll(args);
+    StringBuilder line = new StringBuilder();
+    for (String word : words) {
+      line.append(line.length() == 0 ? "" : " ");
+      line.append(
+          word.matches("[A-Za-z0-9_./=:,+-]+") ? word : "'" + word.replace("'", "'\\''") + "'");
     }
-    int owner = (Integer) Files.getAttribute(proc, "unix:uid");
-    if (owner != FileOwnership.processUid()) {
-      throw new IllegalStateException(
-          "process "
-              + pid
-              + " runs as uid "
-              + owner
-              + " and a JVM accepts an attach only from its own user: run this command as that"
-              + " user (for example 'sudo -u \"#"
-              + owner
-              + "\" java -jar nativemem.jar attach "
-              + pid
-              + " ...')");
-    }
-    boolean jvm = false;
-    try {
-      for (String mapped : Files.readAllLines(proc.resolve("maps"), StandardCharsets.ISO_8859_1)) {
-        jvm |= mapped.endsWith("/libjvm.so");
-      }
-    } catch (IOException e) {
-      return; // the JDK's own attempt says what is wrong
-    }
-    if (!jvm) {
-      throw new IllegalStateException("process " + pid + " is not a Java virtual machine");
-    }
-    requireSameTmp(pid, proc);
-  }
-
-  /**
-   * The JDK meets the target at its attach socket in {@code /tmp}; in the same PID namespace it
-   * looks in this process's {@code /tmp}. A target in another mount namespace with its own {@code
-   * /tmp} (a container sharing the host's PIDs, a service with a private {@code /tmp}) would leave
-   * the JDK waiting 10 s for nothing: said at once, with what to do.
-   */
-  private static void requireSameTmp(String pid, Path proc) {
-    try {
-      Object mine = Files.getAttribute(Paths.get("/tmp"), "unix:ino");
-      Object theirs = Files.getAttribute(proc.resolve("root/tmp"), "unix:ino");
-      Object myDevice = Files.getAttribute(Paths.get("/tmp"), "unix:dev");
-      Object theirDevice = Files.getAttribute(proc.resolve("root/tmp"), "unix:dev");
-      if (mine.equals(theirs) && myDevice.equals(theirDevice)) {
-        return;
-      }
-    } catch (IOException | RuntimeException e) {
-      return; // cannot tell: the JDK's own attempt says what is wrong
-    }
-    throw new IllegalStateException(
-        "process "
-            + pid
-            + " sees another /tmp than this command (another mount namespace: a container, or a"
-            + " service with a private /tmp), and the JDK's attach meets it in its /tmp: run this"
-            + " command in its namespace, e.g. 'nsenter -t "
-            + pid
-            + " -m -- java -jar nativemem.jar attach "
-            + pid
-            + " ...', or inside its container (kubectl exec / docker exec)");
+    return TerminalText.escape(line.toString());
   }
 
   /** This jar, whose manifest names the agent the target loads. */

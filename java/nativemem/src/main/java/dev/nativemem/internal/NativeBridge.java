@@ -200,4 +200,24 @@ public final class NativeBridge {
    * {report, rendered: [text of each output without a path, in order]}}.
    */
   public static native String profileRequestJson(String request);
+
+  // Attach without jdk.attach (rust/nativemem/src/jni/attach.rs;
+  // dev.nativemem.attach.AttachClient).
+
+  /**
+   * Checks JVM {@code pid}, starts its attach listener within {@code timeoutMillis} and places
+   * {@code jar} where it can read it. Returns JSON {@code {session, jar, jar_is_copy, nspid,
+   * other_mount_namespace}}; throws IllegalStateException saying what to do. {@code rerun} is this
+   * command line, which the message for another user's JVM repeats.
+   */
+  public static native String attachOpenJson(int pid, String jar, long timeoutMillis, String rerun);
+
+  /** Loads the session's agent jar with {@code options}: the agent's return code (0: ran). */
+  public static native long attachLoadAgent(long session, String options, long timeoutMillis);
+
+  /** The target's system properties as {@code Properties.store} wrote them. */
+  public static native byte[] attachProperties(long session, long timeoutMillis);
+
+  /** Ends a session; a jar copied for the target that it never loaded is removed. */
+  public static native void attachClose(long session);
 }

@@ -466,14 +466,24 @@ public final class NativeLibraryLoader {
     return jarIdentity;
   }
 
+  /**
+   * The user's name, or {@code uid<N>} for a uid the user database does not name (a container's
+   * user: the JDK then says "?" for every such uid, whose directories would collide).
+   */
+  static String userForDirectoryName() {
+    String name = System.getProperty("user.name", "?");
+    return name.isEmpty() || name.equals("?") || name.contains("/")
+        ? "uid" + FileOwnership.processUid()
+        : name;
+  }
+
   private static Path privateBaseDirectory() throws IOException {
     String configured = Setting.TMPDIR.value();
     Path base =
         configured != null
             ? Paths.get(configured)
             : Paths.get(
-                System.getProperty("java.io.tmpdir"),
-                "nativemem-" + System.getProperty("user.name"));
+                System.getProperty("java.io.tmpdir"), "nativemem-" + userForDirectoryName());
     String fix = "remove it, or set -D" + TMPDIR_PROPERTY + " to a directory only you can write";
     // Resolved once, here: the real path returned is the one checked, and no other user can
     // re-point any name on it, so the library later loaded by this name is the one written.

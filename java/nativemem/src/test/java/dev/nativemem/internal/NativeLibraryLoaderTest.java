@@ -86,4 +86,18 @@ class NativeLibraryLoaderTest {
     assertTrue(message.contains("-Dnativemem.library.path"), message);
     assertTrue(message.contains("built with nativemem 0.2.0"), message);
   }
+
+  /** Container uids have no name: the JDK says "?" for all of them, which must not collide. */
+  @Test
+  void aUidWithoutANameGetsADirectoryOfItsOwn() {
+    String name = System.getProperty("user.name");
+    try {
+      System.setProperty("user.name", "?");
+      assertEquals("uid" + FileOwnership.processUid(), NativeLibraryLoader.userForDirectoryName());
+      System.setProperty("user.name", "app");
+      assertEquals("app", NativeLibraryLoader.userForDirectoryName());
+    } finally {
+      System.setProperty("user.name", name);
+    }
+  }
 }

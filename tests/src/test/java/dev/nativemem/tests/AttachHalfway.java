@@ -1,0 +1,48 @@
+package dev.nativemem.tests;
+
+import dev.nativemem.attach.AttachProtocol;
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.NativeBridge;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Map;
+
+/**
+ * An attach client killed between the command and the read of its result: loads the command into
+ * JVM {@code args[0]}, prints its request id and key, and ends without reading or forgetting.
+ */
+public final class AttachHalfway {
+  private AttachHalfway() {}
+
+  public static void main(String[] args) {
+    Map<String, Object> opened =
+        Json.parseObject(
+            NativeBridge.attachOpenJson(
+                Integer.parseInt(args[0]),
+                System.getProperty("nativemem.jar", args.length > 0 ? jar() : ""),
+                10_000,
+                "halfway"));
+    long session = Json.number(opened, "session");
+    String id = AttachProtocol.newId();
+    byte[] key = AttachProtocol.newKey();
+    long code =
+        NativeBridge.attachLoadAgent(
+            session,
+            AttachProtocol.command(
+                id, key, Json.string(opened, "jar"), Arrays.asList(args).subList(1, args.length)),
+            60_000);
+    NativeBridge.attachClose(session);
+    System.out.println(id + " " + Base64.getEncoder().encodeToString(key) + " " + code);
+    Runtime.getRuntime().halt(code == 0 ? 0 : 1);
+  }
+
+  private static String jar() {
+    try {
+      return java.nio.file.Paths.get(
+              NativeBridge.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+          .toString();
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
