@@ -14,8 +14,9 @@ mkdir -p target/sbom
 for crate in nativemem nativemem-jemalloc; do
   cargo cyclonedx --manifest-path "rust/$crate/Cargo.toml" --describe binaries --no-build-deps \
     --target x86_64-unknown-linux-gnu --spec-version 1.5 --format json --quiet
-  for sbom in "rust/$crate"/*.cdx.json; do
-    mv "$sbom" target/sbom/
-  done
+done
+# cargo-cyclonedx writes beside each workspace member's Cargo.toml.
+for sbom in rust/*/*.cdx.json; do
+  mv "$sbom" target/sbom/
 done
 ls target/sbom
