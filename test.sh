@@ -11,7 +11,7 @@
 # the missing ones with apt-get; otherwise it prints the command to run and stops.
 #
 # Steps: Rust format and lints; `mvn verify` (Rust unit and integration tests, Java format, Java unit
-# and end-to-end tests); the RocksDB block-cache truth test; the Java build again on JDK 25 when
+# and end-to-end tests, the dependencies' licenses); the core jar built again and compared; the RocksDB block-cache truth test; the Java build again on JDK 25 when
 # /usr/lib/jvm/temurin-25-jdk-amd64 (or $JDK25_HOME) exists.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -61,6 +61,8 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/nativemem/cargo-target
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 mvn -B verify
+# The core module built again gives the same jars, byte for byte.
+build/reproducible-jar.sh
 
 # Heap profile analysis against RocksDB's own block-cache accounting (its own workspace, linked
 # against Debian's librocksdb through its .cargo/config.toml, so cargo runs from that directory).
