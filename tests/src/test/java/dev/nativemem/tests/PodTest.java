@@ -73,8 +73,8 @@ class PodTest {
 
   /**
    * The watch directory JVM options name: the agent {@code jar} with {@code watch=on} and {@code
-   * watch.dir} among its arguments, and no {@code -Dnativemem.watch} beside it (the two would start
-   * two watches).
+   * watch.dir} among its arguments, and no {@code -Dnativemem.watch} beside it (the docs keep the
+   * watch's settings in one place).
    */
   static String watchDir(List<String> options, String jar) {
     String agent = null;

@@ -93,8 +93,16 @@ public final class AgentRuntime {
     startWatch(options);
   }
 
-  /** {@code watch=on} (or {@code -Dnativemem.watch=on}): the watch starts with the agent. */
+  /**
+   * {@code watch=on} (or {@code -Dnativemem.watch=on}): the watch starts with the agent, except in
+   * a JVM that runs nativemem's own CLI ({@code kubectl exec <pod> -- java -jar nativemem.jar
+   * attach 1 ...} inherits the container's {@code JAVA_TOOL_OPTIONS}, agent included): a
+   * short-lived CLI near the pod's limit would otherwise leave bundles of its own.
+   */
   private static void startWatch(TrackingOptions options) {
+    if (RunningCli.isThisJvm()) {
+      return;
+    }
     Properties settings = new Properties();
     settings.putAll(System.getProperties());
     settings.putAll(options.watchSettings());
