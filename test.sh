@@ -12,7 +12,7 @@
 #
 # Steps: Rust format and lints; `mvn verify` (Rust unit and integration tests, Java format, Java unit
 # and end-to-end tests); the RocksDB block-cache truth test; each fuzz target of the parsers of
-# untrusted input for 15 s on its committed corpus (rust/nativemem/fuzz/run.sh, which installs
+# untrusted input for 10 s on its committed corpus (rust/nativemem/fuzz/run.sh, which installs
 # nightly Rust and cargo-fuzz when missing); the Java build again on JDK 25 when
 # /usr/lib/jvm/temurin-25-jdk-amd64 (or $JDK25_HOME) exists.
 set -euo pipefail
@@ -70,7 +70,7 @@ mvn -B verify
 
 # Every parser of untrusted input (dumps, maps lines, sidecar files, perf maps) fuzzed for a bounded
 # time: a crash, a hang or memory beyond a parser's bound fails the run (SECURITY.md, "Fuzzing").
-rust/nativemem/fuzz/run.sh --seconds 15
+rust/nativemem/fuzz/run.sh --seconds 10
 
 # The same Java build on the newest JDK (format checked once, above).
 jdk25="${JDK25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
