@@ -30,8 +30,10 @@ import org.junit.jupiter.api.Test;
  * The incident page's readers of untrusted files, fuzzed: any bundle, whatever its files hold,
  * renders a whole page whose only markup is the page's own, and a JSON file that is not an object
  * is refused with a reason. Under plain {@code mvn test}, each {@code @FuzzTest} runs once per
- * committed input (resources {@code IncidentBundleFuzzTestInputs/<method>/}); {@code JAZZER_FUZZ=1
- * mvn -pl java/nativemem test -Dtest=IncidentBundleFuzzTest} fuzzes them (SECURITY.md, "Fuzzing").
+ * committed input (resources {@code IncidentBundleFuzzTestInputs/<method>/}), in a JVM of its own
+ * (surefire execution {@code fuzz-tests}: Jazzer attaches an agent); after a build, {@code
+ * JAZZER_FUZZ=1 mvn -pl java/nativemem surefire:test@fuzz-tests} fuzzes them (SECURITY.md,
+ * "Fuzzing").
  *
  * <p>A fuzz input is a bundle as text: sections {@code === <file name>} followed by that file's
  * bytes, so the committed inputs are readable bundles and mutations stay inside files.
