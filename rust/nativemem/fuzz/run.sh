@@ -19,6 +19,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here"
 
+# Each a [[bin]] of Cargo.toml with a corpus/<target>/ directory.
 all_targets=(heap_v2 maps_line symbols_json java_frames_json perf_map)
 seconds=20
 runs=0
@@ -58,11 +59,11 @@ target_dir=${CARGO_TARGET_DIR:-$here/target}
 cargo +nightly fuzz build --sanitizer none --target-dir "$target_dir"
 bin_dir=$target_dir/x86_64-unknown-linux-gnu/release
 
+# A target's dictionary: the JSON one, its own, or none (a new target needs no dictionary).
 dictionary() {
-  case $1 in
-    symbols_json | java_frames_json) echo dictionaries/json.dict ;;
-    *) echo "dictionaries/$1.dict" ;;
-  esac
+  local file=dictionaries/$1.dict
+  case $1 in symbols_json | java_frames_json) file=dictionaries/json.dict ;; esac
+  if [[ -f $file ]]; then echo "-dict=$file"; else echo "-print_final_stats=1"; fi
 }
 
 scratch=$(mktemp -d)
@@ -78,7 +79,7 @@ for t in "${targets[@]}"; do
   # -timeout: an input running 5 s is a hang. -rss_limit_mb: the whole process (corpus, coverage
   # tables and every leak of earlier inputs) stays under 512 MiB. -max_len: 16 KiB inputs.
   "$bin_dir/$t" -max_total_time="$seconds" -runs="$((runs > 0 ? runs : -1))" -timeout=5 \
-    -rss_limit_mb=512 -max_len=16384 -dict="$(dictionary "$t")" -print_final_stats=1 \
+    -rss_limit_mb=512 -max_len=16384 "$(dictionary "$t")" -print_final_stats=1 \
     -artifact_prefix="artifacts/$t-" "$scratch/$t" "corpus/$t" >"$log" 2>&1 || status=$?
   stat() { sed -n "s/^stat::$1: *//p" "$log" | tail -1; }
   result=ok
