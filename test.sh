@@ -11,7 +11,10 @@
 # the missing ones with apt-get; otherwise it prints the command to run and stops.
 #
 # Steps: Rust format and lints; `mvn verify` (Rust unit and integration tests, Java format, Java unit
-# and end-to-end tests, the dependencies' licenses); the core jar built again and compared; the RocksDB block-cache truth test; the Java build again on JDK 25 when
+# and end-to-end tests, the dependencies' licenses); the core jar built again and compared; the
+# RocksDB block-cache truth test; each fuzz target of the parsers of untrusted input for 10 s on its
+# committed corpus (rust/nativemem/fuzz/run.sh, which installs nightly Rust and cargo-fuzz when
+# missing); the Java build again on JDK 25 when
 # /usr/lib/jvm/temurin-25-jdk-amd64 (or $JDK25_HOME) exists.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -67,6 +70,10 @@ build/reproducible-jar.sh
 # Heap profile analysis against RocksDB's own block-cache accounting (its own workspace, linked
 # against Debian's librocksdb through its .cargo/config.toml, so cargo runs from that directory).
 (cd tests/rust-rocksdb-truth && cargo test)
+
+# Every parser of untrusted input (dumps, maps lines, sidecar files, perf maps, attach replies) fuzzed for a bounded
+# time: a crash, a hang or memory beyond a parser's bound fails the run (SECURITY.md, "Fuzzing").
+rust/nativemem/fuzz/run.sh --seconds 10
 
 # The same Java build on the newest JDK (format checked once, above).
 jdk25="${JDK25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"

@@ -62,7 +62,7 @@ impl JavaFrameNames {
             .map_err(|e| format!("skipped {}: {e}; Java frames stay unnamed", path.display()))
     }
 
-    fn parse(bytes: &[u8]) -> Result<JavaFrameNames, String> {
+    pub(super) fn parse(bytes: &[u8]) -> Result<JavaFrameNames, String> {
         let file: NamesFile = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
         if file.format != FORMAT {
             return Err(format!("format '{}' is not '{FORMAT}'", file.format));

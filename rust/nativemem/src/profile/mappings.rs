@@ -33,7 +33,14 @@ impl Mapping {
             executable: perms.as_bytes().get(2) == Some(&b'x'),
             path,
         };
-        (mapping.start < mapping.end).then_some(mapping)
+        // The file offset of the mapping's last byte fits in 64 bits in any real maps line; one
+        // that does not would overflow every offset computed from it.
+        let plausible = mapping.start < mapping.end
+            && mapping
+                .file_offset
+                .checked_add(mapping.end - mapping.start - 1)
+                .is_some();
+        plausible.then_some(mapping)
     }
 
     /// The file this mapping shows, without the kernel's " (deleted)" mark.
@@ -107,6 +114,25 @@ mod tests {
         assert_eq!(anon.file(), None);
         assert!(Mapping::parse("garbage").is_none());
         assert!(Mapping::parse("20-10 r-xp 0 0:0 0 /x").is_none());
+    }
+
+    /// Found by fuzzing (maps_line): an offset near 2^64 overflowed `file_offset_of` (a panic in
+    /// debug builds, a wrapped offset in release ones).
+    #[test]
+    fn refuses_a_mapping_whose_file_offsets_overflow() {
+        assert!(Mapping::parse("0-100 r-xp ffffffffffffffff 0:0 0 /x").is_none());
+        assert!(Mapping::parse("0-100 r-xp ffffffffffffff01 0:0 0 /x").is_none());
+        let last = Mapping::parse("0-100 r-xp ffffffffffffff00 0:0 0 /x").unwrap();
+        assert_eq!(last.file_offset_of(0xff), u64::MAX);
+        let map = MemoryMap::new(vec![last]);
+        let mut symbolizer = crate::profile::symbolize::Symbolizer::new(
+            &map,
+            crate::profile::sidecar::Sidecar::default(),
+        );
+        assert_eq!(
+            symbolizer.resolve(0xff).lines[0].function,
+            "x+0xffffffffffffffff"
+        );
     }
 
     #[test]

@@ -10,6 +10,8 @@ pub mod demangle;
 pub mod diff;
 pub mod flamegraph;
 pub mod fleet;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod java_frames;
 pub mod mappings;
 pub mod parse;

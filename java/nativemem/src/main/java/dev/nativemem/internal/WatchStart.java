@@ -34,16 +34,16 @@ public final class WatchStart {
    */
   public static void startIfOn(Properties properties) {
     String value = Setting.WATCH.valueIn(properties).trim().toLowerCase(Locale.ROOT);
-    if (value.equals("off")
-        || value.equals("false")
-        || MemoryWatch.current() != null
-        || !CLAIMED.compareAndSet(false, true)) {
+    if (value.equals("off") || value.equals("false") || MemoryWatch.current() != null) {
       return;
     }
     try {
       if (!value.equals("on") && !value.equals("true")) {
         throw new IllegalArgumentException(
             "-D" + Setting.WATCH.property() + "=" + value + ": takes on or off");
+      }
+      if (!CLAIMED.compareAndSet(false, true)) {
+        return;
       }
       MemoryWatch.start(WatchOptions.from(properties));
     } catch (RuntimeException e) {

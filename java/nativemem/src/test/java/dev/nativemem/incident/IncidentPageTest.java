@@ -33,7 +33,7 @@ class IncidentPageTest {
   private static final long START = 1_764_538_800_000L;
 
   /** Every element the page writes; a planted one would be another. */
-  private static final java.util.Set<String> OUR_TAGS =
+  static final java.util.Set<String> OUR_TAGS =
       java.util.Set.of(
           "!doctype",
           "html",
