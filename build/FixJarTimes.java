@@ -35,6 +35,9 @@ public class FixJarTimes {
         out.closeEntry();
       }
     }
+    // The jar keeps its own permissions (a temporary file is made 0600): other users run it, as
+    // the tests' JVMs of another uid do.
+    Files.setPosixFilePermissions(temp, Files.getPosixFilePermissions(jar));
     Files.move(temp, jar, StandardCopyOption.REPLACE_EXISTING);
   }
 }

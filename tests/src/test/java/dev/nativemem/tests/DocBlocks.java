@@ -93,6 +93,32 @@ final class DocBlocks {
     return LOGS + " " + line.substring(line.indexOf('|'));
   }
 
+  /** docs/playbook-oomkilled.md's Dockerfile: the {@code JAVA_TOOL_OPTIONS} it sets, split. */
+  static List<String> playbookJavaToolOptions() throws IOException {
+    String prefix = "ENV JAVA_TOOL_OPTIONS=\"";
+    for (String line : block("playbook-oomkilled.md", "playbook-dockerfile").split("\n")) {
+      if (line.startsWith(prefix) && line.endsWith("\"")) {
+        return Arrays.asList(
+            line.substring(prefix.length(), line.length() - 1).trim().split("\\s+"));
+      }
+    }
+    throw new AssertionError("the playbook's Dockerfile sets no JAVA_TOOL_OPTIONS");
+  }
+
+  /**
+   * docs/playbook-oomkilled.md's commands that read the verdict from a log, each with its {@code
+   * kubectl logs [--previous] <pod>} replaced by {@code cat <log>} and its comment dropped.
+   */
+  static List<String> playbookLogCommands(Path log) throws IOException {
+    List<String> commands = new ArrayList<>();
+    for (String line : block("playbook-oomkilled.md", "playbook-logs").split("\n")) {
+      String command = line.replaceAll("\\s+#.*$", "").trim();
+      assertTrue(command.matches(LOGS + " (--previous )?<[a-z-]+> \\|.*"), command);
+      commands.add("cat " + log + command.substring(command.indexOf(" |")));
+    }
+    return commands;
+  }
+
   /** The pod spec of a Deployment or of a FlinkDeployment's TaskManager pod template. */
   static Map<String, Object> podSpec(Map<String, Object> resource) {
     Map<String, Object> spec = map(resource.get("spec"));

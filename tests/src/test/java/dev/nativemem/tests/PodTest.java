@@ -49,6 +49,9 @@ class PodTest {
 
   static final String BOOT_VOLUME = "/nativemem";
 
+  /** The jar's path in the playbook's Dockerfile. */
+  static final String PLAYBOOK_JAR = "/opt/nativemem/nativemem-0.1.0.jar";
+
   @Test
   void theRuntimeHasNoAttachModule() throws Exception {
     Path jre = PodRuntime.jre();
@@ -63,6 +66,10 @@ class PodTest {
     assertEquals("FlinkDeployment", flink.get(0).get("kind"));
     List<String> tm = DocBlocks.flinkTaskManagerOptions();
     assertMountedOnAClaim(flink, "flink-main-container", watchDir(tm, DOC_JAR), DOC_VOLUME);
+
+    // The playbook's Dockerfile: the agent with the watch on a directory of the claim's mount.
+    String playbookDir = watchDir(DocBlocks.playbookJavaToolOptions(), PLAYBOOK_JAR);
+    assertTrue(playbookDir.startsWith(BOOT_VOLUME + "/"), playbookDir);
 
     List<Map<String, Object>> boot = DocBlocks.springBootDeployment();
     assertEquals("Deployment", boot.get(0).get("kind"));
@@ -278,6 +285,24 @@ class PodTest {
         assertEquals(
             IncidentLogLines.JSON_PREFIX + extracted.trim(),
             "nativemem-incident-json: " + log.json.get(0));
+        // The playbook's step 4, as written, on the same log: the block, then its JSON line.
+        List<String> block = new ArrayList<>();
+        for (String line : r.stderr.split("\n")) {
+          if (line.startsWith("nativemem-incident")) {
+            block.add(line);
+          }
+        }
+        for (String command : DocBlocks.playbookLogCommands(stderr)) {
+          if (!ForkedJvm.onPath("jq")) {
+            command = command.replaceAll("\\s*\\|\\s*jq \\.$", ""); // the JSON as jq reads it
+          }
+          String out = run(List.of("sh", "-c", command));
+          if (command.contains("grep")) {
+            assertEquals(block, Arrays.asList(out.split("\n")), command);
+          } else {
+            assertEquals(JSON.std.mapFrom(log.json.get(0)), JSON.std.mapFrom(out), command);
+          }
+        }
       } finally {
         Files.delete(stderr);
       }
