@@ -70,7 +70,11 @@ class AttachFromJreTest {
   /** The CLI in the runtime without jdk.attach ({@code -Dattach.test.cli.java} for another). */
   private static ForkedJvm fromRuntime() {
     String other = System.getProperty("attach.test.cli.java");
-    return new ForkedJvm().java(other != null ? Paths.get(other) : RUNTIME.resolve("bin/java"));
+    return new ForkedJvm()
+        .java(
+            other != null
+                ? Paths.get(other)
+                : OtherUsers.readable(RUNTIME).resolve("bin/java")); // uid 9999 runs it
   }
 
   private static List<String> attachArgs(long pid, String... command) {
@@ -215,7 +219,7 @@ class AttachFromJreTest {
       assertTrue(
           r.stderr.contains(
               "runuser -u nobody -- "
-                  + RUNTIME.resolve("bin/java")
+                  + OtherUsers.readable(RUNTIME).resolve("bin/java")
                   + " -jar "
                   + ForkedJvm.JAR.toRealPath()
                   + " attach "

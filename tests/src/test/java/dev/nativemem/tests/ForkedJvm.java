@@ -14,18 +14,25 @@ import java.util.concurrent.TimeUnit;
 
 /** Runs a child JVM against the built jar and captures what it printed. */
 final class ForkedJvm {
-  static final Path JAR = Paths.get(System.getProperty("nativemem.jar", "missing-nativemem.jar"));
+  /** The jar as the build left it. */
+  private static final Path BUILT_JAR =
+      Paths.get(System.getProperty("nativemem.jar", "missing-nativemem.jar"));
+
+  /** The jar, where JVMs of another uid can read it too ({@link OtherUsers}). */
+  static final Path JAR = OtherUsers.readable(BUILT_JAR);
+
   static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
   static final Path DEBIAN_JEMALLOC = Paths.get("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2");
 
   /** The project's preload allocator, as the build left it beside the jar's classes. */
   static final Path OWN_JEMALLOC =
-      JAR.toAbsolutePath()
+      BUILT_JAR
+          .toAbsolutePath()
           .getParent()
           .resolve("classes/dev/nativemem/native/linux-x86_64/libnativemem_jemalloc.so");
 
   /** This module's compiled tests, for child JVMs that run a probe class of the tests. */
-  static final String TEST_CLASSES = System.getProperty("nativemem.test.classes", "");
+  static final String TEST_CLASSES = readable(System.getProperty("nativemem.test.classes", ""));
 
   private final List<String> jvmArgs = new ArrayList<>();
   private final Map<String, String> env = new HashMap<>();
@@ -173,5 +180,10 @@ final class ForkedJvm {
     public String toString() {
       return "exit " + exitCode + "\n--- stdout\n" + stdout + "\n--- stderr\n" + stderr;
     }
+  }
+
+  /** A class path entry where JVMs of another uid can read it too; empty stays empty. */
+  private static String readable(String entry) {
+    return entry.isEmpty() ? entry : OtherUsers.readable(Paths.get(entry)).toString();
   }
 }

@@ -55,6 +55,6 @@ final class PodRuntime {
     }
     String modules = PodTest.run(List.of(jre.resolve("bin/java").toString(), "--list-modules"));
     assertFalse(modules.contains("jdk.attach"), "the pod's runtime has no jdk.attach: " + modules);
-    return jre;
+    return OtherUsers.readable(jre); // uid 9999 runs it
   }
 }

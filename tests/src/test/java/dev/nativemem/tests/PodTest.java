@@ -142,8 +142,7 @@ class PodTest {
     Path jre = PodRuntime.jre();
     List<String> options =
         Arrays.asList(DocBlocks.springBootJavaToolOptions().trim().split("\\s+"));
-    Path volume = Paths.get("target").toAbsolutePath().resolve("pod-attach-" + System.nanoTime());
-    Files.createDirectories(volume);
+    Path volume = OtherUsers.newDirectory("pod-attach-" + System.nanoTime());
     mountTmpfs(volume);
     String jvmOptions = String.join(" ", here(options, BOOT_JAR, BOOT_VOLUME, volume));
     List<String> target = new ArrayList<>(asUser());
@@ -214,8 +213,7 @@ class PodTest {
     List<String> options = DocBlocks.flinkTaskManagerOptions();
     String name = "nativemem-pod-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
     Path memory = childCgroup("memory", name);
-    Path volume = Paths.get("target").toAbsolutePath().resolve(name);
-    Files.createDirectories(volume);
+    Path volume = OtherUsers.newDirectory(name);
     try {
       mountTmpfs(volume);
     } catch (RuntimeException e) {
