@@ -133,6 +133,10 @@ mod tests {
         // Only mmapped chunks are compared, but other test threads may map chunks of their own
         // meanwhile (read buffers of 256 KiB are above the threshold too): their bytes can only
         // add, so a few tries are made for one without them.
+        // A fixed threshold: glibc otherwise raises it to the size of a freed mapped chunk, and
+        // the next tries' 8 MiB would come from an arena instead.
+        // SAFETY: mallopt only sets a parameter of glibc's allocator.
+        unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10) };
         let mut grown = Vec::new();
         let mut during = GlibcStats::read().unwrap();
         for _ in 0..8 {
