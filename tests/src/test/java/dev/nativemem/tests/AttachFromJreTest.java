@@ -144,8 +144,10 @@ class AttachFromJreTest {
                 "-c",
                 "mount -t tmpfs tmpfs /tmp && exec \"$0\" \"$@\""));
     launcher.addAll(AS_9999);
+    // Its /tmp is a new tmpfs: its class path must not be under this one's /tmp.
+    String classes = OtherUsers.outsideTmp(Paths.get(ForkedJvm.TEST_CLASSES)).toString();
     try (AttachTargetProcess target =
-        new AttachTargetProcess(launcher, List.of(), List.of(ForkedJvm.TEST_CLASSES))) {
+        new AttachTargetProcess(launcher, List.of(), List.of(classes))) {
       Path theirTmp = Paths.get("/proc/" + target.pid + "/root/tmp");
       String nspid = "";
       for (String line : Files.readAllLines(Paths.get("/proc/" + target.pid + "/status"))) {

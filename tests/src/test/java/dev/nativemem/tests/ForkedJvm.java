@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /** Runs a child JVM against the built jar and captures what it printed. */
 final class ForkedJvm {
-  /** The jar as the build left it. */
-  private static final Path BUILT_JAR =
+  /** The jar as the build left it, beside its -debug jar and classes. */
+  static final Path BUILT_JAR =
       Paths.get(System.getProperty("nativemem.jar", "missing-nativemem.jar"));
 
   /** The jar, where JVMs of another uid can read it too ({@link OtherUsers}). */

@@ -44,6 +44,28 @@ final class OtherUsers {
     }
   }
 
+  /**
+   * {@link #readable}, and a copy also when {@code path} is under {@code /tmp}: for a JVM that gets
+   * a private {@code /tmp} (a tmpfs mounted over it), which hides this one's.
+   */
+  static synchronized Path outsideTmp(Path path) {
+    try {
+      Path real = path.toRealPath();
+      if (!real.startsWith("/tmp")) {
+        return readable(path);
+      }
+      Path copy = COPIES.get(real);
+      if (copy == null) {
+        copy = stagingDirectory().resolve(COPIES.size() + "-" + real.getFileName());
+        copyTree(real, copy);
+        COPIES.put(real, copy);
+      }
+      return copy;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot copy " + path + " out of /tmp", e);
+    }
+  }
+
   /** Whether every directory above {@code real} lets others in and {@code real} lets them read. */
   private static boolean reachable(Path real) throws IOException {
     for (Path dir = real.getParent(); dir != null; dir = dir.getParent()) {

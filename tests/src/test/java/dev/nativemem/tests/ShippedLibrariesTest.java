@@ -32,7 +32,7 @@ class ShippedLibrariesTest {
   private static final String NATIVE_DIR = "dev/nativemem/native/linux-x86_64/";
   private static final String[] LIBRARIES = {"libnativemem.so", "libnativemem_jemalloc.so"};
   private static final Path DEBUG_JAR =
-      Paths.get(ForkedJvm.JAR.toString().replaceFirst("\\.jar$", "-debug.jar"));
+      Paths.get(ForkedJvm.BUILT_JAR.toString().replaceFirst("\\.jar$", "-debug.jar"));
 
   @TempDir static Path dir;
 
