@@ -7,7 +7,7 @@
 
 #![no_main]
 
-use nativemem::checked_files::Links;
+use nativemem::files::Links;
 use nativemem::profile::fleet::{Fleet, Role};
 use nativemem::profile::{report, summary};
 use nativemem_fuzz::MemoryFile;
