@@ -32,13 +32,7 @@ final class OtherUsers {
         return path;
       }
       Path real = path.toRealPath();
-      Path copy = COPIES.get(real);
-      if (copy == null) {
-        copy = stagingDirectory().resolve(COPIES.size() + "-" + real.getFileName());
-        copyTree(real, copy);
-        COPIES.put(real, copy);
-      }
-      return copy;
+      return copyOnce(real);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot make " + path + " readable for another uid", e);
     }
@@ -54,13 +48,7 @@ final class OtherUsers {
       if (!real.startsWith("/tmp")) {
         return readable(path);
       }
-      Path copy = COPIES.get(real);
-      if (copy == null) {
-        copy = stagingDirectory().resolve(COPIES.size() + "-" + real.getFileName());
-        copyTree(real, copy);
-        COPIES.put(real, copy);
-      }
-      return copy;
+      return copyOnce(real);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot copy " + path + " out of /tmp", e);
     }
@@ -90,6 +78,17 @@ final class OtherUsers {
    * This run's directory, in {@code /var/tmp} where it is the usual sticky directory: tests that
    * give a JVM a private {@code /tmp} (a tmpfs mounted over it) must still find the copies.
    */
+  /** This run's one copy of {@code real}, made at the first call. */
+  private static Path copyOnce(Path real) throws IOException {
+    Path copy = COPIES.get(real);
+    if (copy == null) {
+      copy = stagingDirectory().resolve(COPIES.size() + "-" + real.getFileName());
+      copyTree(real, copy);
+      COPIES.put(real, copy);
+    }
+    return copy;
+  }
+
   private static Path stagingDirectory() throws IOException {
     if (staging == null) {
       Path varTmp = Path.of("/var/tmp");
