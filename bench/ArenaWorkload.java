@@ -1,4 +1,4 @@
-import dev.nativemem.AllocatorStats;
+import dev.nativemem.memory.AllocatorStats;
 import dev.nativemem.NativeMemory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-import dev.nativemem.HeapProfiler;
+import dev.nativemem.profile.HeapProfiler;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.internal.NativeBridge;
 

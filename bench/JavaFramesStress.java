@@ -1,4 +1,4 @@
-import dev.nativemem.HeapProfiler;
+import dev.nativemem.profile.HeapProfiler;
 import dev.nativemem.NativeMemory;
 import java.lang.reflect.Method;
 import java.net.URL;

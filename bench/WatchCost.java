@@ -51,7 +51,7 @@ public final class WatchCost {
         "allocator %s, agent %s: %d samples, %.1f us CPU and %.1f bytes allocated per sample;"
             + " at the default 1 s interval: %.4f%% of one CPU%n",
         NativeMemory.allocator().kind(),
-        dev.nativemem.NativeHandles.agentActive(),
+        dev.nativemem.handles.NativeHandles.agentActive(),
         n,
         cpu / 1000.0 / n,
         (double) alloc / n,

@@ -24,10 +24,9 @@ const MAX_METHODS: usize = 4 * MAX_KEYS;
 
 /// Classes whose frames are not part of a creation site, as JVMTI signatures. The same as
 /// `CreationSites.isOurs` on the Java side, plus the class declaring this native method.
-const OWN_CLASS_PREFIXES: [&str; 4] = [
-    "Ldev/nativemem/internal/handles/",
+const OWN_CLASS_PREFIXES: [&str; 3] = [
+    "Ldev/nativemem/handles/",
     "Ldev/nativemem/agent/",
-    "Ldev/nativemem/NativeHandles;",
     "Ldev/nativemem/internal/NativeBridge;",
 ];
 

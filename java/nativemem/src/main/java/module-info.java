@@ -1,17 +1,23 @@
 /**
- * nativemem's API. Only {@code dev.nativemem}, its metric table ({@code dev.nativemem.metrics}),
- * the memory watch ({@code dev.nativemem.watch}) and the incident page ({@code
- * dev.nativemem.incident}) are exported: the bridge to the native library, the handle tracker, the
- * agent and the CLI stay inside, so other modules (the JUnit extension, metrics binders) reach the
- * native side only through the facade. Commons CLI, ASM and jackson-jr are shaded into the jar
- * ({@code dev.nativemem.shaded.*}), hence {@code requires static}: needed to compile, never
- * resolved at run time. On the class path (the agent, {@code java -jar}, fat jars) this descriptor
- * is ignored.
+ * nativemem's API, one package per feature: the front door {@code dev.nativemem} ({@code
+ * NativeMemory}, {@code Setting}, the exceptions, the MXBean), {@code dev.nativemem.memory} (the
+ * breakdown, snapshot, allocator and remedies), {@code dev.nativemem.handles} (native handles and
+ * their leaks), {@code dev.nativemem.profile} (heap profiles), {@code dev.nativemem.watch} (the
+ * memory watch), {@code dev.nativemem.incident} (the incident page) and {@code
+ * dev.nativemem.metrics} (the metric table). The bridge to the native library ({@code
+ * dev.nativemem.internal}), the agent, the attach channel and the CLI stay inside, so other modules
+ * (the JUnit extension, metrics binders) reach the native side only through these packages. Commons
+ * CLI, ASM and jackson-jr are shaded into the jar ({@code dev.nativemem.shaded.*}), hence {@code
+ * requires static}: needed to compile, never resolved at run time. On the class path (the agent,
+ * {@code java -jar}, fat jars) this descriptor is ignored.
  */
 module dev.nativemem {
   exports dev.nativemem;
+  exports dev.nativemem.handles;
   exports dev.nativemem.incident;
+  exports dev.nativemem.memory;
   exports dev.nativemem.metrics;
+  exports dev.nativemem.profile;
   exports dev.nativemem.watch;
 
   requires java.management;
@@ -20,5 +26,4 @@ module dev.nativemem {
   requires static org.objectweb.asm;
   requires static com.fasterxml.jackson.jr.ob;
   requires static com.fasterxml.jackson.core;
-  requires static rocksdbjni;
 }

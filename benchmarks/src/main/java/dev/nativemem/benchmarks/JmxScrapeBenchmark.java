@@ -1,9 +1,9 @@
 package dev.nativemem.benchmarks;
 
-import dev.nativemem.MemoryBreakdown;
-import dev.nativemem.MemorySnapshot;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.NativeMemoryMXBean;
+import dev.nativemem.memory.MemoryBreakdown;
+import dev.nativemem.memory.MemorySnapshot;
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;

@@ -1,9 +1,9 @@
 package dev.nativemem.benchmarks;
 
-import dev.nativemem.AllocatorStats;
-import dev.nativemem.MemoryBreakdown;
 import dev.nativemem.NativeMemory;
-import dev.nativemem.internal.NmtSummary;
+import dev.nativemem.memory.AllocatorStats;
+import dev.nativemem.memory.MemoryBreakdown;
+import dev.nativemem.memory.NmtSummary;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -1,6 +1,6 @@
 package dev.nativemem.benchmarks;
 
-import dev.nativemem.MemorySnapshot;
+import dev.nativemem.memory.MemorySnapshot;
 import dev.nativemem.micrometer.NativeMemoryMeterBinder;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

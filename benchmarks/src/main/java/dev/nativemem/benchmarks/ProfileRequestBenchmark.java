@@ -1,8 +1,8 @@
 package dev.nativemem.benchmarks;
 
-import dev.nativemem.HeapProfile;
-import dev.nativemem.ProfileReport;
-import dev.nativemem.ProfileRequest;
+import dev.nativemem.profile.HeapProfile;
+import dev.nativemem.profile.ProfileReport;
+import dev.nativemem.profile.ProfileRequest;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

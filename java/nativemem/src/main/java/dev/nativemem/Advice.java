@@ -1,6 +1,5 @@
 package dev.nativemem;
 
-import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.TerminalText;
 import java.util.LinkedHashMap;
@@ -23,7 +22,8 @@ public final class Advice {
   private final String message;
   private final String suggestedSetting;
 
-  Advice(String code, Severity severity, String message, String suggestedSetting) {
+  /** A finding: its stable {@code code}, how serious, what was seen, and the setting that helps. */
+  public Advice(String code, Severity severity, String message, String suggestedSetting) {
     this.code = code;
     this.severity = severity;
     this.message = message;
@@ -71,9 +71,5 @@ public final class Advice {
             + ": "
             + message
             + (suggestedSetting.isEmpty() ? "" : "\n  suggested: " + suggestedSetting));
-  }
-
-  static String mib(long bytes) {
-    return ByteFormat.human(bytes);
   }
 }

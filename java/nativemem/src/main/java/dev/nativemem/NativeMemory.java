@@ -1,12 +1,21 @@
 package dev.nativemem;
 
-import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
-import dev.nativemem.internal.ProfileDump;
-import dev.nativemem.internal.WatchStart;
+import dev.nativemem.memory.AllocatorInfo;
+import dev.nativemem.memory.AllocatorStats;
+import dev.nativemem.memory.MemoryBreakdown;
+import dev.nativemem.memory.MemoryReader;
+import dev.nativemem.memory.MemorySnapshot;
+import dev.nativemem.memory.ProcessMemory;
+import dev.nativemem.memory.Remedies;
+import dev.nativemem.profile.HeapProfile;
+import dev.nativemem.profile.HeapProfiler;
+import dev.nativemem.profile.JavaFramesSetting;
+import dev.nativemem.profile.ProfileDump;
 import dev.nativemem.watch.MemoryWatch;
 import dev.nativemem.watch.WatchOptions;
+import dev.nativemem.watch.WatchStart;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -42,14 +51,12 @@ public final class NativeMemory {
 
   /** Which allocator serves this process's {@code malloc}. */
   public static AllocatorInfo allocator() {
-    NativeLibraryLoader.load();
-    return new AllocatorInfo(Json.parseObject(NativeBridge.allocatorJson()));
+    return MemoryReader.allocator();
   }
 
   /** Resident memory of this process, from {@code /proc/self/status}. */
   public static ProcessMemory processMemory() {
-    NativeLibraryLoader.load();
-    return new ProcessMemory(Json.parseObject(NativeBridge.processMemoryJson()));
+    return MemoryReader.processMemory();
   }
 
   /**
@@ -66,9 +73,7 @@ public final class NativeMemory {
    * @throws NativeMemoryException if jemalloc does not know the key
    */
   public static long mallctl(String key) {
-    Objects.requireNonNull(key, "key");
-    NativeLibraryLoader.load();
-    return NativeBridge.mallctlRead(key);
+    return MemoryReader.mallctl(key);
   }
 
   /**
@@ -76,8 +81,7 @@ public final class NativeMemory {
    * epoch}, or glibc's {@code mallinfo2}, labelled by kind.
    */
   public static AllocatorStats stats() {
-    NativeLibraryLoader.load();
-    return new AllocatorStats(Json.parseObject(NativeBridge.allocatorStatsJson()));
+    return MemoryReader.stats();
   }
 
   /**
@@ -85,8 +89,7 @@ public final class NativeMemory {
    * glibc's {@code malloc_info} XML (see {@link #allocator()} for which).
    */
   public static String allocatorReport() {
-    NativeLibraryLoader.load();
-    return NativeBridge.allocatorReport();
+    return MemoryReader.allocatorReport();
   }
 
   /**
@@ -100,9 +103,7 @@ public final class NativeMemory {
 
   /** The breakdown with JVM memory counted as {@code view} says. */
   public static MemoryBreakdown breakdown(MemoryBreakdown.View view) {
-    Objects.requireNonNull(view, "view");
-    NativeLibraryLoader.load();
-    return MemoryBreakdown.read(NativeBridge.nativeViewJson(), view);
+    return MemoryReader.breakdown(view);
   }
 
   /**
@@ -111,18 +112,17 @@ public final class NativeMemory {
    * figures costs one reading.
    */
   public static MemorySnapshot snapshot() {
-    return MemorySnapshot.current();
+    return MemoryReader.snapshot();
   }
 
   /** What to change, with reasons: arenas sized for the host, decay, NMT, profiling, headroom. */
   public static java.util.List<Advice> advice() {
-    return AdviceRules.evaluate(allocator(), breakdown(), System.getenv());
+    return MemoryReader.advice();
   }
 
   /** Actions that give native memory back now (purge, decay, background threads, trim). */
   public static Remedies remedies() {
-    NativeLibraryLoader.load();
-    return Remedies.INSTANCE;
+    return MemoryReader.remedies();
   }
 
   /**
@@ -157,6 +157,7 @@ public final class NativeMemory {
             .log(System.Logger.Level.WARNING, "-Dnativemem.jmx=true: " + e.getMessage());
       }
     }
+    JavaFramesSetting.applyAtStart();
     WatchStart.fromSettings();
   }
 
@@ -165,8 +166,7 @@ public final class NativeMemory {
    * profiler; {@link HeapProfiler#isAvailable()} says whether it can run.
    */
   public static HeapProfiler profiling() {
-    NativeLibraryLoader.load();
-    return HeapProfiler.INSTANCE;
+    return HeapProfiler.get();
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.nativemem;
 
+import dev.nativemem.memory.Remedies;
 import dev.nativemem.metrics.Measurement;
 import dev.nativemem.metrics.NativeMemoryMetric;
 import dev.nativemem.metrics.NativeMemoryMetrics;

@@ -1,5 +1,8 @@
 package dev.nativemem;
 
+import dev.nativemem.memory.MemoryBreakdown;
+import dev.nativemem.memory.MemorySnapshot;
+
 /**
  * nativemem over JMX as {@code dev.nativemem:type=NativeMemory}: what jconsole, the Prometheus JMX
  * exporter or Flink's JMX reporter read. Every attribute comes from one {@link MemorySnapshot}, so

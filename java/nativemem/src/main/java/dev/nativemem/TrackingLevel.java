@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * How much the agent records per native handle: the agent argument {@code level=} or {@link
- * Setting#HANDLES_LEVEL}; {@link NativeHandles#trackingLevel()} says which is in effect.
+ * Setting#HANDLES_LEVEL}; {@code NativeHandles.trackingLevel()} says which is in effect.
  */
 public enum TrackingLevel {
   /** Nothing: classes are not instrumented. */

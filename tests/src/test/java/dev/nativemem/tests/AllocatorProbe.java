@@ -148,10 +148,10 @@ public final class AllocatorProbe {
   static void resident(Map<String, Object> out) throws Exception {
     NativeMemory.breakdown(); // load the library, read the ranges once
     String committedView =
-        NativeMemory.breakdown(dev.nativemem.MemoryBreakdown.View.COMMITTED).toJson();
+        NativeMemory.breakdown(dev.nativemem.memory.MemoryBreakdown.View.COMMITTED).toJson();
     List<long[]> before = smaps();
     long started = System.nanoTime();
-    dev.nativemem.MemoryBreakdown resident = NativeMemory.breakdown();
+    dev.nativemem.memory.MemoryBreakdown resident = NativeMemory.breakdown();
     out.put("breakdown_micros", (System.nanoTime() - started) / 1000);
     List<long[]> after = smaps();
     out.put("breakdown", resident.toJson());
@@ -241,7 +241,7 @@ public final class AllocatorProbe {
     server.getAttribute(name, "AllocatorKind"); // JMX's own first-use costs, before any reading
     // Attributes come from a snapshot shared for MAX_AGE: let it expire, then read the facade's
     // figures just before the MXBean takes its fresh one.
-    Thread.sleep(dev.nativemem.MemorySnapshot.MAX_AGE.toMillis() + 50);
+    Thread.sleep(dev.nativemem.memory.MemorySnapshot.MAX_AGE.toMillis() + 50);
     out.put("stats_allocated_bytes", NativeMemory.stats().allocatedBytes());
     out.put("rss_bytes", NativeMemory.processMemory().rssBytes());
     out.put("kind", server.getAttribute(name, "AllocatorKind"));

@@ -1,8 +1,8 @@
 package dev.nativemem.tests;
 
-import dev.nativemem.HeapProfile;
-import dev.nativemem.HeapProfiler;
 import dev.nativemem.NativeMemory;
+import dev.nativemem.profile.HeapProfile;
+import dev.nativemem.profile.HeapProfiler;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;

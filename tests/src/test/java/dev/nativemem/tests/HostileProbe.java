@@ -1,7 +1,7 @@
 package dev.nativemem.tests;
 
-import dev.nativemem.HeapProfile;
 import dev.nativemem.NativeMemory;
+import dev.nativemem.profile.HeapProfile;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URL;

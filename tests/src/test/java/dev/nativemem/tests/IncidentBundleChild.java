@@ -1,13 +1,13 @@
 package dev.nativemem.tests;
 
 import dev.nativemem.Advice;
-import dev.nativemem.HandleReport;
-import dev.nativemem.HeapProfile;
-import dev.nativemem.HeapProfiler;
-import dev.nativemem.MemoryBreakdown;
-import dev.nativemem.MemorySnapshot;
-import dev.nativemem.NativeHandles;
 import dev.nativemem.NativeMemory;
+import dev.nativemem.handles.HandleReport;
+import dev.nativemem.handles.NativeHandles;
+import dev.nativemem.memory.MemoryBreakdown;
+import dev.nativemem.memory.MemorySnapshot;
+import dev.nativemem.profile.HeapProfile;
+import dev.nativemem.profile.HeapProfiler;
 import dev.nativemem.tests.handles.SourceLine;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package dev.nativemem.tests;
 
-import dev.nativemem.HeapProfiler;
 import dev.nativemem.NativeMemory;
+import dev.nativemem.profile.HeapProfiler;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.ProfileRequest;
+import dev.nativemem.profile.ProfileRequest;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;

@@ -1,7 +1,7 @@
 package dev.nativemem.tests;
 
-import dev.nativemem.MemorySnapshot;
 import dev.nativemem.NativeMemory;
+import dev.nativemem.memory.MemorySnapshot;
 import dev.nativemem.metrics.NativeMemoryMetric;
 import dev.nativemem.metrics.NativeMemoryMetrics;
 import java.nio.file.Path;

@@ -1,11 +1,11 @@
 package dev.nativemem.tests;
 
 import dev.nativemem.Advice;
-import dev.nativemem.AllocatorInfo;
-import dev.nativemem.HeapProfile;
-import dev.nativemem.HeapProfiler;
-import dev.nativemem.MemoryBreakdown;
 import dev.nativemem.NativeMemory;
+import dev.nativemem.memory.AllocatorInfo;
+import dev.nativemem.memory.MemoryBreakdown;
+import dev.nativemem.profile.HeapProfile;
+import dev.nativemem.profile.HeapProfiler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.Deflater;

@@ -1,10 +1,10 @@
 package dev.nativemem.junit;
 
-import dev.nativemem.HandleLeakError;
-import dev.nativemem.HandleScope;
-import dev.nativemem.KnownLeak;
-import dev.nativemem.NativeHandles;
 import dev.nativemem.Setting;
+import dev.nativemem.handles.HandleLeakError;
+import dev.nativemem.handles.HandleScope;
+import dev.nativemem.handles.KnownLeak;
+import dev.nativemem.handles.NativeHandles;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

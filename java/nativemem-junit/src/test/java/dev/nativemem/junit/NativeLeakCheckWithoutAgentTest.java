@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
-import dev.nativemem.NativeHandles;
+import dev.nativemem.handles.NativeHandles;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.MemorySnapshot;
-import dev.nativemem.NativeHandles;
 import dev.nativemem.NativeMemoryException;
-import dev.nativemem.TrackedResource;
+import dev.nativemem.handles.NativeHandles;
+import dev.nativemem.handles.TrackedResource;
+import dev.nativemem.memory.MemorySnapshot;
 import dev.nativemem.metrics.Measurement;
 import dev.nativemem.metrics.NativeMemoryMetric;
 import dev.nativemem.metrics.NativeMemoryMetrics;

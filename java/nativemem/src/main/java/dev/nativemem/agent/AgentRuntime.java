@@ -1,15 +1,15 @@
 package dev.nativemem.agent;
 
-import dev.nativemem.NativeHandles;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.NativeMemoryException;
 import dev.nativemem.Setting;
 import dev.nativemem.TrackingLevel;
+import dev.nativemem.handles.HandleTracker;
+import dev.nativemem.handles.NativeHandles;
+import dev.nativemem.handles.TrackingOptions;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.internal.SettingsInEffect;
-import dev.nativemem.internal.WatchStart;
-import dev.nativemem.internal.handles.HandleTracker;
-import dev.nativemem.internal.handles.TrackingOptions;
+import dev.nativemem.watch.WatchStart;
 import java.lang.instrument.Instrumentation;
 import java.lang.instrument.UnmodifiableClassException;
 import java.nio.file.Path;

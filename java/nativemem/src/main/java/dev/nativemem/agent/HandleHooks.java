@@ -1,8 +1,8 @@
 package dev.nativemem.agent;
 
-import dev.nativemem.internal.handles.End;
-import dev.nativemem.internal.handles.HandleTracker;
-import dev.nativemem.internal.handles.TrackingOptions;
+import dev.nativemem.handles.End;
+import dev.nativemem.handles.HandleTracker;
+import dev.nativemem.handles.TrackingOptions;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package dev.nativemem.agent;
 
-import dev.nativemem.HandleReport;
-import dev.nativemem.NativeHandles;
+import dev.nativemem.handles.HandleReport;
+import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.internal.NewFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

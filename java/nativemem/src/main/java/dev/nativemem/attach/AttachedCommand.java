@@ -1,12 +1,12 @@
 package dev.nativemem.attach;
 
-import dev.nativemem.HandleReport;
-import dev.nativemem.HeapProfile;
-import dev.nativemem.HeapProfiler;
-import dev.nativemem.NativeHandles;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.agent.AgentRuntime;
 import dev.nativemem.cli.NativeMemoryCli;
+import dev.nativemem.handles.HandleReport;
+import dev.nativemem.handles.NativeHandles;
+import dev.nativemem.profile.HeapProfile;
+import dev.nativemem.profile.HeapProfiler;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.lang.instrument.Instrumentation;

@@ -1,8 +1,8 @@
 package dev.nativemem.cli;
 
-import dev.nativemem.MemoryBreakdown;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.internal.TerminalText;
+import dev.nativemem.memory.MemoryBreakdown;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.Options;
 

@@ -1,13 +1,16 @@
 package dev.nativemem.cli;
 
-import dev.nativemem.AllocatorInfo;
-import dev.nativemem.NativeMemory;
-import dev.nativemem.ProcessMemory;
-import dev.nativemem.internal.ByteFormat;
+import java.lang.reflect.InvocationTargetException;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.Options;
 
+/**
+ * {@code demo}: runs {@code dev.nativemem.demo.Demo}, which lives in the nativemem-demo jar (with
+ * rocksdbjni beside it), not in the core jar.
+ */
 final class DemoCommand extends CliCommand {
+  static final String DEMO_CLASS = "dev.nativemem.demo.Demo";
+
   DemoCommand() {
     super(
         "demo",
@@ -22,38 +25,28 @@ final class DemoCommand extends CliCommand {
 
   @Override
   int run(CommandLine line) {
-    System.out.println("nativemem demo: " + NativeMemory.version());
-    System.out.println();
-    AllocatorInfo allocator = NativeMemory.allocator();
-    System.out.println(
-        "Allocator serving malloc: "
-            + allocator.kind().name().toLowerCase(java.util.Locale.ROOT)
-            + " "
-            + allocator.version());
-    System.out.println("  defined in " + allocator.mallocObject());
-    if (!allocator.isJemalloc()) {
-      System.out.println(
-          "  (glibc: no per-arena statistics or heap profiles; preload jemalloc to get them)");
+    Class<?> demo;
+    try {
+      demo = Class.forName(DEMO_CLASS, true, DemoCommand.class.getClassLoader());
+    } catch (ClassNotFoundException e) {
+      out.println(
+          "demo: the demo is in the nativemem-demo jar, not in this one; run"
+              + " java -jar java/nativemem-demo/target/nativemem-demo-VERSION.jar demo");
+      return 2;
     }
-    ProcessMemory process = NativeMemory.processMemory();
-    Runtime heap = Runtime.getRuntime();
-    System.out.println();
-    System.out.println("Process resident memory (kernel's view)");
-    System.out.println(row("RSS", process.rssBytes()));
-    System.out.println(row("  anonymous", process.rssAnonBytes()));
-    System.out.println(row("  file-backed", process.rssFileBytes()));
-    System.out.println(row("  shared memory", process.rssShmemBytes()));
-    System.out.println(row("peak RSS", process.peakRssBytes()));
-    System.out.println(
-        row("Java heap committed", heap.totalMemory()) + "   (reserved, not all resident)");
-    System.out.println(String.format("  %-24s %10d", "threads", process.threads()));
-    dev.nativemem.cli.demo.BreakdownDemo.run(System.out);
-    dev.nativemem.cli.demo.HandlesDemo.run();
-    dev.nativemem.cli.demo.ProfilingDemo.run();
-    return 0;
-  }
-
-  private static String row(String label, long bytes) {
-    return String.format("  %-24s %10s", label, ByteFormat.human(bytes));
+    try {
+      return (Integer) demo.getMethod("run").invoke(null);
+    } catch (InvocationTargetException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException) {
+        throw (RuntimeException) cause;
+      }
+      if (cause instanceof Error) {
+        throw (Error) cause;
+      }
+      throw new IllegalStateException("demo failed: " + cause, cause);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(DEMO_CLASS + " is not the demo of this version: " + e, e);
+    }
   }
 }

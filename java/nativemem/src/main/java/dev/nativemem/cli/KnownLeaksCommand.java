@@ -1,9 +1,9 @@
 package dev.nativemem.cli;
 
+import dev.nativemem.handles.CatalogueCheck;
+import dev.nativemem.handles.LeakCatalogue;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.TerminalText;
-import dev.nativemem.internal.handles.CatalogueCheck;
-import dev.nativemem.internal.handles.LeakCatalogue;
 import java.io.File;
 import java.net.URL;
 import java.net.URLClassLoader;

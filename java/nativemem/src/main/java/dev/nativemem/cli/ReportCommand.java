@@ -1,8 +1,8 @@
 package dev.nativemem.cli;
 
-import dev.nativemem.ProfileRequest;
-import dev.nativemem.ProfileRequest.Format;
 import dev.nativemem.internal.TerminalText;
+import dev.nativemem.profile.ProfileRequest;
+import dev.nativemem.profile.ProfileRequest.Format;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;

@@ -1,10 +1,10 @@
 package dev.nativemem.cli;
 
-import dev.nativemem.AllocatorInfo;
-import dev.nativemem.AllocatorStats;
 import dev.nativemem.NativeMemory;
-import dev.nativemem.ProcessMemory;
 import dev.nativemem.internal.TerminalText;
+import dev.nativemem.memory.AllocatorInfo;
+import dev.nativemem.memory.AllocatorStats;
+import dev.nativemem.memory.ProcessMemory;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.Options;
 

@@ -10,13 +10,13 @@ import javax.management.ObjectName;
  * HotSpot's diagnostic commands ({@code jcmd}'s), run in-process through the DiagnosticCommand
  * MBean without spawning {@code jcmd}.
  */
-final class DiagnosticCommands {
+public final class DiagnosticCommands {
   private static final ObjectName NAME = objectName("com.sun.management:type=DiagnosticCommand");
 
   private DiagnosticCommands() {}
 
   /** Whether this JVM has them (HotSpot does). */
-  static boolean available() {
+  public static boolean available() {
     return ManagementFactory.getPlatformMBeanServer().isRegistered(NAME);
   }
 
@@ -24,7 +24,7 @@ final class DiagnosticCommands {
    * The text of one command: {@code operation} is the MBean's name for it ({@code gcHeapInfo} for
    * {@code GC.heap_info}); {@code args} null for a command that takes none.
    */
-  static String run(String operation, String[] args) {
+  public static String run(String operation, String[] args) {
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     try {
       Object text =

@@ -189,7 +189,7 @@ public final class NativeBridge {
   /** The regular file's bytes (at most {@code maxBytes}), or null when there is no entry. */
   static native byte[] dirReadRegular(long fd, String name, long maxBytes);
 
-  // Heap profiles (dev.nativemem.HeapProfile, ProfileRequest).
+  // Heap profiles (dev.nativemem.profile.HeapProfile, ProfileRequest).
 
   /** Header of a heap_v2 dump as JSON; throws IllegalArgumentException if it is not one. */
   public static native String profileSummaryJson(String dump);

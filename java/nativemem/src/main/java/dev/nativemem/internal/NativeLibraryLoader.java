@@ -110,7 +110,6 @@ public final class NativeLibraryLoader {
     }
     loaded = path;
     SettingsInEffect.log();
-    JavaFramesSetting.apply();
   }
 
   /**

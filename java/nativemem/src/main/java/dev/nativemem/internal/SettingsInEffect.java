@@ -40,7 +40,7 @@ public final class SettingsInEffect {
     }
   }
 
-  static void tell(System.Logger.Level level, String line) {
+  public static void tell(System.Logger.Level level, String line) {
     if (toStandardError) {
       System.err.println(line);
     } else {

@@ -1,8 +1,8 @@
 package dev.nativemem.metrics;
 
-import dev.nativemem.AllocatorStats;
-import dev.nativemem.HandleReport;
-import dev.nativemem.MemoryBreakdown;
+import dev.nativemem.handles.HandleReport;
+import dev.nativemem.memory.AllocatorStats;
+import dev.nativemem.memory.MemoryBreakdown;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;

@@ -1,11 +1,11 @@
 package dev.nativemem.metrics;
 
-import dev.nativemem.AllocatorStats;
-import dev.nativemem.HandleReport;
-import dev.nativemem.MemoryBreakdown;
-import dev.nativemem.MemorySnapshot;
-import dev.nativemem.NativeMemory;
-import dev.nativemem.internal.SamplingStatus;
+import dev.nativemem.handles.HandleReport;
+import dev.nativemem.memory.AllocatorStats;
+import dev.nativemem.memory.MemoryBreakdown;
+import dev.nativemem.memory.MemoryReader;
+import dev.nativemem.memory.MemorySnapshot;
+import dev.nativemem.profile.SamplingStatus;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.OptionalDouble;
 
 /**
- * Every {@link NativeMemoryMetric} measured from one reading: {@link NativeMemory#snapshot()} (the
+ * Every {@link NativeMemoryMetric} measured from one reading: {@link MemoryReader#snapshot()} (the
  * breakdown, with the handle report when the agent tracks, and the allocator's statistics) plus the
  * profiling status. Immutable. Metrics registries read {@link #current()} from each gauge, so a
  * scrape of all gauges costs one reading and its figures agree with each other.
@@ -52,23 +52,23 @@ public final class NativeMemoryMetrics {
   }
 
   /**
-   * Measures {@link NativeMemory#snapshot()} (shared for {@link MemorySnapshot#MAX_AGE}: wait that
+   * Measures {@link MemoryReader#snapshot()} (shared for {@link MemorySnapshot#MAX_AGE}: wait that
    * long for figures taken after a change) and the profiling status now.
    *
    * @throws dev.nativemem.NativeMemoryException if the native library cannot be loaded
    */
   public static NativeMemoryMetrics read() {
-    MemorySnapshot snapshot = NativeMemory.snapshot();
+    MemorySnapshot snapshot = MemoryReader.snapshot();
     return new NativeMemoryMetrics(snapshot, SamplingStatus.read());
   }
 
   /**
-   * The reading of the shared {@link NativeMemory#snapshot()}: what each gauge of a scrape calls,
+   * The reading of the shared {@link MemoryReader#snapshot()}: what each gauge of a scrape calls,
    * so the scrape reads once. It is as old as that snapshot (at most {@link
    * MemorySnapshot#MAX_AGE}).
    */
   public static NativeMemoryMetrics current() {
-    MemorySnapshot snapshot = NativeMemory.snapshot();
+    MemorySnapshot snapshot = MemoryReader.snapshot();
     synchronized (LOCK) {
       if (latest == null || latest.snapshot != snapshot) {
         latest = new NativeMemoryMetrics(snapshot, SamplingStatus.read());

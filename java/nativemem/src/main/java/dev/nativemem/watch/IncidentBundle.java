@@ -1,21 +1,23 @@
 package dev.nativemem.watch;
 
 import dev.nativemem.Advice;
-import dev.nativemem.AllocatorInfo;
-import dev.nativemem.HandleReport;
-import dev.nativemem.HeapProfile;
-import dev.nativemem.MemorySnapshot;
-import dev.nativemem.NativeHandles;
-import dev.nativemem.NativeMemory;
-import dev.nativemem.ProfileReport;
-import dev.nativemem.ProfileRequest;
+import dev.nativemem.handles.HandleReport;
+import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.incident.IncidentLog;
 import dev.nativemem.incident.IncidentPage;
 import dev.nativemem.internal.DirectoryHandle;
 import dev.nativemem.internal.FileOwnership;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeLibraryLoader;
-import dev.nativemem.internal.NmtSummary;
+import dev.nativemem.memory.AllocatorInfo;
+import dev.nativemem.memory.MemoryReader;
+import dev.nativemem.memory.MemorySnapshot;
+import dev.nativemem.memory.NmtSummary;
+import dev.nativemem.profile.HeapProfile;
+import dev.nativemem.profile.HeapProfiler;
+import dev.nativemem.profile.ProfileDump;
+import dev.nativemem.profile.ProfileReport;
+import dev.nativemem.profile.ProfileRequest;
 import java.io.BufferedWriter;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -213,7 +215,7 @@ final class IncidentBundle {
         "snapshot.json",
         "breakdown and allocator statistics",
         out -> {
-          snapshot[0] = NativeMemory.snapshot();
+          snapshot[0] = MemoryReader.snapshot();
           out.write(snapshot[0].toJson());
         });
     if (snapshot[0] != null) {
@@ -248,7 +250,7 @@ final class IncidentBundle {
             "advice.json",
             "what to change, with reasons",
             out -> {
-              advice.addAll(NativeMemory.advice());
+              advice.addAll(MemoryReader.advice());
               List<Object> list = new ArrayList<>();
               for (Advice a : advice) {
                 list.add(Json.parseObject(a.toJson()));
@@ -299,7 +301,7 @@ final class IncidentBundle {
   private static void allocatorReport(Parts parts) {
     AllocatorInfo allocator;
     try {
-      allocator = NativeMemory.allocator();
+      allocator = MemoryReader.allocator();
     } catch (RuntimeException e) {
       parts.missing("allocator report", String.valueOf(e.getMessage()));
       return;
@@ -308,7 +310,7 @@ final class IncidentBundle {
     parts.text(
         jemalloc ? "allocator-report.json" : "malloc-info.xml",
         jemalloc ? "jemalloc's malloc_stats_print JSON" : "glibc's malloc_info XML",
-        out -> out.write(NativeMemory.allocatorReport()));
+        out -> out.write(MemoryReader.allocatorReport()));
   }
 
   private static void nmt(Parts parts) {
@@ -329,10 +331,10 @@ final class IncidentBundle {
 
   /** The dump, its report, flame graph and pprof; returns the dump, or null. */
   private static HeapProfile profile(Parts parts) {
-    if (!NativeMemory.profiling().isAvailable()) {
+    if (!HeapProfiler.get().isAvailable()) {
       parts.missing(
           "heap profile",
-          "jemalloc profiling is not available: " + NativeMemory.profiling().unavailableReason());
+          "jemalloc profiling is not available: " + HeapProfiler.get().unavailableReason());
       return null;
     }
     Path dump = parts.dir.anchored(PROFILE);
@@ -341,7 +343,7 @@ final class IncidentBundle {
         parts.file(
             PROFILE,
             "heap profile (jeprof format), sampled allocations live now",
-            () -> heap[0] = NativeMemory.dumpProfile(dump));
+            () -> heap[0] = ProfileDump.write(dump));
     if (!dumped) {
       return null;
     }

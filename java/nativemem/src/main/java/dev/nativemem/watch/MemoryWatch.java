@@ -1,10 +1,9 @@
 package dev.nativemem.watch;
 
-import dev.nativemem.HeapProfiler;
-import dev.nativemem.NativeMemory;
 import dev.nativemem.NativeMemoryException;
 import dev.nativemem.internal.DirectoryHandle;
 import dev.nativemem.internal.NativeLibraryLoader;
+import dev.nativemem.profile.HeapProfiler;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -99,7 +98,7 @@ public final class MemoryWatch implements AutoCloseable {
       MemoryWatch watch;
       try {
         watch = new MemoryWatch(options, dir);
-        HeapProfiler profiler = NativeMemory.profiling();
+        HeapProfiler profiler = HeapProfiler.get();
         if (options.profile() && profiler.isAvailable() && !profiler.isActive()) {
           profiler.start(); // a bundle's profile holds what was sampled since
         }

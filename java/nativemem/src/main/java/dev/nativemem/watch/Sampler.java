@@ -1,7 +1,7 @@
 package dev.nativemem.watch;
 
+import dev.nativemem.handles.HandleTracker;
 import dev.nativemem.internal.NativeBridge;
-import dev.nativemem.internal.handles.HandleTracker;
 
 /**
  * Takes one sample into the ring: the native figures in one JNI call into a preallocated array, the

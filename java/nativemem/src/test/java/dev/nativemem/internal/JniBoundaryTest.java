@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.AllocatorInfo;
 import dev.nativemem.AllocatorUnavailableException;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.NativeMemoryException;
 import dev.nativemem.Versions;
+import dev.nativemem.memory.AllocatorInfo;
 import org.junit.jupiter.api.Test;
 
 /** Errors and panics in the native library arrive as Java exceptions; the JVM lives on. */

@@ -6,8 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.internal.WatchStart;
-import dev.nativemem.internal.handles.TrackingOptions;
+import dev.nativemem.handles.TrackingOptions;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Properties;

@@ -3,8 +3,8 @@ package dev.nativemem.tests.handles;
 import static dev.nativemem.tests.handles.SourceLine.here;
 
 import dev.nativemem.Advice;
-import dev.nativemem.NativeHandles;
 import dev.nativemem.NativeMemory;
+import dev.nativemem.handles.NativeHandles;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.Deflater;

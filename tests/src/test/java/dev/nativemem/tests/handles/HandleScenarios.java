@@ -2,10 +2,10 @@ package dev.nativemem.tests.handles;
 
 import static dev.nativemem.tests.handles.SourceLine.here;
 
-import dev.nativemem.HandleReport;
-import dev.nativemem.HandleScope;
-import dev.nativemem.KnownLeak;
-import dev.nativemem.NativeHandles;
+import dev.nativemem.handles.HandleReport;
+import dev.nativemem.handles.HandleScope;
+import dev.nativemem.handles.KnownLeak;
+import dev.nativemem.handles.NativeHandles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;

@@ -1,7 +1,7 @@
 package dev.nativemem.apps.flinkmetrics;
 
-import dev.nativemem.MemoryBreakdown;
-import dev.nativemem.MemorySnapshot;
+import dev.nativemem.memory.MemoryBreakdown;
+import dev.nativemem.memory.MemorySnapshot;
 import java.util.HashMap;
 import java.util.Map;
 

@@ -1,7 +1,7 @@
 package dev.nativemem.apps.flinkmetrics;
 
-import dev.nativemem.NativeHandles;
-import dev.nativemem.TrackedResource;
+import dev.nativemem.handles.NativeHandles;
+import dev.nativemem.handles.TrackedResource;
 
 /**
  * One open handle of a kind of the test's own, tracked through the API (this JVM runs without the

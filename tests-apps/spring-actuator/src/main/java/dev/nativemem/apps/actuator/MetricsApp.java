@@ -1,7 +1,7 @@
 package dev.nativemem.apps.actuator;
 
-import dev.nativemem.HandleReport;
-import dev.nativemem.NativeHandles;
+import dev.nativemem.handles.HandleReport;
+import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.NativeMemory;
 import java.io.IOException;
 import java.io.InputStream;

@@ -39,7 +39,7 @@ class ActuatorPrometheusTest {
   private static final Duration START = Duration.ofSeconds(120);
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-  private static final long MAX_AGE_MILLIS = dev.nativemem.MemorySnapshot.MAX_AGE.toMillis();
+  private static final long MAX_AGE_MILLIS = dev.nativemem.memory.MemorySnapshot.MAX_AGE.toMillis();
   private static final String UNCLOSED_STREAM = "unclosed-getResourceAsStream";
 
   private static RunningApp app;

@@ -3,8 +3,8 @@ package dev.nativemem.tests.handles.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.HandleReport;
-import dev.nativemem.NativeHandles;
+import dev.nativemem.handles.HandleReport;
+import dev.nativemem.handles.NativeHandles;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
-import dev.nativemem.HandleLeakError;
-import dev.nativemem.NativeHandles;
+import dev.nativemem.handles.HandleLeakError;
+import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.tests.handles.BehaviourScenarios;
 import java.io.InputStream;
 import java.nio.file.Path;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.HandleScope;
-import dev.nativemem.NativeHandles;
+import dev.nativemem.handles.HandleScope;
+import dev.nativemem.handles.NativeHandles;
 import java.util.zip.Deflater;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.HandleScope;
-import dev.nativemem.NativeHandles;
+import dev.nativemem.handles.HandleScope;
+import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.tests.handles.BehaviourScenarios;
 import java.io.InputStream;
 import java.net.URL;

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.HandleScope;
-import dev.nativemem.KnownLeak;
-import dev.nativemem.NativeHandles;
+import dev.nativemem.handles.HandleScope;
+import dev.nativemem.handles.KnownLeak;
+import dev.nativemem.handles.NativeHandles;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

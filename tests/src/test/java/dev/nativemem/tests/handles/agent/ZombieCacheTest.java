@@ -4,10 +4,10 @@ import static dev.nativemem.tests.handles.SourceLine.here;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.HandleReport;
-import dev.nativemem.HandleScope;
-import dev.nativemem.KnownLeak;
-import dev.nativemem.NativeHandles;
+import dev.nativemem.handles.HandleReport;
+import dev.nativemem.handles.HandleScope;
+import dev.nativemem.handles.KnownLeak;
+import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.tests.handles.DatabaseOpens;
 import dev.nativemem.tests.handles.DatabaseOpens.Fetched;
 import java.nio.file.Files;
@@ -78,7 +78,7 @@ class ZombieCacheTest {
       assertEquals(CAPACITY, zombie.capacityBytes());
       assertEquals(CAPACITY, report.zombieCacheCapacityBytes());
       // The memory breakdown shows the same zombie capacity beside the allocator's numbers.
-      dev.nativemem.MemoryBreakdown breakdown = dev.nativemem.NativeMemory.breakdown();
+      dev.nativemem.memory.MemoryBreakdown breakdown = dev.nativemem.NativeMemory.breakdown();
       assertEquals(CAPACITY, breakdown.handles().zombieCacheCapacityBytes());
       assertTrue(breakdown.toJson().contains("\"zombie_cache_capacity_bytes\":" + CAPACITY));
       assertTrue(

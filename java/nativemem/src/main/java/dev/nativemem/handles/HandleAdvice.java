@@ -1,0 +1,193 @@
+package dev.nativemem.handles;
+
+import dev.nativemem.Advice;
+import dev.nativemem.internal.ByteFormat;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns the handle registry into {@link Advice}: leaked handles, many open handles and zombie
+ * caches per creation site, and open handles that grew since the previous call.
+ */
+public final class HandleAdvice {
+  /** Open handles of one kind at one site worth a note even without growth. */
+  static final long MANY_OPEN = 100;
+
+  /** Growth of open handles at one site between two calls worth a warning. */
+  static final long GROWTH = 10;
+
+  /** Sites shown per kind of advice; the rest are counted in one line. */
+  static final int SITES_SHOWN = 10;
+
+  private static final String NO_SITE =
+      "(creation site not recorded: run the agent with level=full to see it)";
+
+  /** Open handles per kind and site at the previous call, to tell growth. */
+  private static final Map<String, Long> previousOpen = new HashMap<>();
+
+  private static boolean calledBefore;
+
+  private HandleAdvice() {}
+
+  public static List<Advice> evaluate(HandleReport report) {
+    List<Advice> advice = new ArrayList<>();
+    leaked(report, advice);
+    zombieCaches(report, advice);
+    manyOpen(report, advice);
+    growth(report, advice);
+    return advice;
+  }
+
+  private static void leaked(HandleReport report, List<Advice> advice) {
+    List<String> messages = new ArrayList<>();
+    for (HandleReport.Site site : bySize(report.sites(), HandleReport.Site::leaked)) {
+      if (site.leaked() > 0 && site.accepted() == null) {
+        messages.add(
+            site.leaked()
+                + " "
+                + site.kind()
+                + " leaked (garbage-collected while owning native memory), created at "
+                + where(site.stack())
+                + (site.knownLeakId() == null
+                    ? ": close each one (try-with-resources) where it is created or handed over"
+                    : ": a known leak, " + site.knownLeak() + "; " + site.knownLeakAdvice()));
+      }
+    }
+    // Leaks counted without a site (level=counts, or not sampled): the kind at least.
+    for (HandleReport.KindCount kind : report.kinds()) {
+      long atSites = atSites(report, kind.kind(), HandleReport.Site::leaked);
+      if (kind.leaked() > atSites) {
+        messages.add(
+            (kind.leaked() - atSites)
+                + " "
+                + kind.kind()
+                + " leaked (garbage-collected unclosed) "
+                + NO_SITE);
+      }
+    }
+    add(advice, messages, "HANDLES_LEAKED", Advice.Severity.WARNING, "close() them");
+  }
+
+  private static void zombieCaches(HandleReport report, List<Advice> advice) {
+    for (HandleReport.ZombieCache zombie : report.zombieCaches()) {
+      StringBuilder retainers = new StringBuilder();
+      for (HandleReport.Retainer r : zombie.retainers()) {
+        retainers.append(retainers.length() == 0 ? "" : "; ");
+        retainers.append(r.kind()).append(" (").append(r.state()).append(") created at ");
+        retainers.append(where(r.stack()));
+      }
+      advice.add(
+          new Advice(
+              "ZOMBIE_CACHE",
+              Advice.Severity.WARNING,
+              zombie.cacheKind()
+                  + " of "
+                  + ByteFormat.human(zombie.capacityBytes())
+                  + " capacity, created at "
+                  + where(zombie.cacheStack())
+                  + ", was closed in Java but is still alive natively, held by "
+                  + retainers
+                  + ": close those options objects (a ColumnFamilyOptions from"
+                  + " getDescriptor().getOptions() is one), closing the cache frees nothing",
+              "close the retaining options"));
+    }
+  }
+
+  private static void manyOpen(HandleReport report, List<Advice> advice) {
+    List<String> messages = new ArrayList<>();
+    for (HandleReport.Site site : bySize(report.sites(), HandleReport.Site::open)) {
+      if (site.open() >= MANY_OPEN) {
+        messages.add(
+            site.open()
+                + " "
+                + site.kind()
+                + " open, created at "
+                + where(site.stack())
+                + ": each holds native memory until closed; if they are not in use, close them");
+      }
+    }
+    add(advice, messages, "HANDLES_OPEN", Advice.Severity.INFO, "close() what is not in use");
+  }
+
+  private static void growth(HandleReport report, List<Advice> advice) {
+    // Open handles per kind and site now; handles counted without a site, per kind.
+    Map<String, Long> now = new HashMap<>();
+    Map<String, String> labels = new HashMap<>();
+    for (HandleReport.Site site : bySize(report.sites(), HandleReport.Site::open)) {
+      String key = site.kind() + '\n' + site.stack();
+      now.put(key, site.open());
+      labels.put(key, site.kind() + " open at " + where(site.stack()));
+    }
+    for (HandleReport.KindCount kind : report.kinds()) {
+      long withoutSite = kind.open() - atSites(report, kind.kind(), HandleReport.Site::open);
+      if (withoutSite > 0) {
+        now.put(kind.kind() + '\n', withoutSite);
+        labels.put(kind.kind() + '\n', kind.kind() + " open " + NO_SITE);
+      }
+    }
+    List<String> messages = new ArrayList<>();
+    synchronized (previousOpen) {
+      boolean first = !calledBefore;
+      calledBefore = true;
+      for (Map.Entry<String, Long> entry : now.entrySet()) {
+        long before = previousOpen.getOrDefault(entry.getKey(), 0L);
+        if (!first && entry.getValue() - before >= GROWTH) {
+          messages.add(
+              labels.get(entry.getKey())
+                  + " grew from "
+                  + before
+                  + " to "
+                  + entry.getValue()
+                  + " since the previous advice: a leak if it keeps growing; close them");
+        }
+      }
+      previousOpen.clear();
+      previousOpen.putAll(now);
+    }
+    add(advice, messages, "HANDLES_GROWING", Advice.Severity.WARNING, "close() them");
+  }
+
+  /** The handles of one kind that sites account for, counted by {@code count}. */
+  private static long atSites(
+      HandleReport report,
+      String kind,
+      java.util.function.ToLongFunction<HandleReport.Site> count) {
+    return report.sites().stream().filter(s -> s.kind().equals(kind)).mapToLong(count).sum();
+  }
+
+  /** One entry per message, at most {@link #SITES_SHOWN}, then one for the rest. */
+  private static void add(
+      List<Advice> advice,
+      List<String> messages,
+      String code,
+      Advice.Severity severity,
+      String setting) {
+    for (int i = 0; i < messages.size() && i < SITES_SHOWN; i++) {
+      advice.add(new Advice(code, severity, messages.get(i), setting));
+    }
+    if (messages.size() > SITES_SHOWN) {
+      advice.add(
+          new Advice(
+              code,
+              severity,
+              (messages.size() - SITES_SHOWN)
+                  + " more sites like these: NativeHandles.report() lists them all",
+              setting));
+    }
+  }
+
+  private static List<HandleReport.Site> bySize(
+      List<HandleReport.Site> sites, java.util.function.ToLongFunction<HandleReport.Site> count) {
+    List<HandleReport.Site> sorted = new ArrayList<>(sites);
+    sorted.sort(Comparator.comparingLong(count).reversed());
+    return sorted;
+  }
+
+  private static String where(String stack) {
+    String line = CreationSites.applicationFrame(stack);
+    return line == null ? NO_SITE : line;
+  }
+}

@@ -1,0 +1,15 @@
+package dev.nativemem.handles;
+
+import dev.nativemem.internal.TerminalText;
+
+/**
+ * A check found native handles leaked or left open; the message lists kinds, counts and sites (its
+ * control characters, from thread names or frames, shown escaped: test output reaches terminals).
+ */
+public final class HandleLeakError extends AssertionError {
+  private static final long serialVersionUID = 1L;
+
+  public HandleLeakError(String message) {
+    super(TerminalText.escape(message));
+  }
+}

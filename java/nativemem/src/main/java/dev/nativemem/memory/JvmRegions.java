@@ -1,0 +1,114 @@
+package dev.nativemem.memory;
+
+import dev.nativemem.internal.DiagnosticCommands;
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.NativeBridge;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Where the Java heap and the code cache are reserved, from {@code GC.heap_info} and {@code
+ * Compiler.codecache}, and how much of them is resident. The reservations never move, so they are
+ * read once; residency is counted per call ({@code mincore}, in the native library).
+ */
+public final class JvmRegions {
+  /** {@code [0x…, 0x…)}, {@code [0x…, 0x…, 0x…)} or {@code [0x…, 0x…, 0x…]}: first to last. */
+  private static final Pattern RANGE =
+      Pattern.compile(
+          "\\[\\s*0x([0-9a-fA-F]+)(?:\\s*,\\s*0x[0-9a-fA-F]+)*\\s*,\\s*0x([0-9a-fA-F]+)[)\\]]");
+
+  private static volatile List<long[]> heap;
+  private static volatile List<long[]> codeCache;
+
+  private JvmRegions() {}
+
+  /**
+   * Resident bytes of the Java heap's reservation, or null where the collector does not print its
+   * address range (ZGC) or the JVM has no diagnostic commands.
+   */
+  public static Long heapResidentBytes() {
+    return resident(heapRanges());
+  }
+
+  /** Resident bytes of the code cache's reservation, or null where it is not known. */
+  public static Long codeCacheResidentBytes() {
+    return resident(codeCacheRanges());
+  }
+
+  /** The heap's reserved {@code [start, end)} ranges (one for most collectors; none for ZGC). */
+  public static List<long[]> heapRanges() {
+    if (heap == null) {
+      heap = read("gcHeapInfo");
+    }
+    return heap;
+  }
+
+  /** The code heaps' reserved {@code [start, end)} ranges. */
+  public static List<long[]> codeCacheRanges() {
+    if (codeCache == null) {
+      codeCache = read("compilerCodecache");
+    }
+    return codeCache;
+  }
+
+  private static List<long[]> read(String command) {
+    if (!DiagnosticCommands.available()) {
+      return Collections.emptyList();
+    }
+    return ranges(DiagnosticCommands.run(command, null));
+  }
+
+  /** Every address range in a diagnostic command's text, merged where they overlap. */
+  static List<long[]> ranges(String text) {
+    List<long[]> found = new ArrayList<>();
+    Matcher m = RANGE.matcher(text);
+    while (m.find()) {
+      long start = Long.parseUnsignedLong(m.group(1), 16);
+      long end = Long.parseUnsignedLong(m.group(2), 16);
+      if (Long.compareUnsigned(start, end) < 0) {
+        found.add(new long[] {start, end});
+      }
+    }
+    found.sort((a, b) -> Long.compareUnsigned(a[0], b[0]));
+    List<long[]> merged = new ArrayList<>();
+    for (long[] range : found) {
+      long[] last = merged.isEmpty() ? null : merged.get(merged.size() - 1);
+      if (last != null && Long.compareUnsigned(range[0], last[1]) <= 0) {
+        if (Long.compareUnsigned(range[1], last[1]) > 0) {
+          last[1] = range[1];
+        }
+      } else {
+        merged.add(range.clone());
+      }
+    }
+    return Collections.unmodifiableList(merged);
+  }
+
+  private static Long resident(List<long[]> ranges) {
+    if (ranges.isEmpty()) {
+      return null;
+    }
+    long[] flat = new long[2 * ranges.size()];
+    for (int i = 0; i < ranges.size(); i++) {
+      flat[2 * i] = ranges.get(i)[0];
+      flat[2 * i + 1] = ranges.get(i)[1];
+    }
+    return residentTotal(Json.parseObject(NativeBridge.residentRangesJson(flat)));
+  }
+
+  /** The sum of the native {@code residentRangesJson()}; null if part of a range is unmapped. */
+  public static Long residentTotal(Map<String, Object> json) {
+    long total = 0;
+    for (Object bytes : (List<?>) json.get("resident_bytes")) {
+      if (!(bytes instanceof Number)) {
+        return null; // part of a range is not mapped: the text described something else
+      }
+      total += ((Number) bytes).longValue();
+    }
+    return total;
+  }
+}

@@ -1,0 +1,53 @@
+package dev.nativemem.memory;
+
+import dev.nativemem.handles.HandleReport;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** Reads the JVM's MXBeans and resident ranges, and builds a {@link MemoryBreakdown} from them. */
+final class MemoryBreakdownReader {
+  private MemoryBreakdownReader() {}
+
+  /**
+   * A breakdown of the native library's view ({@code nativeView}), NMT's summary ({@code nmt}, null
+   * when NMT is off), the handle report, and the JVM's figures read now.
+   */
+  static MemoryBreakdown read(
+      Map<String, Object> nativeView,
+      NmtSummary nmt,
+      HandleReport handles,
+      MemoryBreakdown.View view) {
+    return new MemoryBreakdown(nativeView, readJvm(view), nmt, handles, view);
+  }
+
+  private static JvmMemory readJvm(MemoryBreakdown.View view) {
+    MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+    List<MemoryBreakdown.Pool> nonHeapPools = new ArrayList<>();
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == MemoryType.NON_HEAP && pool.isValid()) {
+        MemoryUsage usage = pool.getUsage();
+        nonHeapPools.add(
+            new MemoryBreakdown.Pool(pool.getName(), -1, usage.getUsed(), usage.getCommitted()));
+      }
+    }
+    List<MemoryBreakdown.Pool> bufferPools = new ArrayList<>();
+    for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+      bufferPools.add(
+          new MemoryBreakdown.Pool(
+              pool.getName(), pool.getCount(), pool.getMemoryUsed(), pool.getTotalCapacity()));
+    }
+    boolean resident = view == MemoryBreakdown.View.RESIDENT;
+    return new JvmMemory(
+        heap,
+        nonHeapPools,
+        bufferPools,
+        resident ? JvmRegions.heapResidentBytes() : null,
+        resident ? JvmRegions.codeCacheResidentBytes() : null);
+  }
+}

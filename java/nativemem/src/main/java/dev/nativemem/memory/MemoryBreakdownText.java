@@ -1,0 +1,146 @@
+package dev.nativemem.memory;
+
+import dev.nativemem.handles.HandleReport;
+import dev.nativemem.internal.ByteFormat;
+import dev.nativemem.internal.Json;
+import java.util.Locale;
+import java.util.Optional;
+
+/** {@link MemoryBreakdown} as an aligned table for people: bytes in MiB/GiB, percent of limit. */
+final class MemoryBreakdownText {
+  private MemoryBreakdownText() {}
+
+  static String of(MemoryBreakdown b) {
+    Table t = new Table(b.limitBytes().orElse(null));
+    if (b.container != null) {
+      t.section(
+          "Container (cgroup "
+              + Json.string(b.container, "cgroup_version")
+              + " "
+              + Json.string(b.container, "cgroup")
+              + ")");
+      Object limitAt = b.container.get("limit_cgroup");
+      t.row("limit" + (limitAt == null ? " (none)" : " (set at " + limitAt + ")"), b.limitBytes());
+      t.row("usage", b.cgroupUsageBytes());
+      t.row("  anon", Optional.ofNullable(Json.optionalNumber(b.container, "anon_bytes")));
+      t.row(
+          "  file (page cache)",
+          Optional.ofNullable(Json.optionalNumber(b.container, "file_bytes")));
+      t.count("OOM events", Json.optionalNumber(b.container, "oom_events"));
+      t.count("OOM kills", Json.optionalNumber(b.container, "oom_kill_events"));
+      t.count("failcnt (limit hits)", Json.optionalNumber(b.container, "failcnt"));
+    } else {
+      t.section("Container: no memory cgroup found");
+    }
+    Long quota = Json.optionalNumber(b.cpus, "quota_millicpus");
+    t.text(
+        "CPUs",
+        b.containerCpus()
+            + " (affinity "
+            + Json.number(b.cpus, "affinity")
+            + (quota == null
+                ? ", no quota)"
+                : String.format(Locale.ROOT, ", quota %.2f)", quota / 1000.0)));
+    t.section("Process");
+    t.row("RSS", Optional.of(b.rssBytes()));
+    t.row("  anon", Optional.of(Json.number(b.process, "rss_anon_bytes")));
+    t.row("  file", Optional.of(Json.number(b.process, "rss_file_bytes")));
+    t.row("  shmem", Optional.of(Json.number(b.process, "rss_shmem_bytes")));
+    t.count("threads", b.threads());
+    t.section("JVM");
+    t.row("b.heap used", Optional.of(b.heap.getUsed()));
+    t.row("b.heap committed", Optional.of(b.heap.getCommitted()));
+    t.row("b.heap max", Optional.of(b.heap.getMax()));
+    for (MemoryBreakdown.Pool pool : b.nonHeapPools) {
+      t.row(pool.name + " (committed)", Optional.of(pool.capacityOrCommitted));
+    }
+    for (MemoryBreakdown.Pool pool : b.bufferPools) {
+      if (pool.count > 0 || pool.name.equals("direct") || pool.name.equals("mapped")) {
+        t.row(pool.name + " buffers (" + pool.count + ")", Optional.of(pool.usedBytes));
+      }
+    }
+    if (b.nmt != null) {
+      t.row("NMT committed", Optional.of(b.nmt.committedBytes()));
+      t.row("  of which malloc", Optional.ofNullable(b.nmt.mallocBytes()));
+    } else {
+      t.text("NMT", "off (-XX:NativeMemoryTracking=summary)");
+    }
+    t.section("Allocator (" + b.allocatorKind() + ")");
+    t.row("allocated", Optional.of(b.allocatorAllocatedBytes()));
+    t.row(
+        b.allocatorResidentBytes().isPresent() ? "resident" : "footprint (arenas + mmapped chunks)",
+        Optional.of(b.allocatorFootprintBytes()));
+    if (b.allocatorDirtyBytes().isPresent()) {
+      t.row("  of which dirty (purgeable)", b.allocatorDirtyBytes());
+    }
+    t.section(
+        "Native b.handles"
+            + (b.handles.agentActive() ? "" : " (agent not attached: only track()ed resources)"));
+    for (HandleReport.KindCount kind : b.handles.kinds()) {
+      if (kind.open() > 0 || kind.leaked() > 0) {
+        t.text(kind.kind() + " open / leaked", kind.open() + " / " + kind.leaked());
+      }
+    }
+    t.row("RocksDB caches open (capacity)", Optional.of(b.handles.openCacheCapacityBytes()));
+    if (b.handles.zombieCacheCapacityBytes() > 0) {
+      t.row(
+          "zombie caches (closed in Java, held natively)",
+          Optional.of(b.handles.zombieCacheCapacityBytes()));
+    }
+    t.section("RSS b.attributed (" + b.view.name().toLowerCase(Locale.ROOT) + " b.view)");
+    for (MemoryBreakdown.Part part : b.attributed) {
+      t.row(part.label, Optional.of(part.bytes()));
+    }
+    t.row("unaccounted", Optional.of(b.unaccountedBytes()));
+    if (b.unaccountedBytes() < 0) {
+      t.text(
+          "",
+          b.view == MemoryBreakdown.View.COMMITTED
+              ? "(negative: committed memory not yet resident; see the resident b.view)"
+              : "(negative: metaspace committed or memory malloc'd but not yet touched)");
+    }
+    t.section("Headroom");
+    t.row("limit − usage", b.headroomBytes());
+    return t.toString();
+  }
+
+  /** Rows of label, bytes, and percent of the limit. */
+  private static final class Table {
+    private final StringBuilder out = new StringBuilder();
+    private final Long limit;
+
+    Table(Long limit) {
+      this.limit = limit;
+      out.append(String.format(Locale.ROOT, "%-46s %11s %8s%n", "", "bytes", "% limit"));
+    }
+
+    void section(String title) {
+      out.append(title).append('\n');
+    }
+
+    void row(String label, Optional<Long> bytes) {
+      String value = bytes.map(ByteFormat::human).orElse("-");
+      String pct =
+          bytes.isPresent() && limit != null && limit > 0
+              ? String.format(Locale.ROOT, "%.1f%%", 100.0 * bytes.get() / limit)
+              : "";
+      out.append(String.format(Locale.ROOT, "  %-44s %11s %8s", label, value, pct).stripTrailing());
+      out.append('\n');
+    }
+
+    void count(String label, Long count) {
+      if (count != null) {
+        text(label, String.valueOf(count));
+      }
+    }
+
+    void text(String label, String value) {
+      out.append(String.format(Locale.ROOT, "  %-44s %11s%n", label, value));
+    }
+
+    @Override
+    public String toString() {
+      return out.toString().stripTrailing();
+    }
+  }
+}

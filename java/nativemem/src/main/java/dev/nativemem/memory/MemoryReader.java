@@ -1,0 +1,77 @@
+package dev.nativemem.memory;
+
+import dev.nativemem.Advice;
+import dev.nativemem.handles.NativeHandles;
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.NativeBridge;
+import dev.nativemem.internal.NativeLibraryLoader;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Builds this package's values from the native library's answers: the reader behind {@code
+ * NativeMemory}'s memory methods, and the one the watch and the metrics use below it. Each method
+ * loads the library first.
+ */
+public final class MemoryReader {
+  private MemoryReader() {}
+
+  /** Which allocator serves this process's {@code malloc}. */
+  public static AllocatorInfo allocator() {
+    NativeLibraryLoader.load();
+    return new AllocatorInfo(Json.parseObject(NativeBridge.allocatorJson()));
+  }
+
+  /** Resident memory of this process, from {@code /proc/self/status}. */
+  public static ProcessMemory processMemory() {
+    NativeLibraryLoader.load();
+    return new ProcessMemory(Json.parseObject(NativeBridge.processMemoryJson()));
+  }
+
+  /** One numeric {@code mallctl} key from the public-read allow-list. */
+  public static long mallctl(String key) {
+    Objects.requireNonNull(key, "key");
+    NativeLibraryLoader.load();
+    return NativeBridge.mallctlRead(key);
+  }
+
+  /** The allocator's statistics. */
+  public static AllocatorStats stats() {
+    NativeLibraryLoader.load();
+    return new AllocatorStats(Json.parseObject(NativeBridge.allocatorStatsJson()));
+  }
+
+  /** The allocator's own text report. */
+  public static String allocatorReport() {
+    NativeLibraryLoader.load();
+    return NativeBridge.allocatorReport();
+  }
+
+  /** The breakdown with JVM memory counted as {@code view} says. */
+  public static MemoryBreakdown breakdown(MemoryBreakdown.View view) {
+    Objects.requireNonNull(view, "view");
+    NativeLibraryLoader.load();
+    return MemoryBreakdownReader.read(
+        Json.parseObject(NativeBridge.nativeViewJson()),
+        NmtSummary.read(),
+        NativeHandles.report(),
+        view);
+  }
+
+  /** The latest snapshot if younger than {@link MemorySnapshot#MAX_AGE}, else a new one. */
+  public static MemorySnapshot snapshot() {
+    return MemorySnapshot.current();
+  }
+
+  /** Advice from the allocator, the resident breakdown and the environment. */
+  public static List<Advice> advice() {
+    return AdviceRules.evaluate(
+        allocator(), breakdown(MemoryBreakdown.View.RESIDENT), System.getenv());
+  }
+
+  /** The run-time remedies. */
+  public static Remedies remedies() {
+    NativeLibraryLoader.load();
+    return Remedies.get();
+  }
+}

@@ -1,0 +1,84 @@
+package dev.nativemem.memory;
+
+import dev.nativemem.internal.Json;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One reading of the process's memory: the breakdown (resident view) and the allocator's
+ * statistics, taken together. The single source of the MXBean's attributes (and of metrics and
+ * watches built on nativemem): readers that come within {@link #MAX_AGE} of each other share one
+ * reading, so a JMX scrape of every attribute costs one breakdown, and its figures agree with each
+ * other.
+ */
+public final class MemorySnapshot {
+  /** How long a snapshot serves {@link MemoryReader#snapshot()} before a fresh one is taken. */
+  public static final Duration MAX_AGE = Duration.ofMillis(200);
+
+  /** The {@code schema} of {@link #toJson()}: its name and version. */
+  public static final String SCHEMA = "nativemem-snapshot/1";
+
+  private static final Object LOCK = new Object();
+  private static MemorySnapshot latest;
+
+  private final Instant takenAt;
+  private final long takenNanos;
+  private final MemoryBreakdown breakdown;
+  private final AllocatorStats stats;
+
+  private MemorySnapshot(MemoryBreakdown breakdown, AllocatorStats stats, long takenNanos) {
+    this.takenAt = Instant.now();
+    this.takenNanos = takenNanos;
+    this.breakdown = breakdown;
+    this.stats = stats;
+  }
+
+  /** The latest snapshot if younger than {@link #MAX_AGE}, else a new one. */
+  static MemorySnapshot current() {
+    synchronized (LOCK) {
+      long now = System.nanoTime();
+      if (latest == null || now - latest.takenNanos > MAX_AGE.toNanos()) {
+        latest =
+            new MemorySnapshot(
+                MemoryReader.breakdown(MemoryBreakdown.View.RESIDENT), MemoryReader.stats(), now);
+      }
+      return latest;
+    }
+  }
+
+  /** When it was taken. */
+  public Instant takenAt() {
+    return takenAt;
+  }
+
+  /** The breakdown, JVM memory counted by resident pages. */
+  public MemoryBreakdown breakdown() {
+    return breakdown;
+  }
+
+  /** The allocator's statistics at the same moment. */
+  public AllocatorStats stats() {
+    return stats;
+  }
+
+  /**
+   * {@code {"schema": "nativemem-snapshot/1", "taken_at": ..., "breakdown": {...}, "stats":
+   * {...}}}: the unit kept in files and bundles, read back by other versions; {@code schema}
+   * changes when a key is renamed or removed, not when one is added.
+   */
+  public String toJson() {
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("schema", SCHEMA);
+    json.put("taken_at", takenAt.toString());
+    json.put("breakdown", Json.parseObject(breakdown.toJson()));
+    json.put("stats", Json.parseObject(stats.toJson()));
+    return Json.write(json);
+  }
+
+  @Override
+  public String toString() {
+    return "memory at " + takenAt + "\n" + breakdown + "\n" + stats;
+  }
+}

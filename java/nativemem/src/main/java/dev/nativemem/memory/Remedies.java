@@ -1,0 +1,57 @@
+package dev.nativemem.memory;
+
+import dev.nativemem.AllocatorUnavailableException;
+import dev.nativemem.NativeMemoryException;
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.NativeBridge;
+
+/**
+ * Actions that give native memory back at run time. Each returns resident bytes before and after.
+ * jemalloc remedies throw {@link AllocatorUnavailableException} under glibc; {@link #trim()} is
+ * glibc's.
+ */
+public final class Remedies {
+  private static final Remedies INSTANCE = new Remedies();
+
+  private Remedies() {}
+
+  /** The remedies (one set per process); the caller has loaded the library. */
+  static Remedies get() {
+    return INSTANCE;
+  }
+
+  /** Purges every unused dirty page of every jemalloc arena now. */
+  public RemedyResult purge() {
+    return new RemedyResult(Json.parseObject(NativeBridge.purgeJson()));
+  }
+
+  /**
+   * Sets jemalloc's dirty and muzzy decay times for every existing arena and as the default for new
+   * ones. {@code -1} never purges; {@code 0} purges at once.
+   *
+   * @throws IllegalArgumentException if a value is below -1 or above jemalloc's maximum
+   */
+  public RemedyResult setDecay(long dirtyDecayMs, long muzzyDecayMs) {
+    return new RemedyResult(
+        Json.parseObject(NativeBridge.setDecayJson(dirtyDecayMs, muzzyDecayMs)));
+  }
+
+  /** Starts jemalloc's background purging threads. */
+  public RemedyResult enableBackgroundThreads() {
+    return new RemedyResult(Json.parseObject(NativeBridge.enableBackgroundThreadsJson()));
+  }
+
+  /** Returns the calling thread's cached objects to their arenas. */
+  public RemedyResult flushThreadCache() {
+    return new RemedyResult(Json.parseObject(NativeBridge.flushThreadCacheJson()));
+  }
+
+  /**
+   * glibc's {@code malloc_trim(0)}.
+   *
+   * @throws NativeMemoryException under jemalloc (use {@link #purge()})
+   */
+  public RemedyResult trim() {
+    return new RemedyResult(Json.parseObject(NativeBridge.trimJson()));
+  }
+}

@@ -1,0 +1,134 @@
+package dev.nativemem.profile;
+
+import dev.nativemem.ProfilingUnavailableException;
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.NativeBridge;
+import dev.nativemem.internal.NativeLibraryLoader;
+
+/**
+ * Sampling heap profiles from the jemalloc serving this process ({@code NativeMemory.profiling()}).
+ *
+ * <p>jemalloc samples about one allocation per {@linkplain #sampleIntervalBytes() interval} of
+ * allocated bytes and records its native stack. Profiling must be enabled when the process starts
+ * ({@code opt.prof}); the preload allocator does that by default, inactive, so {@link #start()} can
+ * begin sampling in any running JVM. Dump with {@code NativeMemory.dumpProfile()}.
+ *
+ * <p>Every method other than {@link #isAvailable()} and {@link #unavailableReason()} throws {@link
+ * ProfilingUnavailableException} when profiling cannot run; its message says how to start the JVM
+ * so that it can.
+ */
+public final class HeapProfiler {
+  private static final HeapProfiler INSTANCE = new HeapProfiler();
+
+  private HeapProfiler() {}
+
+  /** The profiler of this JVM (one per process: jemalloc has one profiler); loads the library. */
+  public static HeapProfiler get() {
+    NativeLibraryLoader.load();
+    return INSTANCE;
+  }
+
+  /** Whether jemalloc serves {@code malloc}, was built with profiling, and started with it. */
+  public boolean isAvailable() {
+    return SamplingStatus.read().available();
+  }
+
+  /** Why profiling is unavailable and how to fix it; empty when it is available. */
+  public String unavailableReason() {
+    return SamplingStatus.read().unavailableReason();
+  }
+
+  /** Whether jemalloc is sampling now ({@code prof.active}). */
+  public boolean isActive() {
+    return available().active();
+  }
+
+  /** Starts sampling in the whole process ({@code prof.active=true}). */
+  public void start() {
+    NativeBridge.samplingSetActive(true);
+  }
+
+  /** Stops sampling; samples already taken stay in the next dump while their memory lives. */
+  public void stop() {
+    NativeBridge.samplingSetActive(false);
+  }
+
+  /** Whether allocations by the calling thread are sampled ({@code thread.prof.active}). */
+  public boolean isThreadActive() {
+    return available().threadActive();
+  }
+
+  /** Samples the calling thread's allocations or not; other threads are unaffected. */
+  public void setThreadActive(boolean active) {
+    NativeBridge.samplingSetThreadActive(active);
+  }
+
+  /** Average bytes allocated between two samples ({@code 2^prof.lg_sample}). */
+  public long sampleIntervalBytes() {
+    return available().sampleIntervalBytes();
+  }
+
+  /**
+   * Sets the average sample interval to the power of two nearest {@code bytes}, which also discards
+   * every sample taken so far ({@code prof.reset}).
+   *
+   * @return the interval now in effect, in bytes
+   * @throws IllegalArgumentException if {@code bytes} is not positive
+   */
+  public long sampleInterval(long bytes) {
+    if (bytes <= 0) {
+      throw new IllegalArgumentException(
+          "sample interval must be a positive number of bytes, got "
+              + bytes
+              + "; jemalloc's default is 524288 (512 KiB)");
+    }
+    return NativeBridge.samplingReset(bytes);
+  }
+
+  /**
+   * Records the Java frames above each sampled native allocation, or stops doing so (off by
+   * default; {@code -Dnativemem.profile.javaFrames=true} turns it on at start). Dumps then show
+   * {@code inflateInit2_ ← java.util.zip.Inflater.<init>(Inflater.java:NN) ← …} down to the
+   * application's line. Needs jemalloc 5.3 or later (its {@code experimental.hooks.prof_backtrace})
+   * and a HotSpot JVM ({@code AsyncGetCallTrace}); samples already taken keep their stacks.
+   *
+   * @return whether Java frames are recorded now
+   * @throws ProfilingUnavailableException if profiling, or Java frames, cannot run here; the
+   *     message says why
+   */
+  public boolean javaFrames(boolean on) {
+    available();
+    return Json.bool(Json.parseObject(NativeBridge.samplingJavaFramesJson(on)), "enabled");
+  }
+
+  /** Whether Java frames are recorded in samples now ({@link #javaFrames(boolean)}). */
+  public boolean isRecordingJavaFrames() {
+    return Json.bool(Json.parseObject(NativeBridge.samplingJavaFramesStatusJson()), "enabled");
+  }
+
+  /** Discards every sample taken so far ({@code prof.reset}), keeping the interval. */
+  public void reset() {
+    NativeBridge.samplingReset(0);
+  }
+
+  @Override
+  public String toString() {
+    SamplingStatus s = SamplingStatus.read();
+    if (!s.available()) {
+      return "heap profiling unavailable: " + s.unavailableReason();
+    }
+    return "heap profiling "
+        + (s.active() ? "active" : "ready (inactive)")
+        + ", sample interval "
+        + s.sampleIntervalBytes()
+        + " bytes";
+  }
+
+  private static SamplingStatus available() {
+    SamplingStatus s = SamplingStatus.read();
+    if (!s.available()) {
+      throw new ProfilingUnavailableException(s.unavailableReason());
+    }
+    return s;
+  }
+}

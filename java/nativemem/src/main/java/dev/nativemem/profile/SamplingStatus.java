@@ -1,0 +1,49 @@
+package dev.nativemem.profile;
+
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.NativeBridge;
+import java.util.Map;
+
+/** The native {@code samplingStatusJson()}: whether heap profiling can run, and how it runs now. */
+public final class SamplingStatus {
+  private final boolean available;
+  private final String unavailableReason;
+  private final boolean active;
+  private final boolean threadActive;
+  private final long sampleIntervalBytes;
+
+  /** Reads the native JSON; throws naming a missing key. */
+  public SamplingStatus(Map<String, Object> json) {
+    this.available = Json.bool(json, "available");
+    this.unavailableReason = Json.string(json, "unavailable_reason");
+    this.active = Json.bool(json, "active");
+    this.threadActive = Json.bool(json, "thread_active");
+    this.sampleIntervalBytes = Json.number(json, "sample_interval_bytes");
+  }
+
+  /** Reads it now. */
+  public static SamplingStatus read() {
+    return new SamplingStatus(Json.parseObject(NativeBridge.samplingStatusJson()));
+  }
+
+  public boolean available() {
+    return available;
+  }
+
+  /** Why not, with the settings that fix it; empty when available. */
+  public String unavailableReason() {
+    return unavailableReason;
+  }
+
+  public boolean active() {
+    return active;
+  }
+
+  public boolean threadActive() {
+    return threadActive;
+  }
+
+  public long sampleIntervalBytes() {
+    return sampleIntervalBytes;
+  }
+}

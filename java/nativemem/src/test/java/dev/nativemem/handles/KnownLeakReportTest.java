@@ -1,0 +1,86 @@
+package dev.nativemem.handles;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.nativemem.Advice;
+import dev.nativemem.internal.Json;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A report whose site matches a catalogue entry names it beside the site: text, JSON and advice.
+ * The site is planted as the registry would hand it over, with the stack of a resource stream read
+ * and dropped at a known line.
+ */
+class KnownLeakReportTest {
+  private static final String READER = "com.example.App.read(App.java:7)";
+
+  private static HandleReport report(String kind, String stack) {
+    String json =
+        "{\"kinds\": [{\"kind\": \""
+            + kind
+            + "\", \"created\": 3, \"closed\": 0, \"transferred\": 0, \"open\": 0, \"leaked\": 3,"
+            + " \"classes\": []}], \"sites\": [{\"kind\": \""
+            + kind
+            + "\", \"open\": 0, \"leaked\": 3, \"stack\": "
+            + Json.write(stack)
+            + "}], \"zombie_caches\": [], \"oldest_open\": [], \"open_cache_capacity_bytes\": 0,"
+            + " \"zombie_cache_capacity_bytes\": 0, \"sites_dropped\": 0, \"sites_interned\": 1,"
+            + " \"tracker_memory_bytes\": 0}";
+    return new HandleReport(true, "level=full", Json.parseObject(json), 0);
+  }
+
+  private static final String STREAM_STACK =
+      "created at "
+          + READER
+          + "\n\tat java.base/java.util.zip.Inflater.<init>(Inflater.java:120)\n"
+          + "\tat java.base/java.net.URLClassLoader.getResourceAsStream(URLClassLoader.java:290)\n"
+          + "\tat app//"
+          + READER
+          + "\n";
+
+  @Test
+  void aCataloguedSiteIsNamedInTextJsonAndAdvice() {
+    HandleReport report = report("Inflater", STREAM_STACK);
+    HandleReport.Site site = report.sites().get(0);
+    assertEquals("unclosed-getResourceAsStream", site.knownLeakId());
+    assertTrue(
+        report.toString().contains("created at " + READER + " [known leak: a stream from"),
+        report.toString());
+    assertTrue(
+        report.toString().contains("unclosed-getResourceAsStream: costs: one zlib inflate stream"),
+        report.toString());
+    Map<String, Object> known =
+        Json.object(Json.objects(Json.parseObject(report.toJson()), "sites").get(0), "known");
+    assertEquals("unclosed-getResourceAsStream", known.get("id"));
+    assertEquals("your code", known.get("library"));
+    List<String> leaked =
+        HandleAdvice.evaluate(report).stream()
+            .filter(a -> a.code().equals("HANDLES_LEAKED"))
+            .map(Advice::message)
+            .collect(Collectors.toList());
+    assertEquals(1, leaked.size(), leaked.toString());
+    assertTrue(leaked.get(0).contains(READER + ": a known leak"), leaked.get(0));
+    assertTrue(leaked.get(0).contains("(unclosed-getResourceAsStream; fixed in: your code)"));
+    assertTrue(leaked.get(0).contains("do now: close the stream where it is read"), leaked.get(0));
+  }
+
+  @Test
+  void anotherKindAtTheSameFramesIsNotNamed() {
+    HandleReport report = report("Deflater", STREAM_STACK);
+    assertNull(report.sites().get(0).knownLeakId());
+    assertTrue(!report.toJson().contains("\"known"), report.toJson()); // nulls are not written
+  }
+
+  @Test
+  void anUnknownCatalogueIdIsRefusedWithTheIds() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> KnownLeak.catalogued("FLINK-1"));
+    assertTrue(e.getMessage().contains("FLINK-39753"), e.getMessage());
+  }
+}

@@ -1,0 +1,52 @@
+package dev.nativemem.memory;
+
+import static dev.nativemem.ContractFixtures.check;
+
+import dev.nativemem.handles.NativeHandles;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The JSON contract with the native library for {@code dev.nativemem.memory}: see {@link
+ * dev.nativemem.ContractFixtures}.
+ */
+class MemoryContractFixturesTest {
+  @Test
+  void allocatorInfo() {
+    check("allocator-jemalloc.json", AllocatorInfo::new);
+    check("allocator-glibc.json", AllocatorInfo::new);
+  }
+
+  @Test
+  void allocatorStats() {
+    check("allocator-stats-jemalloc.json", AllocatorStats::new);
+    check("allocator-stats-glibc.json", AllocatorStats::new);
+  }
+
+  @Test
+  void processMemory() {
+    check("process-memory.json", ProcessMemory::new);
+  }
+
+  @Test
+  void nativeViewOfTheBreakdown() {
+    check(
+        "native-view.json",
+        json ->
+            MemoryBreakdownReader.read(
+                json, null, NativeHandles.report(), MemoryBreakdown.View.COMMITTED),
+        // In toJson()'s "process" and "cpus", passed through whole.
+        "process.vm_size_bytes",
+        "process.vm_hwm_bytes",
+        "container_cpus.cgroup_version");
+  }
+
+  @Test
+  void residentRanges() {
+    check("resident-ranges.json", JvmRegions::residentTotal);
+  }
+
+  @Test
+  void remedyResult() {
+    check("remedy.json", RemedyResult::new);
+  }
+}

@@ -1,0 +1,49 @@
+package dev.nativemem.profile;
+
+import static dev.nativemem.ContractFixtures.check;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The JSON contract with the native library for {@code dev.nativemem.profile}: see {@link
+ * dev.nativemem.ContractFixtures}.
+ */
+class ProfileContractFixturesTest {
+  @Test
+  void samplingStatus() {
+    check("sampling-status.json", SamplingStatus::new);
+  }
+
+  /**
+   * Only the path is read: the profile is then opened from the file, whose header and sidecar say
+   * the rest again.
+   */
+  @Test
+  void dumpedProfile() {
+    check(
+        "dumped-profile.json",
+        ProfileDump::dumpedPath,
+        "symbols_dir",
+        "time_ms",
+        "sample_interval_bytes",
+        "sampled_bytes");
+  }
+
+  @Test
+  void profileSummary() {
+    Path dump = Paths.get("/var/tmp/app.heap");
+    check(
+        "profile-summary.json",
+        json -> new HeapProfile(dump, HeapProfile.timeOf(dump, json), json),
+        // The dump's own figures; its warnings come again in analyze()'s report, which reads them.
+        "mapping_count",
+        "warnings");
+  }
+
+  @Test
+  void profileReport() {
+    check("profile-report.json", json -> new ProfileReport(json, false));
+  }
+}
