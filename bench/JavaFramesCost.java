@@ -14,7 +14,7 @@ public final class JavaFramesCost {
     int streams = Integer.parseInt(args[1]);
     int depth = Integer.parseInt(args[2]);
     HeapProfiler profiler = NativeMemory.profiling();
-    profiler.sampleInterval(1);
+    profiler.resetWithSampleInterval(1);
     profiler.start();
     byte[] plain = new byte[4096];
     byte[] packed = new byte[8192];

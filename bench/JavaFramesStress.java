@@ -23,7 +23,7 @@ public final class JavaFramesStress {
     long end = System.currentTimeMillis() + Long.parseLong(args[0]) * 1000;
     Path dir = Paths.get(args[1]);
     HeapProfiler profiler = NativeMemory.profiling();
-    profiler.sampleInterval(4096);
+    profiler.resetWithSampleInterval(4096);
     profiler.javaFrames(true);
     profiler.start();
     URL classes = JavaFramesStress.class.getProtectionDomain().getCodeSource().getLocation();

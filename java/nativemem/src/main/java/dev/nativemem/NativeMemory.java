@@ -132,7 +132,7 @@ public final class NativeMemory {
    */
   public static javax.management.ObjectName registerMBean() {
     NativeLibraryLoader.load();
-    return NativeMemoryMBean.register();
+    return NativeMemoryBean.register();
   }
 
   /**
@@ -150,7 +150,7 @@ public final class NativeMemory {
   static {
     if (Boolean.parseBoolean(Setting.JMX.value())) {
       try {
-        NativeMemoryMBean.register();
+        NativeMemoryBean.register();
       } catch (NativeMemoryException e) {
         // JMX is an extra: the facade must keep working without it.
         System.getLogger("dev.nativemem")

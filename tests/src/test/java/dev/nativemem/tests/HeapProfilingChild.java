@@ -43,7 +43,7 @@ public final class HeapProfilingChild {
         dump(args[1]);
         break;
       case "interval":
-        System.out.println("INTERVAL " + profiler.sampleInterval(Long.parseLong(args[1])));
+        System.out.println("INTERVAL " + profiler.resetWithSampleInterval(Long.parseLong(args[1])));
         System.out.println("READ_BACK " + profiler.sampleIntervalBytes());
         profiler.start();
         keepInflaters();
@@ -129,7 +129,7 @@ public final class HeapProfilingChild {
               open, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
           return NativeMemory.dumpProfile(open.resolve("x.heap"));
         });
-    attempt("interval", () -> NativeMemory.profiling().sampleInterval(0));
+    attempt("interval", () -> NativeMemory.profiling().resetWithSampleInterval(0));
     attempt(
         "start",
         () -> {

@@ -23,7 +23,7 @@ public final class JavaFramesChild {
     HeapProfiler profiler = NativeMemory.profiling();
     switch (args[0]) {
       case "sites":
-        profiler.sampleInterval(Long.parseLong(args[2]));
+        profiler.resetWithSampleInterval(Long.parseLong(args[2]));
         System.out.println("JAVA_FRAMES " + profiler.javaFrames(true));
         profiler.start();
         for (int i = 0; i < 20_000; i++) {

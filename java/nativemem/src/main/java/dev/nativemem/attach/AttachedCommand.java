@@ -154,7 +154,7 @@ public final class AttachedCommand {
         String interval = option(options, "--interval");
         if (interval != null) {
           try {
-            profiler.sampleInterval(Long.parseLong(interval));
+            profiler.resetWithSampleInterval(Long.parseLong(interval));
           } catch (NumberFormatException e) {
             err.println("nativemem attach profile: --interval takes bytes, got '" + interval + "'");
             return 2;

@@ -16,17 +16,17 @@ import java.util.Map;
  * zombie caches. Immutable; {@link #toString()} for people, {@link #toJson()} for machines.
  */
 public final class HandleReport {
-  private final boolean agentActive;
-  private final String options;
-  private final List<KindCount> kinds;
-  private final List<Site> sites;
-  private final List<ZombieCache> zombieCaches;
-  private final List<OpenHandle> oldestOpen;
-  private final long openCacheCapacityBytes;
-  private final long zombieCacheCapacityBytes;
-  private final long sitesDropped;
-  private final long sitesKept;
-  private final long trackerMemoryBytes;
+  final boolean agentActive;
+  final String options;
+  final List<KindCount> kinds;
+  final List<Site> sites;
+  final List<ZombieCache> zombieCaches;
+  final List<OpenHandle> oldestOpen;
+  final long openCacheCapacityBytes;
+  final long zombieCacheCapacityBytes;
+  final long sitesDropped;
+  final long sitesKept;
+  final long trackerMemoryBytes;
 
   /** The {@code schema} of {@link #toJson()}: its name and version. */
   public static final String SCHEMA = "nativemem-handle-report/1";
@@ -161,131 +161,24 @@ public final class HandleReport {
    * or removed, not when one is added.
    */
   public String toJson() {
-    Map<String, Object> json = new LinkedHashMap<>();
-    json.put("schema", SCHEMA);
-    json.put("agent_active", agentActive);
-    json.put("options", options);
-    List<Object> kindList = new ArrayList<>();
-    for (KindCount k : kinds) {
-      kindList.add(k.toMap());
-    }
-    json.put("kinds", kindList);
-    List<Object> siteList = new ArrayList<>();
-    for (Site s : sites) {
-      siteList.add(s.toMap());
-    }
-    json.put("sites", siteList);
-    List<Object> zombieList = new ArrayList<>();
-    for (ZombieCache z : zombieCaches) {
-      zombieList.add(z.toMap());
-    }
-    json.put("zombie_caches", zombieList);
-    List<Object> openList = new ArrayList<>();
-    for (OpenHandle o : oldestOpen) {
-      openList.add(o.toMap());
-    }
-    json.put("oldest_open", openList);
-    json.put("open_cache_capacity_bytes", openCacheCapacityBytes);
-    json.put("zombie_cache_capacity_bytes", zombieCacheCapacityBytes);
-    json.put("sites_dropped", sitesDropped);
-    json.put("sites_interned", sitesKept);
-    json.put("tracker_memory_bytes", trackerMemoryBytes);
-    return Json.write(json);
+    return HandleReportJson.write(this);
   }
 
   @Override
   public String toString() {
-    StringBuilder out = new StringBuilder();
-    out.append("Native handles (agent ")
-        .append(agentActive ? "active, " + options : "not attached: only track()ed handles")
-        .append(")\n");
-    out.append(
-        String.format(
-            "  %-28s %10s %10s %12s %8s %8s %8s%n",
-            "kind", "created", "closed", "transferred", "open", "pooled", "leaked"));
-    for (KindCount k : kinds) {
-      out.append(
-          String.format(
-              "  %-28s %10d %10d %12d %8d %8d %8d%n",
-              k.kind, k.created, k.closed, k.transferred, k.open, k.pooled, k.leaked));
-      for (String type : k.classes) {
-        out.append("      as ").append(type).append('\n');
-      }
-    }
-    if (!sites.isEmpty()) {
-      out.append("Open, pooled and leaked handles by creation site:\n");
-      for (Site s : sites) {
-        out.append("  ").append(s.headline()).append('\n');
-        if (s.known != null) {
-          out.append("    ").append(s.known.entry().id()).append(": ");
-          out.append(s.known.advice()).append('\n');
-        }
-        out.append(indent(s.stack, "    "));
-      }
-    }
-    if (openCacheCapacityBytes > 0 || zombieCacheCapacityBytes > 0) {
-      out.append(
-          String.format(
-              "Cache capacity: %s in open caches, %s in zombie caches%n",
-              ByteFormat.human(openCacheCapacityBytes),
-              ByteFormat.human(zombieCacheCapacityBytes)));
-    }
-    if (!zombieCaches.isEmpty()) {
-      out.append("Zombie caches (closed in Java, still held natively by options):\n");
-      for (ZombieCache z : zombieCaches) {
-        String cacheLine = z.cacheCreatedAt;
-        out.append(
-            String.format(
-                "  %s of %s capacity, created at %s, closed in Java%n",
-                z.cacheKind,
-                ByteFormat.human(z.capacityBytes),
-                cacheLine == null ? "(site not recorded)" : cacheLine));
-        for (Retainer r : z.retainers) {
-          String line = r.createdAt;
-          out.append(
-              String.format(
-                  "    retained by %s (%s), created at %s%n",
-                  r.kind, r.state, line == null ? "(site not recorded)" : line));
-          out.append(indent(r.stack, "        "));
-        }
-      }
-    }
-    if (!oldestOpen.isEmpty()) {
-      out.append("Oldest open handles:\n");
-      for (OpenHandle o : oldestOpen.subList(0, Math.min(10, oldestOpen.size()))) {
-        out.append("  ").append(o).append('\n');
-      }
-    }
-    if (sitesDropped > 0) {
-      out.append(sitesDropped).append(" creation stacks not kept: the table of sites is full\n");
-    }
-    out.append(
-        String.format(
-            "Tracker memory: %s (%d creation sites kept)%n",
-            ByteFormat.human(trackerMemoryBytes), sitesKept));
-    return TerminalText.escape(out);
-  }
-
-  private static String indent(String stack, String prefix) {
-    StringBuilder out = new StringBuilder();
-    for (String line : stack.split("\n")) {
-      if (!line.trim().isEmpty()) {
-        out.append(prefix).append(line.trim()).append('\n');
-      }
-    }
-    return out.toString();
+    return HandleReportText.of(this);
   }
 
   /** Counts of one kind of handle since the JVM started. */
   public static final class KindCount {
-    private final String kind;
-    private final long created;
-    private final long closed;
-    private final long transferred;
-    private final long open;
-    private final long pooled;
-    private final long leaked;
-    private final List<String> classes;
+    final String kind;
+    final long created;
+    final long closed;
+    final long transferred;
+    final long open;
+    final long pooled;
+    final long leaked;
+    final List<String> classes;
 
     @SuppressWarnings("unchecked")
     KindCount(Map<String, Object> json) {
@@ -368,17 +261,17 @@ public final class HandleReport {
    * the note naming the pool).
    */
   public static final class Site {
-    private final String kind;
-    private final long open;
-    private final long pooled;
-    private final long leaked;
-    private final long freedByFinalizer;
-    private final long lastFreedByFinalizerEpochMillis;
-    private final String createdAt;
-    private final String stack;
-    private final String knownLeak;
-    private final LeakCatalogue.Match known;
-    private final String accepted;
+    final String kind;
+    final long open;
+    final long pooled;
+    final long leaked;
+    final long freedByFinalizer;
+    final long lastFreedByFinalizerEpochMillis;
+    final String createdAt;
+    final String stack;
+    final String knownLeak;
+    final LeakCatalogue.Match known;
+    final String accepted;
 
     Site(Map<String, Object> json, List<KnownLeak> jvmWide) {
       this.kind = Json.string(json, "kind");
@@ -517,11 +410,11 @@ public final class HandleReport {
 
   /** A cache whose Java object was closed while options objects still keep it alive natively. */
   public static final class ZombieCache {
-    private final String cacheKind;
-    private final long capacityBytes;
-    private final String cacheCreatedAt;
-    private final String cacheStack;
-    private final List<Retainer> retainers;
+    final String cacheKind;
+    final long capacityBytes;
+    final String cacheCreatedAt;
+    final String cacheStack;
+    final List<Retainer> retainers;
 
     ZombieCache(Map<String, Object> json) {
       this.cacheKind = Json.string(json, "cache_kind");
@@ -579,10 +472,10 @@ public final class HandleReport {
 
   /** An open or leaked options object that keeps a zombie cache alive. */
   public static final class Retainer {
-    private final String kind;
-    private final String state;
-    private final String createdAt;
-    private final String stack;
+    final String kind;
+    final String state;
+    final String createdAt;
+    final String stack;
 
     Retainer(Map<String, Object> json) {
       this.kind = Json.string(json, "kind");
@@ -627,10 +520,10 @@ public final class HandleReport {
 
   /** One open handle: what, where in native memory, which thread made it and when. */
   public static final class OpenHandle {
-    private final String kind;
-    private final long address;
-    private final String thread;
-    private final long createdEpochMillis;
+    final String kind;
+    final long address;
+    final String thread;
+    final long createdEpochMillis;
 
     OpenHandle(Map<String, Object> json) {
       this.kind = Json.string(json, "kind");

@@ -364,21 +364,33 @@ public final class HandleTracker {
   private int unrecordedSite() {
     int site = noStackSite;
     if (site < 0) {
-      TrackingLevel level = options.level();
-      site =
-          NativeBridge.handlesInternSite(
-              level == TrackingLevel.SAMPLED
-                  ? "(creation stack not sampled: level=sampled records 1 in "
-                      + options.interval()
-                      + "; use level=full to see every site)"
-                  : "(creation stack not recorded: level="
-                      + level.word()
-                      + "; use level=sampled or level=full, the agent argument or -D"
-                      + Setting.HANDLES_LEVEL.property()
-                      + ", to see sites)");
+      site = NativeBridge.handlesInternSite(unrecordedNote(options.level(), options.interval()));
       noStackSite = site;
     }
     return site;
+  }
+
+  /**
+   * What the site of handles without a stack says at {@code level}: at level=full every handle
+   * created after the agent started has its stack, so the ones without were created before it (a
+   * late attach) or inside nativemem's own work.
+   */
+  static String unrecordedNote(TrackingLevel level, long interval) {
+    switch (level) {
+      case SAMPLED:
+        return "(creation stack not sampled: level=sampled records 1 in "
+            + interval
+            + "; use level=full to see every site)";
+      case FULL:
+        return "(creation stack not recorded: created before the agent started, or inside"
+            + " nativemem's own work; level=full records every creation after that)";
+      default:
+        return "(creation stack not recorded: level="
+            + level.word()
+            + "; use level=sampled or level=full, the agent argument or -D"
+            + Setting.HANDLES_LEVEL.property()
+            + ", to see sites)";
+    }
   }
 
   private int kindId(String kind) {

@@ -1,5 +1,7 @@
 package dev.nativemem.handles;
 
+import dev.nativemem.NativeMemoryException;
+
 /**
  * A resource the application registered with {@link NativeHandles#track}: close this instead of the
  * resource. If it is garbage-collected without {@link #close()}, it counts as leaked.
@@ -15,11 +17,21 @@ public final class TrackedResource<T extends AutoCloseable> implements AutoClose
     return resource;
   }
 
-  /** Closes the resource, then marks the handle closed (also when {@code close} throws). */
+  /**
+   * Closes the resource, then marks the handle closed (also when {@code close} throws).
+   *
+   * @throws NativeMemoryException wrapping a checked exception of the resource's {@code close} (its
+   *     cause); unchecked ones pass through as they are
+   */
   @Override
-  public void close() throws Exception {
+  public void close() {
     try {
       resource.close();
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new NativeMemoryException(
+          "closing the tracked " + resource.getClass().getName() + " failed: " + e, e);
     } finally {
       HandleTracker.get().ended(this, null, End.CLOSED);
     }

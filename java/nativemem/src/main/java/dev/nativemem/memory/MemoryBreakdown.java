@@ -158,11 +158,6 @@ public final class MemoryBreakdown {
 
   // ---- the container
 
-  /** Whether a memory cgroup was found for this process. */
-  public boolean hasContainer() {
-    return container != null;
-  }
-
   /** The lowest memory limit from this process's cgroup up its hierarchy; empty if unlimited. */
   public Optional<Long> limitBytes() {
     return container == null

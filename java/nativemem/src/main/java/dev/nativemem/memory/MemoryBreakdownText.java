@@ -48,9 +48,9 @@ final class MemoryBreakdownText {
     t.row("  shmem", Optional.of(Json.number(b.process, "rss_shmem_bytes")));
     t.count("threads", b.threads());
     t.section("JVM");
-    t.row("b.heap used", Optional.of(b.heap.getUsed()));
-    t.row("b.heap committed", Optional.of(b.heap.getCommitted()));
-    t.row("b.heap max", Optional.of(b.heap.getMax()));
+    t.row("heap used", Optional.of(b.heap.getUsed()));
+    t.row("heap committed", Optional.of(b.heap.getCommitted()));
+    t.row("heap max", Optional.of(b.heap.getMax()));
     for (MemoryBreakdown.Pool pool : b.nonHeapPools) {
       t.row(pool.name + " (committed)", Optional.of(pool.capacityOrCommitted));
     }
@@ -74,7 +74,7 @@ final class MemoryBreakdownText {
       t.row("  of which dirty (purgeable)", b.allocatorDirtyBytes());
     }
     t.section(
-        "Native b.handles"
+        "Native handles"
             + (b.handles.agentActive() ? "" : " (agent not attached: only track()ed resources)"));
     for (HandleReport.KindCount kind : b.handles.kinds()) {
       if (kind.open() > 0 || kind.leaked() > 0) {
@@ -87,7 +87,7 @@ final class MemoryBreakdownText {
           "zombie caches (closed in Java, held natively)",
           Optional.of(b.handles.zombieCacheCapacityBytes()));
     }
-    t.section("RSS b.attributed (" + b.view.name().toLowerCase(Locale.ROOT) + " b.view)");
+    t.section("RSS attributed (" + b.view.name().toLowerCase(Locale.ROOT) + " view)");
     for (MemoryBreakdown.Part part : b.attributed) {
       t.row(part.label, Optional.of(part.bytes()));
     }
@@ -96,7 +96,7 @@ final class MemoryBreakdownText {
       t.text(
           "",
           b.view == MemoryBreakdown.View.COMMITTED
-              ? "(negative: committed memory not yet resident; see the resident b.view)"
+              ? "(negative: committed memory not yet resident; see the resident view)"
               : "(negative: metaspace committed or memory malloc'd but not yet touched)");
     }
     t.section("Headroom");

@@ -69,13 +69,13 @@ public final class HeapProfiler {
   }
 
   /**
-   * Sets the average sample interval to the power of two nearest {@code bytes}, which also discards
-   * every sample taken so far ({@code prof.reset}).
+   * Discards every sample taken so far ({@code prof.reset}) and samples from now on at the power of
+   * two nearest {@code bytes}: jemalloc changes the interval only as part of a reset.
    *
    * @return the interval now in effect, in bytes
    * @throws IllegalArgumentException if {@code bytes} is not positive
    */
-  public long sampleInterval(long bytes) {
+  public long resetWithSampleInterval(long bytes) {
     if (bytes <= 0) {
       throw new IllegalArgumentException(
           "sample interval must be a positive number of bytes, got "

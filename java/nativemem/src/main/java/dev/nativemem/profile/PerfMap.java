@@ -134,20 +134,4 @@ public final class PerfMap {
       }
     }
   }
-
-  /** Whether this JVM has {@code Compiler.perfmap}. */
-  public static boolean isSupported() {
-    try {
-      ObjectName name = new ObjectName("com.sun.management:type=DiagnosticCommand");
-      for (javax.management.MBeanOperationInfo op :
-          ManagementFactory.getPlatformMBeanServer().getMBeanInfo(name).getOperations()) {
-        if (op.getName().equals(OPERATION)) {
-          return true;
-        }
-      }
-    } catch (JMException e) {
-      return false;
-    }
-    return false;
-  }
 }

@@ -2,11 +2,11 @@ package dev.nativemem.watch;
 
 import dev.nativemem.NativeMemoryException;
 import dev.nativemem.internal.DirectoryHandle;
+import dev.nativemem.internal.Jmx;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.profile.HeapProfiler;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,8 +16,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import javax.management.JMException;
-import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
@@ -321,14 +319,8 @@ public final class MemoryWatch implements AutoCloseable {
 
   private void registerMBean() {
     try {
-      ObjectName name = new ObjectName(MemoryWatchMXBean.OBJECT_NAME);
-      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-      if (server.isRegistered(name)) {
-        server.unregisterMBean(name); // a watch of another class loader: the newest serves
-      }
-      server.registerMBean(new Bean(), name);
-      mbean = name;
-    } catch (JMException | RuntimeException e) {
+      mbean = Jmx.register(MemoryWatchMXBean.OBJECT_NAME, new MemoryWatchBean(this));
+    } catch (RuntimeException e) {
       logOnce("cannot register " + MemoryWatchMXBean.OBJECT_NAME + ": ", e);
     }
   }
@@ -337,11 +329,7 @@ public final class MemoryWatch implements AutoCloseable {
     ObjectName name = mbean;
     mbean = null;
     if (name != null) {
-      try {
-        ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
-      } catch (JMException | RuntimeException e) {
-        // already gone
-      }
+      Jmx.unregister(name);
     }
   }
 
@@ -358,39 +346,5 @@ public final class MemoryWatch implements AutoCloseable {
       // unknown
     }
     return -1;
-  }
-
-  /** The JMX face of this watch. */
-  private final class Bean implements MemoryWatchMXBean {
-    @Override
-    public String capture(String reason) {
-      return MemoryWatch.this.capture(reason).toString();
-    }
-
-    @Override
-    public void stop() {
-      close();
-    }
-
-    @Override
-    public String getDirectory() {
-      return directory.path().toString();
-    }
-
-    @Override
-    public String getLastBundle() {
-      Path last = lastBundle;
-      return last == null ? "" : last.toString();
-    }
-
-    @Override
-    public int getSamples() {
-      return samples();
-    }
-
-    @Override
-    public String getOptions() {
-      return options.toString();
-    }
   }
 }

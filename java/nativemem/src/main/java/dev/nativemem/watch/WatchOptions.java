@@ -226,17 +226,6 @@ public final class WatchOptions {
     return o;
   }
 
-  /** Time between two bundles of automatic triggers (default 60 s). */
-  public WatchOptions withMinInterval(Duration minInterval) {
-    Objects.requireNonNull(minInterval, "minInterval");
-    if (minInterval.isNegative()) {
-      throw new IllegalArgumentException("minInterval must not be negative, got " + minInterval);
-    }
-    WatchOptions o = copy();
-    o.minInterval = minInterval;
-    return o;
-  }
-
   /** At most {@code bundles} bundles and {@code bytes} bytes of them are kept. */
   public WatchOptions withRetention(int bundles, long bytes) {
     if (bundles < 1 || bytes < 1) {

@@ -21,7 +21,8 @@ class HandleReportTextTest {
   @Test
   void threadNamesAndFramesAreShownNotObeyed() throws IOException {
     String json;
-    try (InputStream in = getClass().getResourceAsStream("/dev/nativemem/contract/handle-report.json")) {
+    try (InputStream in =
+        getClass().getResourceAsStream("/dev/nativemem/contract/handle-report.json")) {
       json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
     String hostile =
