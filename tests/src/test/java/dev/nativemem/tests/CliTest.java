@@ -152,7 +152,7 @@ class CliTest {
 
   @Test
   void demoPrintsAllocatorAndResidentMemory() throws Exception {
-    ForkedJvm.Result r = new ForkedJvm().cli("demo");
+    ForkedJvm.Result r = new ForkedJvm().jar(ForkedJvm.DEMO_JAR, "demo");
     assertEquals(0, r.exitCode, r.toString());
     assertTrue(r.stdout.contains("Allocator serving malloc: glibc"), r.toString());
     assertTrue(r.stdout.matches("(?s).*RSS\\s+\\d+\\.\\d MiB.*"), r.toString());

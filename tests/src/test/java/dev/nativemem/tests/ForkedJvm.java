@@ -21,6 +21,10 @@ final class ForkedJvm {
   /** The jar, where JVMs of another uid can read it too ({@link OtherUsers}). */
   static final Path JAR = OtherUsers.readable(BUILT_JAR);
 
+  /** The nativemem-demo jar: the CLI with the demo's classes (the core jar's CLI has no demo). */
+  static final Path DEMO_JAR =
+      Paths.get(System.getProperty("nativemem.demo.jar", "missing-nativemem-demo.jar"));
+
   static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
   static final Path DEBIAN_JEMALLOC = Paths.get("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2");
 

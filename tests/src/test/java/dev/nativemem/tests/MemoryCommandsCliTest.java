@@ -62,7 +62,7 @@ class MemoryCommandsCliTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("dev.nativemem.tests.AllocatorSetup#all")
   void demoShowsBreakdownAndAdvice(AllocatorSetup setup) throws Exception {
-    ForkedJvm.Result demo = setup.jvm().cli("demo");
+    ForkedJvm.Result demo = setup.jvm().jar(ForkedJvm.DEMO_JAR, "demo");
     assertEquals(0, demo.exitCode, demo.toString());
     assertTrue(demo.stdout.contains("Where the memory is"), demo.toString());
     assertTrue(demo.stdout.contains("Advice"), demo.toString());

@@ -195,7 +195,8 @@ class PreloadAllocatorTest {
   @Test
   void demoProfilesInAChildJvmUnderThePreloadAllocator() throws Exception {
     Path dir = HeapProfilingTest.freshDir("demo");
-    ForkedJvm.Result r = new ForkedJvm().jvmArg("-Dnativemem.profile.dir=" + dir).cli("demo");
+    ForkedJvm.Result r =
+        new ForkedJvm().jvmArg("-Dnativemem.profile.dir=" + dir).jar(ForkedJvm.DEMO_JAR, "demo");
     assertEquals(0, r.exitCode, r.toString());
     assertTrue(r.stdout.contains("runs this part again in a child JVM"), r.stdout);
     assertTrue(r.stdout.contains("profiling started"), r.stdout);

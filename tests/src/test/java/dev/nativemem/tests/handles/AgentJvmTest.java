@@ -195,7 +195,11 @@ class AgentJvmTest {
   /** The CLI demo, started without the agent: it runs the incidents in a child JVM that has it. */
   @Test
   void demoShowsTheThreeIncidentsThenNoLeak() throws Exception {
-    Result result = new ScenarioJvm().mainClass("dev.nativemem.cli.NativeMemoryCli").run("demo");
+    Result result =
+        new ScenarioJvm()
+            .mainClass("dev.nativemem.cli.NativeMemoryCli")
+            .classpath(System.getProperty("nativemem.demo.jar", "missing-nativemem-demo.jar"))
+            .run("demo");
     assertEquals(0, result.exitCode(), result.toString());
     String out = result.stdout();
     assertTrue(out.contains("3 leaked Statistics, created at"), out);
