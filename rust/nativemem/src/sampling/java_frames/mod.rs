@@ -31,7 +31,7 @@ pub struct JavaFramesStatus {
     pub distinct_frames: u64,
 }
 
-static SWITCH: Mutex<Option<jvm::Jvmti>> = Mutex::new(None);
+static SWITCH: Mutex<Option<crate::jvmti::Jvmti>> = Mutex::new(None);
 
 /// Turns Java frames on or off. `vm` is the process's JavaVM and the caller a thread attached to
 /// it (a JNI call).
@@ -70,10 +70,10 @@ pub unsafe fn set_enabled(vm: *mut JavaVM, on: bool) -> Result<JavaFramesStatus,
     })?;
     let agct = jvm::async_get_call_trace(vm).map_err(unavailable)?;
     if jvmti.is_none() {
-        *jvmti = Some(jvm::Jvmti::open(vm).map_err(unavailable)?);
+        *jvmti = Some(jvm::open(vm).map_err(unavailable)?);
     }
     if let (Some(jvmti), Some(env)) = (*jvmti, jvm::current_env(vm)) {
-        jvmti.make_method_ids_of_loaded_classes(env);
+        jvm::make_method_ids_of_loaded_classes(jvmti, env);
     }
     if previous != ours() {
         STATE.previous.store(previous, Ordering::Release);
@@ -175,7 +175,7 @@ pub fn names() -> Option<serde_json::Value> {
         .entries()
         .map(|(index, frame)| {
             // SAFETY: `env` is this thread's JNIEnv; `jvmti` our environment.
-            let described = unsafe { jvmti.describe(env, frame) };
+            let described = unsafe { jvm::describe(jvmti, env, frame) };
             NamedFrame {
                 index,
                 bci: frame.bci,
