@@ -186,6 +186,20 @@ fn profile_site(name: &str) -> Site {
 }
 
 /// Every fixture: file name and the JSON the matching export returns.
+fn profile_summary() -> Summary {
+    Summary {
+        sample_interval_bytes: 524_288,
+        sampled_bytes: 3 << 20,
+        sampled_objects: 6,
+        unbiased_bytes: 64 << 20,
+        unbiased_objects: 16,
+        stack_count: 2,
+        mapping_count: 40,
+        dump_time_ms: Some(1_764_500_000_000),
+        warnings: vec!["libgone.so: not found; its frames stay addresses".into()],
+    }
+}
+
 fn fixtures() -> Vec<(&'static str, String)> {
     fn json<T: serde::Serialize>(value: &T) -> String {
         serde_json::to_string_pretty(value).expect("fixture serializes") + "\n"
@@ -253,25 +267,10 @@ fn fixtures() -> Vec<(&'static str, String)> {
             json(&DumpedProfile {
                 path: "/var/tmp/app.heap".into(),
                 symbols_dir: "/var/tmp/app.heap.symbols".into(),
-                time_ms: 12,
-                sample_interval_bytes: 524_288,
-                sampled_bytes: 3 << 20,
+                summary: profile_summary(),
             }),
         ),
-        (
-            "profile-summary.json",
-            json(&Summary {
-                sample_interval_bytes: 524_288,
-                sampled_bytes: 3 << 20,
-                sampled_objects: 6,
-                unbiased_bytes: 64 << 20,
-                unbiased_objects: 16,
-                stack_count: 2,
-                mapping_count: 40,
-                dump_time_ms: Some(1_764_500_000_000),
-                warnings: vec!["libgone.so: not found; its frames stay addresses".into()],
-            }),
-        ),
+        ("profile-summary.json", json(&profile_summary())),
         (
             "profile-report.json",
             json(&ProfileReport {

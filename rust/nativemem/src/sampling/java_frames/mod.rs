@@ -15,11 +15,6 @@ use serde::Serialize;
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
-/// The sidecar file naming the synthetic frames of a dump.
-pub const NAMES_FILE: &str = "java-frames.json";
-/// Its format tag.
-pub const NAMES_FORMAT: &str = "nativemem-java-frames/1";
-
 /// Whether Java frames are being recorded, and what happened so far.
 #[derive(Debug, Clone, Serialize)]
 pub struct JavaFramesStatus {
@@ -185,7 +180,7 @@ pub fn names() -> Option<serde_json::Value> {
         })
         .collect();
     Some(serde_json::json!({
-        "format": NAMES_FORMAT,
+        "format": crate::sidecar_layout::JAVA_FRAMES_FORMAT,
         "address_base": format!("0x{:x}", crate::java_frame_addresses::ADDRESS_BASE),
         "frames": frames,
     }))

@@ -135,7 +135,7 @@ public final class NativeBridge {
   /**
    * Dumps to {@code target} with its sidecar; objects under the directories in {@code saveFrom}
    * (one per line) and the perf map file (both may be null) are saved into it. Returns {@code
-   * {path, symbols_dir, time_ms, sample_interval_bytes, sampled_bytes}}.
+   * {path, symbols_dir}} and the dump's summary, the keys of {@link #profileSummaryJson}.
    */
   public static native String dumpProfileJson(String target, String saveFrom, String perfMap);
 
