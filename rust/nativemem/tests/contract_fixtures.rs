@@ -9,7 +9,9 @@ use nativemem::allocator::{
     AllocatorInfo, AllocatorStats, ArenaStats, GlibcStats, JemallocConfig, JemallocStats,
     RemedyOutcome,
 };
-use nativemem::handles::{KindReport, OpenHandle, Report, Retainer, SiteReport, ZombieCache};
+use nativemem::handles::{
+    KindReport, OpenHandle, Report, Retainer, SiteReport, Summary as HandleSummary, ZombieCache,
+};
 use nativemem::native_view::{AllocatorSummary, ContainerCpuView, NativeView};
 use nativemem::process::{ContainerMemory, ProcessMemory, ResidentRanges};
 use nativemem::profile::report::{ProcessTotal, Report as ProfileReport, Site};
@@ -165,10 +167,9 @@ fn handle_report() -> Report {
         }],
         open_cache_capacity_bytes: 0,
         zombie_cache_capacity_bytes: 64 << 20,
-        sites_interned: 12,
+        sites_kept: 12,
         sites_dropped: 0,
-        ended_records_dropped: 0,
-        memory_bytes: 40_960,
+        tracker_memory_bytes: 40_960,
     }
 }
 
@@ -252,6 +253,14 @@ fn fixtures() -> Vec<(&'static str, String)> {
             }),
         ),
         ("handle-report.json", json(&handle_report())),
+        ("handle-summary.json", {
+            let report = handle_report();
+            json(&HandleSummary {
+                kinds: report.kinds,
+                open_cache_capacity_bytes: report.open_cache_capacity_bytes,
+                zombie_cache_capacity_bytes: report.zombie_cache_capacity_bytes,
+            })
+        }),
         (
             "sampling-status.json",
             json(&SamplingStatus {

@@ -55,7 +55,7 @@ export! {
 export! {
     fn mallctlRead(env, key: JString<'l>) -> jlong {
         let key = from_java(env, &key, "mallctl key")?;
-        crate::allocator::mallctl::check_plain_read(&key)?;
+        crate::allocator::keys::check_plain_read(&key)?;
         let ctl = ProcessAllocator::get()
             .jemalloc()
             .ok_or_else(|| AllocatorError::NotJemalloc { key: key.clone() })?;

@@ -156,6 +156,13 @@ export! {
 }
 
 export! {
+    /// Counts per kind and cache capacities, for the memory breakdown: no sites or stacks.
+    fn handlesSummaryJson(env) -> jstring {
+        json_to_java(env, &registry().summary())
+    }
+}
+
+export! {
     fn handlesReportJson(env) -> jstring {
         json_to_java(env, &registry().report())
     }

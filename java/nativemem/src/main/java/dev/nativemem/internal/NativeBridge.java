@@ -111,6 +111,13 @@ public final class NativeBridge {
 
   public static native String handlesReportJson();
 
+  /**
+   * Counts per kind and cache capacities ({@code kinds}, {@code open_cache_capacity_bytes}, {@code
+   * zombie_cache_capacity_bytes}, as in {@link #handlesReportJson}): what the memory breakdown
+   * shows, without sites, stacks or listed handles.
+   */
+  public static native String handlesSummaryJson();
+
   // Heap profiling (rust/nativemem/src/jni/sampling.rs).
 
   /** {@code {available, unavailable_reason, active, thread_active, sample_interval_bytes}}. */
