@@ -1,7 +1,6 @@
 //! The books: one record per open handle, counters per kind, leaks per creation site.
 
 use super::interner::Interner;
-use super::report::{Report, Summary, ZombieCache};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -179,7 +178,7 @@ impl HandleRegistry {
         }
     }
 
-    fn books(&self) -> MutexGuard<'_, Books> {
+    pub(super) fn books(&self) -> MutexGuard<'_, Books> {
         // A panic while holding the lock leaves consistent-enough counters: keep going.
         self.books
             .lock()
@@ -372,19 +371,6 @@ impl HandleRegistry {
         let leaked = books.counters.iter().map(|c| c.leaked).sum();
         (recorded + unrecorded, leaked)
     }
-
-    pub fn report(&self) -> Report {
-        let mut books = self.books();
-        let zombies = books.zombie_caches();
-        books.forget_settled_caches(&zombies);
-        books.report(zombies)
-    }
-
-    /// Counts per kind and cache capacities: what the memory breakdown shows, without sites,
-    /// stacks or open handles listed.
-    pub fn summary(&self) -> Summary {
-        self.books().summary()
-    }
 }
 
 impl Books {
@@ -452,19 +438,6 @@ impl Books {
 
     pub(super) fn is_options(&self, kind: u32) -> bool {
         self.kinds.text(kind).ends_with("Options")
-    }
-
-    /// Closed caches that nothing retains any more are settled: stop keeping them.
-    fn forget_settled_caches(&mut self, zombies: &[ZombieCache]) {
-        let still_retained: std::collections::HashSet<u64> = self
-            .open
-            .values()
-            .chain(self.kept.values())
-            .flat_map(|r| r.retains.iter().copied())
-            .chain(zombies.iter().map(|z| z.cache_id))
-            .collect();
-        self.kept
-            .retain(|id, r| r.capacity_bytes.is_none() || still_retained.contains(id));
     }
 }
 

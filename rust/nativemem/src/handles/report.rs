@@ -4,7 +4,7 @@
 //!
 //! Ids link the registry's own tables (a site, a handle, a cache) and are not sent to Java.
 
-use super::registry::{Books, End, Record};
+use super::registry::{Books, End, HandleRegistry, Record};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -108,6 +108,23 @@ pub struct Retainer {
     pub site: String,
 }
 
+impl HandleRegistry {
+    /// Everything the registry knows, for the handle report; closed caches nothing retains any
+    /// more are forgotten on the way.
+    pub fn report(&self) -> Report {
+        let mut books = self.books();
+        let zombies = books.zombie_caches();
+        books.forget_settled_caches(&zombies);
+        books.report(zombies)
+    }
+
+    /// Counts per kind and cache capacities: what the memory breakdown shows, without sites,
+    /// stacks or open handles listed.
+    pub fn summary(&self) -> Summary {
+        self.books().summary()
+    }
+}
+
 #[derive(Default)]
 struct OpenCounts {
     open_by: HashMap<(u32, u32), u64>,
@@ -118,7 +135,7 @@ struct OpenCounts {
 
 impl Books {
     /// Caches whose Java object is closed while an open or leaked options object retains them.
-    pub(super) fn zombie_caches(&self) -> Vec<ZombieCache> {
+    fn zombie_caches(&self) -> Vec<ZombieCache> {
         let mut zombies: Vec<ZombieCache> = Vec::new();
         let mut by_cache: HashMap<u64, usize> = HashMap::new();
         let retainers = self
@@ -161,7 +178,20 @@ impl Books {
         zombies
     }
 
-    pub(super) fn report(&self, zombie_caches: Vec<ZombieCache>) -> Report {
+    /// Closed caches that nothing retains any more are settled: stop keeping them.
+    fn forget_settled_caches(&mut self, zombies: &[ZombieCache]) {
+        let still_retained: std::collections::HashSet<u64> = self
+            .open
+            .values()
+            .chain(self.kept.values())
+            .flat_map(|r| r.retains.iter().copied())
+            .chain(zombies.iter().map(|z| z.cache_id))
+            .collect();
+        self.kept
+            .retain(|id, r| r.capacity_bytes.is_none() || still_retained.contains(id));
+    }
+
+    fn report(&self, zombie_caches: Vec<ZombieCache>) -> Report {
         let open = self.open_counts();
         let kinds = self.kind_reports(&open);
         let OpenCounts {
@@ -229,7 +259,7 @@ impl Books {
     }
 
     /// The summary: no site text, stack or listed handle is copied out.
-    pub(super) fn summary(&self) -> Summary {
+    fn summary(&self) -> Summary {
         Summary {
             kinds: self.kind_reports(&self.open_counts()),
             open_cache_capacity_bytes: self.open_cache_capacity_bytes(),

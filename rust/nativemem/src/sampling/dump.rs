@@ -6,7 +6,7 @@
 use super::symbols::{write_sidecar, SidecarInput};
 use super::{profiler, SamplingError};
 use crate::allocator::keys;
-use crate::files::{create_private, Dir, Purpose};
+use crate::files::{create_private, remove_tree, Dir, Purpose};
 use crate::profile::{self, Summary};
 use crate::sidecar_layout::{dir_beside, DIR_SUFFIX};
 use serde::Serialize;
@@ -71,12 +71,12 @@ pub fn dump(request: &DumpRequest) -> Result<DumpedProfile, SamplingError> {
         };
         place(SIDECAR, &sidecar_name, dir_beside(&target))?;
         if let Err(e) = place(DUMP, &name, target.clone()) {
-            dir.remove_tree(&sidecar_name);
+            remove_tree(&dir, &sidecar_name);
             return Err(e);
         }
         Ok(summary)
     });
-    dir.remove_tree(&work_name);
+    remove_tree(&dir, &work_name);
     Ok(DumpedProfile {
         path: target.display().to_string(),
         symbols_dir: dir_beside(&target).display().to_string(),
