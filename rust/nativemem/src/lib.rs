@@ -9,7 +9,9 @@
 //! - [`handles`]: registry of native handles (RocksDB, zlib, application resources) and leaks;
 //! - [`sampling`]: heap profiles from the process's jemalloc, dumped with their symbols;
 //! - [`profile`]: heap profiles (jemalloc dumps) read, symbolized and rendered;
+//! - [`sidecar_layout`]: the names and formats inside a dump's symbol sidecar;
 //! - [`java_frame_addresses`]: the synthetic addresses Java frames have in heap profiles;
+//! - [`jvmti`]: the one JVMTI wrapper (stack keys of handle sites, Java frames of profiles);
 //! - [`attach`]: HotSpot's attach protocol, for `nativemem attach` without `jdk.attach`;
 //! - [`files`]: the one file layer: directories opened once (no link of another user followed),
 //!   every later step on their descriptors; files for the user private and never replacing;
@@ -24,10 +26,12 @@ pub mod files;
 pub mod handles;
 pub mod java_frame_addresses;
 mod jni;
+pub mod jvmti;
 pub mod native_view;
 pub mod process;
 pub mod profile;
 pub mod sampling;
+pub mod sidecar_layout;
 pub mod terminal_text;
 pub mod watch_sample;
 

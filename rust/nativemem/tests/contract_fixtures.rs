@@ -9,7 +9,9 @@ use nativemem::allocator::{
     AllocatorInfo, AllocatorStats, ArenaStats, GlibcStats, JemallocConfig, JemallocStats,
     RemedyOutcome,
 };
-use nativemem::handles::{KindReport, OpenHandle, Report, Retainer, SiteReport, ZombieCache};
+use nativemem::handles::{
+    KindReport, OpenHandle, Report, Retainer, SiteReport, Summary as HandleSummary, ZombieCache,
+};
 use nativemem::native_view::{AllocatorSummary, ContainerCpuView, NativeView};
 use nativemem::process::{ContainerMemory, ProcessMemory, ResidentRanges};
 use nativemem::profile::report::{ProcessTotal, Report as ProfileReport, Site};
@@ -165,10 +167,9 @@ fn handle_report() -> Report {
         }],
         open_cache_capacity_bytes: 0,
         zombie_cache_capacity_bytes: 64 << 20,
-        sites_interned: 12,
+        sites_kept: 12,
         sites_dropped: 0,
-        ended_records_dropped: 0,
-        memory_bytes: 40_960,
+        tracker_memory_bytes: 40_960,
     }
 }
 
@@ -186,6 +187,20 @@ fn profile_site(name: &str) -> Site {
 }
 
 /// Every fixture: file name and the JSON the matching export returns.
+fn profile_summary() -> Summary {
+    Summary {
+        sample_interval_bytes: 524_288,
+        sampled_bytes: 3 << 20,
+        sampled_objects: 6,
+        unbiased_bytes: 64 << 20,
+        unbiased_objects: 16,
+        stack_count: 2,
+        mapping_count: 40,
+        dump_time_ms: Some(1_764_500_000_000),
+        warnings: vec!["libgone.so: not found; its frames stay addresses".into()],
+    }
+}
+
 fn fixtures() -> Vec<(&'static str, String)> {
     fn json<T: serde::Serialize>(value: &T) -> String {
         serde_json::to_string_pretty(value).expect("fixture serializes") + "\n"
@@ -238,6 +253,14 @@ fn fixtures() -> Vec<(&'static str, String)> {
             }),
         ),
         ("handle-report.json", json(&handle_report())),
+        ("handle-summary.json", {
+            let report = handle_report();
+            json(&HandleSummary {
+                kinds: report.kinds,
+                open_cache_capacity_bytes: report.open_cache_capacity_bytes,
+                zombie_cache_capacity_bytes: report.zombie_cache_capacity_bytes,
+            })
+        }),
         (
             "sampling-status.json",
             json(&SamplingStatus {
@@ -253,25 +276,10 @@ fn fixtures() -> Vec<(&'static str, String)> {
             json(&DumpedProfile {
                 path: "/var/tmp/app.heap".into(),
                 symbols_dir: "/var/tmp/app.heap.symbols".into(),
-                time_ms: 12,
-                sample_interval_bytes: 524_288,
-                sampled_bytes: 3 << 20,
+                summary: profile_summary(),
             }),
         ),
-        (
-            "profile-summary.json",
-            json(&Summary {
-                sample_interval_bytes: 524_288,
-                sampled_bytes: 3 << 20,
-                sampled_objects: 6,
-                unbiased_bytes: 64 << 20,
-                unbiased_objects: 16,
-                stack_count: 2,
-                mapping_count: 40,
-                dump_time_ms: Some(1_764_500_000_000),
-                warnings: vec!["libgone.so: not found; its frames stay addresses".into()],
-            }),
-        ),
+        ("profile-summary.json", json(&profile_summary())),
         (
             "profile-report.json",
             json(&ProfileReport {

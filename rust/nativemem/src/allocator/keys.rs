@@ -3,7 +3,11 @@
 //! A key read with the wrong width fails only at run time (`EINVAL`), so the type travels with the
 //! name: `ctl.get(keys::ARENAS_PAGE)` is a `usize` everywhere. Like tikv's jemalloc-ctl, without
 //! its macros: that crate binds the jemalloc it links, not the process's.
+//!
+//! Keys a caller names at run time (`NativeAllocator.mallctl`) are admitted here too, by
+//! [`check_plain_read`]: only those whose read is a plain read of an integer or boolean.
 
+use super::AllocatorError;
 use std::ffi::c_char;
 use std::marker::PhantomData;
 
@@ -72,3 +76,124 @@ pub const PROF_DUMP: Key<*const c_char> = Key::new("prof.dump");
 pub const THREAD_PROF_ACTIVE: Key<bool> = Key::new("thread.prof.active");
 /// The function that captures a sampled allocation's stack (jemalloc >= 5.3), as an address.
 pub const HOOK_PROF_BACKTRACE: Key<usize> = Key::new("experimental.hooks.prof_backtrace");
+
+/// Keys whose read is a pure read of an integer or boolean, with `<i>` for any index. jemalloc
+/// answers a read of some keys by acting (`arenas.create` makes an arena, `tcache.create` a
+/// cache) and of others with a pointer (`version`, string options), which a length check cannot
+/// tell from an integer; so callers that pass a key by name get only these.
+const PLAIN_NAMESPACES: [&str; 3] = ["config.", "opt.", "stats."];
+const STRING_KEYS: [&str; 12] = [
+    "config.malloc_conf",
+    "opt.dss",
+    "opt.junk",
+    "opt.metadata_thp",
+    "opt.percpu_arena",
+    "opt.prof_prefix",
+    "opt.stats_print_opts",
+    "opt.stats_interval_opts",
+    "opt.thp",
+    "opt.zero_realloc",
+    "opt.malloc_conf",
+    "stats.arenas.<i>.dss",
+];
+const PLAIN_KEYS: [&str; 31] = [
+    "epoch",
+    "background_thread",
+    "max_background_threads",
+    "prof.active",
+    "prof.thread_active_init",
+    "prof.gdump",
+    "prof.interval",
+    "prof.lg_sample",
+    "arenas.narenas",
+    "arenas.dirty_decay_ms",
+    "arenas.muzzy_decay_ms",
+    "arenas.quantum",
+    "arenas.page",
+    "arenas.tcache_max",
+    "arenas.nbins",
+    "arenas.nhbins",
+    "arenas.nlextents",
+    "arenas.bin.<i>.size",
+    "arenas.bin.<i>.nregs",
+    "arenas.bin.<i>.slab_size",
+    "arenas.bin.<i>.nshards",
+    "arenas.lextent.<i>.size",
+    "arena.<i>.initialized",
+    "arena.<i>.dirty_decay_ms",
+    "arena.<i>.muzzy_decay_ms",
+    "arena.<i>.retain_grow_limit",
+    "thread.arena",
+    "thread.allocated",
+    "thread.deallocated",
+    "thread.tcache.enabled",
+    "thread.prof.active",
+];
+
+/// Admits `key` for [`super::Mallctl::read_integer`], or says why not and what can be read.
+pub fn check_plain_read(key: &str) -> Result<(), AllocatorError> {
+    let pattern: Vec<&str> = key
+        .split('.')
+        .map(|part| {
+            if !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) {
+                "<i>"
+            } else {
+                part
+            }
+        })
+        .collect();
+    let pattern = pattern.join(".");
+    let plain = PLAIN_KEYS.contains(&pattern.as_str())
+        || (PLAIN_NAMESPACES.iter().any(|ns| pattern.starts_with(ns))
+            && !STRING_KEYS.contains(&pattern.as_str())
+            && !pattern.ends_with(".reset"));
+    if plain {
+        return Ok(());
+    }
+    let reason = if pattern == "version" || STRING_KEYS.contains(&pattern.as_str()) {
+        "its value is a string, not an integer".to_owned()
+    } else {
+        "reading it is not a plain read of an integer or boolean (for some keys jemalloc acts on \
+         a read: arenas.create makes an arena, tcache.create a cache; others return a pointer)"
+            .to_owned()
+    };
+    Err(AllocatorError::NotPlainRead {
+        key: key.to_owned(),
+        reason,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_integer_and_boolean_reads_are_admitted() {
+        for key in [
+            "opt.narenas",
+            "config.prof",
+            "stats.allocated",
+            "stats.arenas.4096.pdirty",
+            "arenas.bin.3.size",
+            "arena.0.dirty_decay_ms",
+            "prof.active",
+            "epoch",
+        ] {
+            assert!(check_plain_read(key).is_ok(), "{key}");
+        }
+        for (key, why) in [
+            ("version", "string"),
+            ("opt.dss", "string"),
+            ("stats.arenas.0.dss", "string"),
+            ("arenas.create", "arenas.create makes an arena"),
+            ("tcache.create", "not a plain read"),
+            ("thread.allocatedp", "not a plain read"),
+            ("arena.0.purge", "not a plain read"),
+            ("stats.mutexes.reset", "not a plain read"),
+            ("experimental.utilization.query", "not a plain read"),
+        ] {
+            let err = check_plain_read(key).unwrap_err().to_string();
+            assert!(err.contains(key) && err.contains(why), "{key}: {err}");
+        }
+    }
+}

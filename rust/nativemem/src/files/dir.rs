@@ -1,6 +1,7 @@
 //! A directory opened once: every name is resolved relative to its descriptor, so a link or a
 //! directory swapped in above it after it was opened redirects nothing.
 
+use super::error::FileError;
 use std::ffi::CString;
 use std::fs::File;
 use std::io::{self, Write};
@@ -144,11 +145,11 @@ impl Dir {
 
     /// Makes a fresh 0700 directory inside this one under a temporary name and opens it; the
     /// caller removes it.
-    pub fn private_child(&self, hint: &str) -> Result<(Dir, CString), super::FileError> {
+    pub fn private_child(&self, hint: &str) -> Result<(Dir, CString), FileError> {
         let name = self.temp_name(hint);
         let child = self
             .make_private_child(&name)
-            .map_err(|e| super::FileError::io("make a directory in", &self.shown, e))?;
+            .map_err(|e| FileError::io("make a directory in", &self.shown, e))?;
         Ok((child, name))
     }
 
@@ -198,11 +199,6 @@ impl Dir {
             0o600,
         )?;
         Ok(File::from(fd))
-    }
-
-    /// Removes `name` and everything of ours below it, best effort (see [`super::tree`]).
-    pub fn remove_tree(&self, name: &CString) {
-        let _ = super::tree::remove_ours(self, name);
     }
 
     /// Removes the file `name` we made, if it is still there.

@@ -10,10 +10,12 @@
 //! - [`tree`]: removing and measuring trees of ours, never following a link or touching another
 //!   user's entry;
 //! - [`space`]: free bytes of a handle's file system;
+//! - [`error`]: [`FileError`], which every step above returns;
 //! - [`checked`]: reading files others may have planted (no FIFO, device or link; capped).
 
 pub mod checked;
 pub mod dir;
+pub mod error;
 pub mod listing;
 pub mod new_file;
 pub mod space;
@@ -24,7 +26,9 @@ pub use checked::{
     fd_path, open_regular, open_regular_at, read_capped, read_capped_at, Links, MAX_PERF_MAP_BYTES,
 };
 pub use dir::Dir;
-pub use new_file::{create_private, parent_of, write_new, FileError, Purpose};
+pub use error::FileError;
+pub use new_file::{create_private, parent_of, write_new, Purpose};
+pub use tree::remove_tree;
 
 #[cfg(test)]
 mod tests;

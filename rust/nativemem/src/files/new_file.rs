@@ -11,6 +11,7 @@
 //!   lacks it): an existing name is never replaced, and a failed write leaves nothing behind.
 
 use super::dir::Dir;
+use super::error::FileError;
 use super::walk::{self, Missing};
 use std::ffi::CString;
 use std::fs::{File, OpenOptions};
@@ -19,43 +20,6 @@ use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-
-/// Errors of the file layer. Each says what to do next.
-#[derive(Debug, thiserror::Error)]
-pub enum FileError {
-    /// The path or its directory cannot be used; the message names it and says why.
-    #[error("{0}")]
-    BadPath(String),
-    #[error(
-        "{path} already exists; {noun}s never overwrite a file: choose a new name or delete it"
-    )]
-    Exists { path: PathBuf, noun: String },
-    #[error("cannot write the {noun} {path}: {source}")]
-    Write {
-        path: PathBuf,
-        noun: String,
-        #[source]
-        source: io::Error,
-    },
-    /// A step on a directory handle failed: "cannot list /vol/x: Permission denied".
-    #[error("cannot {what} {path}: {source}")]
-    Io {
-        what: String,
-        path: PathBuf,
-        #[source]
-        source: io::Error,
-    },
-}
-
-impl FileError {
-    pub fn io(what: &str, path: &Path, source: io::Error) -> FileError {
-        FileError::Io {
-            what: what.to_owned(),
-            path: path.to_owned(),
-            source,
-        }
-    }
-}
 
 /// What a file is, for messages: "the heap profile path is empty; pass a file name such as
 /// /tmp/app.heap".
@@ -338,7 +302,7 @@ mod tests {
         std::fs::remove_file(base.join("b")).unwrap();
         work.rename_no_replace(&a, &dir, &name).unwrap();
         assert_eq!(std::fs::read(base.join("b")).unwrap(), b"a");
-        dir.remove_tree(&work_name);
+        crate::files::remove_tree(&dir, &work_name);
         assert!(!dir.has(&work_name));
         std::fs::remove_dir_all(&base).unwrap();
     }
@@ -358,7 +322,7 @@ mod tests {
         create_private(&work.anchored("heap")).unwrap();
         work.rename_no_replace(&CString::new("heap").unwrap(), &dir, &name)
             .unwrap();
-        dir.remove_tree(&work_name);
+        crate::files::remove_tree(&dir, &work_name);
         assert!(base.join("moved/x.heap").is_file());
         assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
         std::fs::remove_dir_all(&base).unwrap();

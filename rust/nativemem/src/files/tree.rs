@@ -18,6 +18,11 @@ pub fn remove_ours(dir: &Dir, name: &CString) -> io::Result<bool> {
     remove(dir, name, 0)
 }
 
+/// Removes `name` in `dir` and everything of ours below it, best effort ([`remove_ours`]).
+pub fn remove_tree(dir: &Dir, name: &CString) {
+    let _ = remove_ours(dir, name);
+}
+
 fn remove(dir: &Dir, name: &CString, depth: usize) -> io::Result<bool> {
     let (st, _) = match dir.stat_at(name) {
         Ok(s) => s,

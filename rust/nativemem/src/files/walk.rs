@@ -6,7 +6,7 @@
 //! this process holds (a directory handle already checked), with nothing above it looked up.
 
 use super::dir::{my_uid, openat, stat_at, Dir};
-use super::FileError;
+use super::error::FileError;
 use std::collections::VecDeque;
 use std::ffi::CString;
 use std::io;

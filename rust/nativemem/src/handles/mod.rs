@@ -13,7 +13,7 @@ mod registry;
 mod report;
 
 pub use registry::{End, HandleRegistry, MAX_SITE_BYTES, MAX_STACK_BYTES};
-pub use report::{KindReport, OpenHandle, Report, Retainer, SiteReport, ZombieCache};
+pub use report::{KindReport, OpenHandle, Report, Retainer, SiteReport, Summary, ZombieCache};
 
 use std::sync::OnceLock;
 

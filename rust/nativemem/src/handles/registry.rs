@@ -1,7 +1,6 @@
 //! The books: one record per open handle, counters per kind, leaks per creation site.
 
 use super::interner::Interner;
-use super::report::{KindReport, OpenHandle, Report, Retainer, SiteReport, ZombieCache};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,13 +18,11 @@ const MAX_THREAD_BYTES: usize = 512 << 10;
 const SWEEP_EVERY: u32 = 64;
 /// Ended handles kept because they still matter: closed or leaked caches, leaked retainers.
 const MAX_KEPT_AFTER_END: usize = 10_000;
-/// Oldest open handles listed individually in a report.
-const MAX_LISTED_OPEN: usize = 50;
 
 /// Handle ids are sequential and never chosen by a caller: a multiplicative hash spreads them
 /// well and costs a fraction of SipHash on the create/close path.
 #[derive(Default)]
-struct IdHasher(u64);
+pub(super) struct IdHasher(u64);
 
 impl Hasher for IdHasher {
     fn finish(&self) -> u64 {
@@ -43,7 +40,7 @@ impl Hasher for IdHasher {
     }
 }
 
-type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
+pub(super) type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
 
 /// Wall-clock milliseconds from the kernel's coarse clock: a few milliseconds of resolution is
 /// plenty for "when was this created", and it costs a fraction of the precise clock per handle.
@@ -85,7 +82,7 @@ impl End {
         }
     }
 
-    fn word(self) -> &'static str {
+    pub(super) fn word(self) -> &'static str {
         match self {
             End::Closed => "closed",
             End::Transferred => "transferred",
@@ -98,49 +95,48 @@ impl End {
 /// One tracked handle.
 #[derive(Debug, Clone)]
 pub struct Record {
-    kind: u32,
-    address: u64,
-    site: u32,
-    thread: u32,
-    created_ms: u64,
+    pub(super) kind: u32,
+    pub(super) address: u64,
+    pub(super) site: u32,
+    pub(super) thread: u32,
+    pub(super) created_ms: u64,
     /// Set for caches: their capacity.
-    capacity_bytes: Option<u64>,
+    pub(super) capacity_bytes: Option<u64>,
     /// Caches this handle keeps alive natively (options with a block-based table config).
-    retains: Vec<u64>,
+    pub(super) retains: Vec<u64>,
     /// Set once the handle ended but the record is kept.
-    end: Option<End>,
+    pub(super) end: Option<End>,
     /// Resting in a pool (an `Inflater` in a zip file's cache): open, but nobody's to close.
-    pooled: bool,
+    pub(super) pooled: bool,
 }
 
 #[derive(Debug, Default, Clone)]
-struct Counters {
-    created: u64,
-    closed: u64,
-    transferred: u64,
-    leaked: u64,
+pub(super) struct Counters {
+    pub(super) created: u64,
+    pub(super) closed: u64,
+    pub(super) transferred: u64,
+    pub(super) leaked: u64,
 }
 
 #[derive(Debug)]
-struct Books {
-    next_id: u64,
-    kinds: Interner,
-    sites: Interner,
-    threads: Interner,
-    counters: Vec<Counters>,
-    open: IdMap<Record>,
+pub(super) struct Books {
+    pub(super) next_id: u64,
+    pub(super) kinds: Interner,
+    pub(super) sites: Interner,
+    pub(super) threads: Interner,
+    pub(super) counters: Vec<Counters>,
+    pub(super) open: IdMap<Record>,
     /// Ended handles still relevant to zombie caches.
-    kept: IdMap<Record>,
-    kept_dropped: u64,
-    leaks_by_site: HashMap<(u32, u32), u64>,
+    pub(super) kept: IdMap<Record>,
+    pub(super) leaks_by_site: HashMap<(u32, u32), u64>,
     /// Leaked handles a finalizer freed later, per (kind, site): count, last time (ms).
-    finalized_by_site: HashMap<(u32, u32), (u64, u64)>,
+    pub(super) finalized_by_site: HashMap<(u32, u32), (u64, u64)>,
     /// Open handles counted without a record, per (kind, site): see [`HandleRegistry::counted`].
-    open_unrecorded: HashMap<(u32, u32), u64>,
+    pub(super) open_unrecorded: HashMap<(u32, u32), u64>,
     /// The last sites interned: a sweep keeps them, whatever their handles (a site is interned
     /// just before the handle that uses it is created).
-    sites_recently_used: VecDeque<u32>,
-    interns_since_sweep: u32,
+    pub(super) sites_recently_used: VecDeque<u32>,
+    pub(super) interns_since_sweep: u32,
 }
 
 /// Thread-safe registry; every method is short and never calls back into Java.
@@ -172,7 +168,6 @@ impl HandleRegistry {
                 counters: Vec::new(),
                 open: IdMap::default(),
                 kept: IdMap::default(),
-                kept_dropped: 0,
                 leaks_by_site: HashMap::new(),
                 finalized_by_site: HashMap::new(),
                 open_unrecorded: HashMap::new(),
@@ -183,7 +178,7 @@ impl HandleRegistry {
         }
     }
 
-    fn books(&self) -> MutexGuard<'_, Books> {
+    pub(super) fn books(&self) -> MutexGuard<'_, Books> {
         // A panic while holding the lock leaves consistent-enough counters: keep going.
         self.books
             .lock()
@@ -278,8 +273,6 @@ impl HandleRegistry {
             record.end = Some(how);
             if books.kept.len() < MAX_KEPT_AFTER_END {
                 books.kept.insert(id, record);
-            } else {
-                books.kept_dropped += 1;
             }
         }
         true
@@ -378,13 +371,6 @@ impl HandleRegistry {
         let leaked = books.counters.iter().map(|c| c.leaked).sum();
         (recorded + unrecorded, leaked)
     }
-
-    pub fn report(&self) -> Report {
-        let mut books = self.books();
-        let zombies = books.zombie_caches();
-        books.forget_settled_caches(&zombies);
-        books.report(zombies)
-    }
 }
 
 impl Books {
@@ -420,7 +406,7 @@ impl Books {
     }
 
     /// What the books hold in memory, about: records, tables and interned texts.
-    fn memory_bytes(&self) -> u64 {
+    pub(super) fn memory_bytes(&self) -> u64 {
         let record = std::mem::size_of::<Record>() + std::mem::size_of::<u64>() + 1;
         let counted = std::mem::size_of::<((u32, u32), (u64, u64))>() + 1;
         let retained: usize = self
@@ -450,166 +436,15 @@ impl Books {
         &mut self.counters[index]
     }
 
-    fn is_options(&self, kind: u32) -> bool {
+    pub(super) fn is_options(&self, kind: u32) -> bool {
         self.kinds.text(kind).ends_with("Options")
-    }
-
-    /// Caches whose Java object is closed while an open or leaked options object retains them.
-    fn zombie_caches(&self) -> Vec<ZombieCache> {
-        let mut zombies: Vec<ZombieCache> = Vec::new();
-        let mut by_cache: HashMap<u64, usize> = HashMap::new();
-        let retainers = self
-            .open
-            .iter()
-            .chain(self.kept.iter().filter(|(_, r)| r.end == Some(End::Leaked)))
-            .filter(|(_, r)| !r.retains.is_empty() && self.is_options(r.kind));
-        for (holder_id, holder) in retainers {
-            for cache_id in &holder.retains {
-                let Some(cache) = self.kept.get(cache_id) else {
-                    continue; // still open in Java, or no longer known
-                };
-                if cache.end != Some(End::Closed) {
-                    continue;
-                }
-                let index = *by_cache.entry(*cache_id).or_insert_with(|| {
-                    zombies.push(ZombieCache {
-                        cache_id: *cache_id,
-                        cache_kind: self.kinds.text(cache.kind).to_string(),
-                        capacity_bytes: cache.capacity_bytes.unwrap_or(0),
-                        cache_site_id: cache.site,
-                        cache_site: self.sites.text(cache.site).to_string(),
-                        retainers: Vec::new(),
-                    });
-                    zombies.len() - 1
-                });
-                zombies[index].retainers.push(Retainer {
-                    handle_id: *holder_id,
-                    kind: self.kinds.text(holder.kind).to_string(),
-                    state: holder.end.map(End::word).unwrap_or("open").to_string(),
-                    site_id: holder.site,
-                    site: self.sites.text(holder.site).to_string(),
-                });
-            }
-        }
-        zombies.sort_by_key(|z| z.cache_id);
-        for zombie in &mut zombies {
-            zombie.retainers.sort_by_key(|r| r.handle_id);
-        }
-        zombies
-    }
-
-    /// Closed caches that nothing retains any more are settled: stop keeping them.
-    fn forget_settled_caches(&mut self, zombies: &[ZombieCache]) {
-        let still_retained: std::collections::HashSet<u64> = self
-            .open
-            .values()
-            .chain(self.kept.values())
-            .flat_map(|r| r.retains.iter().copied())
-            .chain(zombies.iter().map(|z| z.cache_id))
-            .collect();
-        self.kept
-            .retain(|id, r| r.capacity_bytes.is_none() || still_retained.contains(id));
-    }
-
-    fn report(&self, zombie_caches: Vec<ZombieCache>) -> Report {
-        let mut open_by: HashMap<(u32, u32), u64> = HashMap::new();
-        let mut open_per_kind: HashMap<u32, u64> = HashMap::new();
-        let mut pooled_by: HashMap<(u32, u32), u64> = HashMap::new();
-        let mut pooled_per_kind: HashMap<u32, u64> = HashMap::new();
-        for record in self.open.values() {
-            let (by_site, per_kind) = if record.pooled {
-                (&mut pooled_by, &mut pooled_per_kind)
-            } else {
-                (&mut open_by, &mut open_per_kind)
-            };
-            *by_site.entry((record.kind, record.site)).or_insert(0) += 1;
-            *per_kind.entry(record.kind).or_insert(0) += 1;
-        }
-        for (&(kind, site), &open) in self.open_unrecorded.iter().filter(|(_, &n)| n > 0) {
-            *open_by.entry((kind, site)).or_insert(0) += open;
-            *open_per_kind.entry(kind).or_insert(0) += open;
-        }
-        let kinds = self
-            .counters
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.created > 0)
-            .map(|(kind, c)| KindReport {
-                kind: self.kinds.text(kind as u32).to_string(),
-                created: c.created,
-                closed: c.closed,
-                transferred: c.transferred,
-                open: open_per_kind.get(&(kind as u32)).copied().unwrap_or(0),
-                pooled: pooled_per_kind.get(&(kind as u32)).copied().unwrap_or(0),
-                leaked: c.leaked,
-            })
-            .collect();
-        let mut keys: Vec<(u32, u32)> = open_by
-            .keys()
-            .chain(pooled_by.keys())
-            .chain(self.leaks_by_site.keys())
-            .copied()
-            .collect();
-        keys.sort_unstable();
-        keys.dedup();
-        let mut sites: Vec<SiteReport> = keys
-            .into_iter()
-            .map(|(kind, site)| {
-                let finalized = self.finalized_by_site.get(&(kind, site));
-                SiteReport {
-                    site_id: site,
-                    kind: self.kinds.text(kind).to_string(),
-                    open: open_by.get(&(kind, site)).copied().unwrap_or(0),
-                    pooled: pooled_by.get(&(kind, site)).copied().unwrap_or(0),
-                    leaked: self.leaks_by_site.get(&(kind, site)).copied().unwrap_or(0),
-                    freed_by_finalizer: finalized.map(|f| f.0).unwrap_or(0),
-                    last_freed_by_finalizer_epoch_ms: finalized.map(|f| f.1),
-                    stack: self.sites.text(site).to_string(),
-                }
-            })
-            .collect();
-        sites.sort_by(|a, b| {
-            (b.leaked + b.open + b.pooled)
-                .cmp(&(a.leaked + a.open + a.pooled))
-                .then(a.kind.cmp(&b.kind))
-                .then(a.site_id.cmp(&b.site_id))
-        });
-        let mut oldest: Vec<(&u64, &Record)> =
-            self.open.iter().filter(|(_, r)| !r.pooled).collect();
-        oldest.sort_by_key(|(id, _)| **id);
-        let oldest_open = oldest
-            .into_iter()
-            .take(MAX_LISTED_OPEN)
-            .map(|(id, r)| OpenHandle {
-                handle_id: *id,
-                kind: self.kinds.text(r.kind).to_string(),
-                address: r.address,
-                site_id: r.site,
-                thread: self.threads.text(r.thread).to_string(),
-                created_epoch_ms: r.created_ms,
-                capacity_bytes: r.capacity_bytes,
-            })
-            .collect();
-        let open_cache_capacity_bytes = self.open.values().filter_map(|r| r.capacity_bytes).sum();
-        let zombie_cache_capacity_bytes = zombie_caches.iter().map(|z| z.capacity_bytes).sum();
-        Report {
-            kinds,
-            sites,
-            zombie_caches,
-            oldest_open,
-            open_cache_capacity_bytes,
-            zombie_cache_capacity_bytes,
-            sites_interned: self.sites.kept() as u64,
-            sites_dropped: self.sites.dropped(),
-            ended_records_dropped: self.kept_dropped,
-            memory_bytes: self.memory_bytes(),
-        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::handles::KindReport;
 
     fn new_handle(r: &HandleRegistry, kind: &str, stack: &str) -> u64 {
         let kind = r.intern_kind(kind);
@@ -667,6 +502,55 @@ mod tests {
             (1 + 2, 2),
             "one recorded + two counted open; two leaked"
         );
+    }
+
+    #[test]
+    fn the_summary_is_the_reports_kinds_and_capacities() {
+        let r = HandleRegistry::new();
+        let cache = new_handle(&r, "LRUCache", "cache site");
+        r.set_capacity(cache, 64 << 20);
+        let opts = new_handle(&r, "ColumnFamilyOptions", "options site");
+        r.retain(opts, cache);
+        let open = new_handle(&r, "LRUCache", "open cache site");
+        r.set_capacity(open, 8 << 20);
+        r.ended(cache, End::Closed);
+        let leaked = new_handle(&r, "Inflater", "at A.read(A.java:1)");
+        r.ended(leaked, End::Leaked);
+        let pooled = new_handle(&r, "Inflater", "at A.read(A.java:1)");
+        r.reassign(pooled, r.intern_site("(pooled by zip)"), 0, true);
+        let summary = r.summary();
+        let report = r.report();
+        assert_eq!(summary.open_cache_capacity_bytes, 8 << 20);
+        assert_eq!(summary.zombie_cache_capacity_bytes, 64 << 20);
+        assert_eq!(
+            (
+                summary.open_cache_capacity_bytes,
+                summary.zombie_cache_capacity_bytes
+            ),
+            (
+                report.open_cache_capacity_bytes,
+                report.zombie_cache_capacity_bytes
+            )
+        );
+        let counts = |kinds: &[KindReport]| -> Vec<(String, u64, u64, u64, u64, u64, u64)> {
+            kinds
+                .iter()
+                .map(|k| {
+                    let c = (
+                        k.created,
+                        k.closed,
+                        k.transferred,
+                        k.open,
+                        k.pooled,
+                        k.leaked,
+                    );
+                    (k.kind.clone(), c.0, c.1, c.2, c.3, c.4, c.5)
+                })
+                .collect()
+        };
+        assert_eq!(counts(&summary.kinds), counts(&report.kinds));
+        let inflater = summary.kinds.iter().find(|k| k.kind == "Inflater").unwrap();
+        assert_eq!((inflater.leaked, inflater.pooled, inflater.open), (1, 1, 0));
     }
 
     #[test]
@@ -854,11 +738,7 @@ mod tests {
         }
         let last = new_handle(&r, "Statistics", &stack(3 * fits));
         let report = r.report();
-        assert!(
-            report.sites_interned as usize <= fits,
-            "{}",
-            report.sites_interned
-        );
+        assert!(report.sites_kept as usize <= fits, "{}", report.sites_kept);
         let text_of = |site: u32| r.site_text(site);
         let leaked_site = report.sites.iter().find(|s| s.leaked == 1).unwrap();
         assert_eq!(leaked_site.stack, stack(0));
@@ -873,8 +753,8 @@ mod tests {
             "an open handle keeps its site"
         );
         assert!(open_sites.contains(&stack(3 * fits)));
-        assert!(report.memory_bytes >= (report.sites_interned as usize * per_site) as u64);
-        assert!(report.memory_bytes < 2 * MAX_SITE_BYTES as u64);
+        assert!(report.tracker_memory_bytes >= (report.sites_kept as usize * per_site) as u64);
+        assert!(report.tracker_memory_bytes < 2 * MAX_SITE_BYTES as u64);
         assert!(r.site_generation() > 0);
         assert!(r.ended(open, End::Closed) && r.ended(last, End::Closed));
     }

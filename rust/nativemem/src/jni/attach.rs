@@ -5,11 +5,10 @@
 //! never a dangling pointer.
 
 use super::exports::{from_java, json_to_java};
-use super::{guard, BridgeError};
+use super::BridgeError;
 use crate::attach::Session;
-use jni::objects::{JClass, JString};
+use jni::objects::JString;
 use jni::sys::{jbyteArray, jint, jlong, jstring};
-use jni::JNIEnv;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -47,17 +46,15 @@ struct Opened<'a> {
     other_mount_namespace: bool,
 }
 
-/// Opens an attach to `pid`: JSON `{session, jar, jar_is_copy, nspid, other_mount_namespace}`.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_attachOpenJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    pid: jint,
-    jar: JString<'l>,
-    timeout_ms: jlong,
-    rerun: JString<'l>,
-) -> jstring {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+export! {
+    /// Opens an attach to `pid`: JSON `{session, jar, jar_is_copy, nspid, other_mount_namespace}`.
+    fn attachOpenJson(
+        env,
+        pid: jint,
+        jar: JString<'l>,
+        timeout_ms: jlong,
+        rerun: JString<'l>,
+    ) -> jstring {
         let pid = u32::try_from(pid)
             .ok()
             .filter(|&p| p > 0)
@@ -80,52 +77,34 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_attachOpenJson<'
             .get_or_insert_with(HashMap::new)
             .insert(id, Arc::new(Mutex::new(session)));
         Ok(json)
-    })
+    }
 }
 
-/// `load instrument false <jar>=<options>`: the agent's return code.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_attachLoadAgent<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    id: jlong,
-    options: JString<'l>,
-    timeout_ms: jlong,
-) -> jlong {
-    guard(&mut env, -1, |env| {
+export! {
+    /// `load instrument false <jar>=<options>`: the agent's return code.
+    fn attachLoadAgent(env, id: jlong, options: JString<'l>, timeout_ms: jlong) -> jlong {
         let options = from_java(env, &options, "options")?;
         let session = session(id)?;
         let mut session = session.lock().unwrap_or_else(|p| p.into_inner());
         Ok(session.load_agent(&options, millis(timeout_ms)?)?)
-    })
+    }
 }
 
-/// The `properties` reply's bytes (`Properties.store` text).
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_attachProperties<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    id: jlong,
-    timeout_ms: jlong,
-) -> jbyteArray {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+export! {
+    /// The `properties` reply's bytes (`Properties.store` text).
+    fn attachProperties(env, id: jlong, timeout_ms: jlong) -> jbyteArray {
         let session = session(id)?;
         let bytes = session
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .properties(millis(timeout_ms)?)?;
         Ok(env.byte_array_from_slice(&bytes)?.into_raw())
-    })
+    }
 }
 
-/// Ends a session: a jar copied for the target that it never loaded is removed.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_attachClose<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    id: jlong,
-) {
-    guard(&mut env, (), |_| {
+export! {
+    /// Ends a session: a jar copied for the target that it never loaded is removed.
+    fn attachClose(_, id: jlong) {
         let removed = SESSIONS
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -133,5 +112,5 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_attachClose<'l>(
             .and_then(|table| table.remove(&id));
         drop(removed);
         Ok(())
-    })
+    }
 }

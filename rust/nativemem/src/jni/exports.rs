@@ -1,10 +1,10 @@
 //! The `native` methods of `dev.nativemem.internal.NativeBridge`, one function each.
 
-use super::{guard, BridgeError};
+use super::BridgeError;
 use crate::allocator::{self, AllocatorError, ProcessAllocator};
 use crate::files::{self, FileError, Purpose};
 use crate::process;
-use jni::objects::{JByteArray, JClass, JString};
+use jni::objects::{JByteArray, JString};
 use jni::sys::{jboolean, jlong, jstring, JNI_FALSE, JNI_TRUE};
 use jni::JNIEnv;
 use std::path::PathBuf;
@@ -34,64 +34,45 @@ pub(super) fn from_java(
     Ok(env.get_string(value)?.into())
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_version<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jstring {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+export! {
+    fn version(env) -> jstring {
         to_java(env, crate::VERSION)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_allocatorJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jstring {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+export! {
+    fn allocatorJson(env) -> jstring {
         json_to_java(env, &allocator::describe()?)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_processMemoryJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jstring {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+export! {
+    fn processMemoryJson(env) -> jstring {
         json_to_java(env, &process::memory()?)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_mallctlRead<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    key: JString<'l>,
-) -> jlong {
-    guard(&mut env, 0, |env| {
+export! {
+    fn mallctlRead(env, key: JString<'l>) -> jlong {
         let key = from_java(env, &key, "mallctl key")?;
-        crate::allocator::mallctl::check_plain_read(&key)?;
+        crate::allocator::keys::check_plain_read(&key)?;
         let ctl = ProcessAllocator::get()
             .jemalloc()
             .ok_or_else(|| AllocatorError::NotJemalloc { key: key.clone() })?;
         Ok(ctl.read_integer(&key)?)
-    })
+    }
 }
 
-/// Writes a new file for the Java side (the agent's report) by the rules of [`crate::files`]:
-/// returns false, writing nothing, if `path` exists, so the caller can pick another name.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_writeNewFile<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    path: JString<'l>,
-    contents: JByteArray<'l>,
-    noun: JString<'l>,
-    example: JString<'l>,
-) -> jboolean {
-    guard(&mut env, JNI_FALSE, |env| {
+export! {
+    /// Writes a new file for the Java side (the agent's report) by the rules of [`crate::files`]:
+    /// returns false, writing nothing, if `path` exists, so the caller can pick another name.
+    fn writeNewFile(
+        env,
+        path: JString<'l>,
+        contents: JByteArray<'l>,
+        noun: JString<'l>,
+        example: JString<'l>,
+    ) -> jboolean {
         let path = PathBuf::from(from_java(env, &path, "path")?);
         let (noun, example) = (
             from_java(env, &noun, "noun")?,
@@ -112,18 +93,13 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_writeNewFile<'l>
             Err(FileError::Exists { .. }) => Ok(JNI_FALSE),
             Err(e) => Err(e.into()),
         }
-    })
+    }
 }
 
-/// Panics on purpose so tests can prove a panic never crosses into the JVM.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_selfTestPanic<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    message: JString<'l>,
-) {
-    guard(&mut env, (), |env| {
+export! {
+    /// Panics on purpose so tests can prove a panic never crosses into the JVM.
+    fn selfTestPanic(env, message: JString<'l>) {
         let message = from_java(env, &message, "message")?;
         panic!("self-test panic: {message}");
-    })
+    }
 }

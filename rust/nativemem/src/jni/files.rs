@@ -2,11 +2,11 @@
 //! holds as a `long` and closes once; every other call works relative to it (`crate::files`).
 
 use super::exports::{from_java, to_java};
-use super::{guard, BridgeError};
+use super::BridgeError;
 use crate::files::dir::{Dir, Stat};
 use crate::files::walk::{self, Missing};
 use crate::files::{listing, read_capped_at, space, tree, FileError};
-use jni::objects::{JByteArray, JClass, JLongArray, JString};
+use jni::objects::{JByteArray, JLongArray, JString};
 use jni::sys::{jboolean, jbyteArray, jlong, jstring, JNI_FALSE, JNI_TRUE};
 use jni::JNIEnv;
 use std::ffi::CString;
@@ -45,14 +45,8 @@ fn io_err(what: &str, dir: &Dir, name: Option<&CString>, e: io::Error) -> Bridge
     FileError::io(what, &path, e).into()
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirOpen<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    path: JString<'l>,
-    create: jboolean,
-) -> jlong {
-    guard(&mut env, -1, |env| {
+export! {
+    fn dirOpen(env, path: JString<'l>, create: jboolean) -> jlong {
         let path = PathBuf::from(from_java(env, &path, "path")?);
         let missing = if create != 0 {
             Missing::Create
@@ -60,76 +54,47 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirOpen<'l>(
             Missing::Fail
         };
         Ok(walk::open_dir(&path, missing)?.dir.into_raw() as jlong)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirClose<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    fd: jlong,
-) {
-    guard(&mut env, (), |_| {
+export! {
+    fn dirClose(_, fd: jlong) {
         let dir = held(fd)?;
         drop(ManuallyDrop::into_inner(dir));
         Ok(())
-    })
+    }
 }
 
-/// `out`: uid, mode, device, inode of the directory itself.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirStat<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    fd: jlong,
-    out: JLongArray<'l>,
-) {
-    guard(&mut env, (), |env| {
+export! {
+    /// `out`: uid, mode, device, inode of the directory itself.
+    fn dirStat(env, fd: jlong, out: JLongArray<'l>) {
         let dir = held(fd)?;
         let st: Stat = dir.stat().map_err(|e| io_err("stat", &dir, None, e))?;
         let values = [st.uid as i64, st.mode as i64, st.dev as i64, st.ino as i64];
         env.set_long_array_region(&out, 0, &values)?;
         Ok(())
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirHas<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    fd: jlong,
-    name: JString<'l>,
-) -> jboolean {
-    guard(&mut env, JNI_FALSE, |env| {
+export! {
+    fn dirHas(env, fd: jlong, name: JString<'l>) -> jboolean {
         let (dir, name) = (held(fd)?, name_of(env, &name)?);
         Ok(if dir.has(&name) { JNI_TRUE } else { JNI_FALSE })
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirMakePrivate<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    fd: jlong,
-    name: JString<'l>,
-) -> jlong {
-    guard(&mut env, -1, |env| {
+export! {
+    fn dirMakePrivate(env, fd: jlong, name: JString<'l>) -> jlong {
         let (dir, name) = (held(fd)?, name_of(env, &name)?);
         let child = dir
             .make_private_child(&name)
             .map_err(|e| io_err("make the private directory", &dir, Some(&name), e))?;
         Ok(child.into_raw() as jlong)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirOpenChild<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    fd: jlong,
-    name: JString<'l>,
-) -> jlong {
-    guard(&mut env, -1, |env| {
+export! {
+    fn dirOpenChild(env, fd: jlong, name: JString<'l>) -> jlong {
         let (dir, name) = (held(fd)?, name_of(env, &name)?);
         let child = dir.open_child(&name).map_err(|e| {
             let e = match e.raw_os_error() {
@@ -140,19 +105,12 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirOpenChild<'l>
             io_err("open the directory", &dir, Some(&name), e)
         })?;
         Ok(child.into_raw() as jlong)
-    })
+    }
 }
 
-/// False, writing nothing, when `name` exists.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirWriteNew<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    fd: jlong,
-    name: JString<'l>,
-    contents: JByteArray<'l>,
-) -> jboolean {
-    guard(&mut env, JNI_FALSE, |env| {
+export! {
+    /// False, writing nothing, when `name` exists.
+    fn dirWriteNew(env, fd: jlong, name: JString<'l>, contents: JByteArray<'l>) -> jboolean {
         let (dir, name) = (held(fd)?, name_of(env, &name)?);
         if contents.is_null() {
             return Err(BridgeError::InvalidArgument(
@@ -165,20 +123,12 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirWriteNew<'l>(
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(JNI_FALSE),
             Err(e) => Err(io_err("write", &dir, Some(&name), e)),
         }
-    })
+    }
 }
 
-/// False, renaming nothing, when `to` exists in `into`.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirRename<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    fd: jlong,
-    from: JString<'l>,
-    into: jlong,
-    to: JString<'l>,
-) -> jboolean {
-    guard(&mut env, JNI_FALSE, |env| {
+export! {
+    /// False, renaming nothing, when `to` exists in `into`.
+    fn dirRename(env, fd: jlong, from: JString<'l>, into: jlong, to: JString<'l>) -> jboolean {
         let (dir, from) = (held(fd)?, name_of(env, &from)?);
         let (into, to) = (held(into)?, name_of(env, &to)?);
         match dir.rename_no_replace(&from, &into, &to) {
@@ -186,62 +136,39 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirRename<'l>(
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(JNI_FALSE),
             Err(e) => Err(io_err("rename", &dir, Some(&from), e)),
         }
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirListJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    fd: jlong,
-) -> jstring {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+export! {
+    fn dirListJson(env, fd: jlong) -> jstring {
         let dir = held(fd)?;
         let entries = listing::entries(&dir).map_err(|e| io_err("list", &dir, None, e))?;
         to_java(env, &serde_json::to_string(&entries)?)
-    })
+    }
 }
 
-/// Whether all of `name` went (entries of other users stay, and the directories above them).
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirRemoveTree<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    fd: jlong,
-    name: JString<'l>,
-) -> jboolean {
-    guard(&mut env, JNI_FALSE, |env| {
+export! {
+    /// Whether all of `name` went (entries of other users stay, and the directories above them).
+    fn dirRemoveTree(env, fd: jlong, name: JString<'l>) -> jboolean {
         let (dir, name) = (held(fd)?, name_of(env, &name)?);
         let all =
             tree::remove_ours(&dir, &name).map_err(|e| io_err("remove", &dir, Some(&name), e))?;
         Ok(if all { JNI_TRUE } else { JNI_FALSE })
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirTreeBytes<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    fd: jlong,
-    name: JString<'l>,
-) -> jlong {
-    guard(&mut env, -1, |env| {
+export! {
+    fn dirTreeBytes(env, fd: jlong, name: JString<'l>) -> jlong {
         let (dir, name) = (held(fd)?, name_of(env, &name)?);
         let bytes =
             tree::bytes_of(&dir, &name).map_err(|e| io_err("measure", &dir, Some(&name), e))?;
         Ok(bytes.min(i64::MAX as u64) as jlong)
-    })
+    }
 }
 
-/// `out`: free bytes (for an unprivileged writer) and total bytes of the file system.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirSpace<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    fd: jlong,
-    out: JLongArray<'l>,
-) {
-    guard(&mut env, (), |env| {
+export! {
+    /// `out`: free bytes (for an unprivileged writer) and total bytes of the file system.
+    fn dirSpace(env, fd: jlong, out: JLongArray<'l>) {
         let dir = held(fd)?;
         let s = space::space(&dir).map_err(|e| io_err("read the free space of", &dir, None, e))?;
         let values = [
@@ -250,21 +177,14 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirSpace<'l>(
         ];
         env.set_long_array_region(&out, 0, &values)?;
         Ok(())
-    })
+    }
 }
 
-/// The bytes of the regular file `name`, at most `max_bytes`; null when there is no such entry.
-/// A link, FIFO, device or directory, or a larger file, is an `IllegalArgumentException` naming
-/// the file and what it is.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirReadRegular<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    fd: jlong,
-    name: JString<'l>,
-    max_bytes: jlong,
-) -> jbyteArray {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+export! {
+    /// The bytes of the regular file `name`, at most `max_bytes`; null when there is no such entry.
+    /// A link, FIFO, device or directory, or a larger file, is an `IllegalArgumentException` naming
+    /// the file and what it is.
+    fn dirReadRegular(env, fd: jlong, name: JString<'l>, max_bytes: jlong) -> jbyteArray {
         let (dir, name) = (held(fd)?, name_of(env, &name)?);
         let cap = max_bytes.max(0) as u64;
         match read_capped_at(&dir, &name, cap) {
@@ -275,5 +195,5 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dirReadRegular<'
             }
             Err(e) => Err(io_err("read", &dir, Some(&name), e)),
         }
-    })
+    }
 }

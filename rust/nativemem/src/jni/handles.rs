@@ -2,11 +2,10 @@
 
 use super::exports::{from_java as text, json_to_java};
 use super::stack_keys::{self, StackSite};
-use super::{guard, BridgeError};
+use super::BridgeError;
 use crate::handles::{registry, End};
-use jni::objects::{JClass, JString};
+use jni::objects::JString;
 use jni::sys::{jboolean, jint, jlong, jstring};
-use jni::JNIEnv;
 
 fn id(value: jlong, what: &str) -> Result<u64, BridgeError> {
     u64::try_from(value)
@@ -18,95 +17,58 @@ fn small_id(value: jint, what: &str) -> Result<u32, BridgeError> {
         .map_err(|_| BridgeError::InvalidArgument(format!("{what} must not be negative")))
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesInternKind<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    kind: JString<'l>,
-) -> jint {
-    guard(&mut env, 0, |env| {
+export! {
+    fn handlesInternKind(env, kind: JString<'l>) -> jint {
         let kind = text(env, &kind, "kind")?;
         Ok(registry().intern_kind(&kind) as jint)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesInternSite<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    stack: JString<'l>,
-) -> jint {
-    guard(&mut env, 0, |env| {
+export! {
+    fn handlesInternSite(env, stack: JString<'l>) -> jint {
         let stack = text(env, &stack, "stack")?;
         Ok(registry().intern_site(&stack) as jint)
-    })
+    }
 }
 
-/// The site id of the calling thread's stack if it was seen before; -1 if new (walk it in Java,
-/// then call `handlesInternSiteOfStack`); -2 if this JVM offers no JVMTI.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesSiteOfStack<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jint {
-    guard(&mut env, -2, |env| {
+export! {
+    /// The site id of the calling thread's stack if it was seen before; -1 if new (walk it in Java,
+    /// then call `handlesInternSiteOfStack`); -2 if this JVM offers no JVMTI.
+    fn handlesSiteOfStack(env) -> jint {
         Ok(match stack_keys::site_of_current_stack(env) {
             StackSite::Known(site) => site as jint,
             StackSite::New => -1,
             StackSite::Unavailable => -2,
         })
-    })
+    }
 }
 
-/// Interns `stack` (the text of the calling thread's stack) and remembers it for this stack.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesInternSiteOfStack<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    stack: JString<'l>,
-) -> jint {
-    guard(&mut env, 0, |env| {
+export! {
+    /// Interns `stack` (the text of the calling thread's stack) and remembers it for this stack.
+    fn handlesInternSiteOfStack(env, stack: JString<'l>) -> jint {
         let stack = text(env, &stack, "stack")?;
         let site = registry().intern_site(&stack);
         stack_keys::bind(env, site);
         Ok(site as jint)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesInternThread<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    name: JString<'l>,
-) -> jint {
-    guard(&mut env, 0, |env| {
+export! {
+    fn handlesInternThread(env, name: JString<'l>) -> jint {
         let name = text(env, &name, "thread name")?;
         Ok(registry().intern_thread(&name) as jint)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesSiteText<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    site: jint,
-) -> jstring {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+export! {
+    fn handlesSiteText(env, site: jint) -> jstring {
         let text = registry().site_text(small_id(site, "site")?);
         Ok(env.new_string(text)?.into_raw())
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesCreated<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    kind: jint,
-    address: jlong,
-    site: jint,
-    thread: jint,
-) -> jlong {
-    guard(&mut env, 0, |_| {
+export! {
+    fn handlesCreated(_, kind: jint, address: jlong, site: jint, thread: jint) -> jlong {
         let id = registry().created(
             small_id(kind, "kind")?,
             address as u64,
@@ -114,17 +76,11 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesCreated<'
             small_id(thread, "thread")?,
         );
         Ok(id as jlong)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesEnded<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    how: jint,
-) -> jboolean {
-    guard(&mut env, 0, |_| {
+export! {
+    fn handlesEnded(_, handle: jlong, how: jint) -> jboolean {
         let how = End::from_code(how).ok_or_else(|| {
             BridgeError::InvalidArgument(format!(
                 "end code {how} is not 0 (closed), 1 (transferred), 2 (leaked) or 3 (leaked, \
@@ -132,20 +88,11 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesEnded<'l>
             ))
         })?;
         Ok(registry().ended(id(handle, "handle")?, how) as jboolean)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesCounted<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    kind: jint,
-    site: jint,
-    created: jlong,
-    closed: jlong,
-    leaked: jlong,
-) {
-    guard(&mut env, (), |_| {
+export! {
+    fn handlesCounted(_, kind: jint, site: jint, created: jlong, closed: jlong, leaked: jlong) {
         registry().counted(
             small_id(kind, "kind")?,
             small_id(site, "site")?,
@@ -154,19 +101,11 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesCounted<'
             id(leaked, "leaked")?,
         );
         Ok(())
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesReassign<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    site: jint,
-    thread: jint,
-    pooled: jboolean,
-) {
-    guard(&mut env, (), |_| {
+export! {
+    fn handlesReassign(_, handle: jlong, site: jint, thread: jint, pooled: jboolean) {
         registry().reassign(
             id(handle, "handle")?,
             small_id(site, "site")?,
@@ -174,84 +113,57 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesReassign<
             pooled != 0,
         );
         Ok(())
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesLeakedIntoPool<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) {
-    guard(&mut env, (), |_| {
+export! {
+    fn handlesLeakedIntoPool(_, handle: jlong) {
         registry().leaked_into_pool(id(handle, "handle")?);
         Ok(())
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesFinalized<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    kind: jint,
-    site: jint,
-) {
-    guard(&mut env, (), |_| {
+export! {
+    fn handlesFinalized(_, handle: jlong, kind: jint, site: jint) {
         registry().finalized(
             id(handle, "handle")?,
             small_id(kind, "kind")?,
             small_id(site, "site")?,
         );
         Ok(())
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesSetCapacity<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    bytes: jlong,
-) {
-    guard(&mut env, (), |_| {
+export! {
+    fn handlesSetCapacity(_, handle: jlong, bytes: jlong) {
         registry().set_capacity(id(handle, "handle")?, id(bytes, "capacity")?);
         Ok(())
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesRetain<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    holder: jlong,
-    cache: jlong,
-) {
-    guard(&mut env, (), |_| {
+export! {
+    fn handlesRetain(_, holder: jlong, cache: jlong) {
         registry().retain(id(holder, "holder")?, id(cache, "cache")?);
         Ok(())
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesInherit<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    target: jlong,
-    source: jlong,
-) {
-    guard(&mut env, (), |_| {
+export! {
+    fn handlesInherit(_, target: jlong, source: jlong) {
         registry().inherit(id(target, "target")?, id(source, "source")?);
         Ok(())
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_handlesReportJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jstring {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+export! {
+    /// Counts per kind and cache capacities, for the memory breakdown: no sites or stacks.
+    fn handlesSummaryJson(env) -> jstring {
+        json_to_java(env, &registry().summary())
+    }
+}
+
+export! {
+    fn handlesReportJson(env) -> jstring {
         json_to_java(env, &registry().report())
-    })
+    }
 }

@@ -1,15 +1,14 @@
 //! Exports for allocator statistics, remedies and the native side of the memory breakdown.
 
 use super::exports::{json_to_java, to_java};
-use super::{guard, BridgeError};
+use super::BridgeError;
 use crate::allocator::{self, remedies, AllocatorError, RemedyOutcome};
 use crate::native_view::{self, NativeViewError};
 use crate::process;
 use crate::watch_sample;
-use jni::objects::{JClass, JLongArray};
+use jni::objects::JLongArray;
 use jni::sys::{jlong, jstring};
 use jni::JNIEnv;
-use serde::Serialize;
 
 impl From<NativeViewError> for BridgeError {
     fn from(e: NativeViewError) -> Self {
@@ -20,62 +19,41 @@ impl From<NativeViewError> for BridgeError {
     }
 }
 
-/// Runs `read` and returns its result as JSON text.
-fn json<'l, T: Serialize>(
-    env: &mut JNIEnv<'l>,
-    read: impl FnOnce() -> Result<T, BridgeError>,
-) -> jstring {
-    guard(env, std::ptr::null_mut(), |env| json_to_java(env, &read()?))
-}
-
 /// A remedy's outcome as JSON; settings out of range become `IllegalArgumentException`.
-fn remedy<'l>(
-    env: &mut JNIEnv<'l>,
+fn remedy(
+    env: &mut JNIEnv,
     act: impl FnOnce() -> Result<RemedyOutcome, AllocatorError>,
-) -> jstring {
-    json(env, || match act() {
+) -> Result<jstring, BridgeError> {
+    match act() {
         Err(e @ AllocatorError::OutOfRange { .. }) => {
             Err(BridgeError::InvalidArgument(e.to_string()))
         }
-        other => Ok(other?),
-    })
+        other => json_to_java(env, &other?),
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_allocatorStatsJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jstring {
-    json(&mut env, || Ok(allocator::stats()?))
+export! {
+    fn allocatorStatsJson(env) -> jstring {
+        json_to_java(env, &allocator::stats()?)
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_allocatorReport<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jstring {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+export! {
+    fn allocatorReport(env) -> jstring {
         let (_format, text) = allocator::report()?;
         to_java(env, &text)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_nativeViewJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jstring {
-    json(&mut env, || Ok(native_view::read()?))
+export! {
+    fn nativeViewJson(env) -> jstring {
+        json_to_java(env, &native_view::read()?)
+    }
 }
 
-/// Resident bytes in `[start, end)` pairs of addresses (a flat array), by `mincore`.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_residentRangesJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    ranges: JLongArray<'l>,
-) -> jstring {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+export! {
+    /// Resident bytes in `[start, end)` pairs of addresses (a flat array), by `mincore`.
+    fn residentRangesJson(env, ranges: JLongArray<'l>) -> jstring {
         if ranges.is_null() {
             return Err(BridgeError::InvalidArgument("ranges is null".into()));
         }
@@ -92,60 +70,43 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_residentRangesJs
             .map(|pair| (pair[0] as u64, pair[1] as u64))
             .collect();
         json_to_java(env, &process::resident_in(&pairs))
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_purgeJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jstring {
-    remedy(&mut env, remedies::purge)
+export! {
+    fn purgeJson(env) -> jstring {
+        remedy(env, remedies::purge)
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_setDecayJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    dirty_ms: jlong,
-    muzzy_ms: jlong,
-) -> jstring {
-    remedy(&mut env, || remedies::set_decay(dirty_ms, muzzy_ms))
+export! {
+    fn setDecayJson(env, dirty_ms: jlong, muzzy_ms: jlong) -> jstring {
+        remedy(env, || remedies::set_decay(dirty_ms, muzzy_ms))
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_enableBackgroundThreadsJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jstring {
-    remedy(&mut env, remedies::enable_background_threads)
+export! {
+    fn enableBackgroundThreadsJson(env) -> jstring {
+        remedy(env, remedies::enable_background_threads)
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_flushThreadCacheJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jstring {
-    remedy(&mut env, remedies::flush_thread_cache)
+export! {
+    fn flushThreadCacheJson(env) -> jstring {
+        remedy(env, remedies::flush_thread_cache)
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_trimJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jstring {
-    remedy(&mut env, remedies::trim)
+export! {
+    fn trimJson(env) -> jstring {
+        remedy(env, remedies::trim)
+    }
 }
 
-/// One sample of the memory watch into `out` (at least `watch_sample::SLOTS` longs, -1 where
-/// unknown): no JSON and no Java object, so a sample every second makes no garbage.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_watchSample<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    out: JLongArray<'l>,
-) {
-    guard(&mut env, (), |env| {
+export! {
+    /// One sample of the memory watch into `out` (at least `watch_sample::SLOTS` longs, -1 where
+    /// unknown): no JSON and no Java object, so a sample every second makes no garbage.
+    fn watchSample(env, out: JLongArray<'l>) {
         if out.is_null() || (env.get_array_length(&out)? as usize) < watch_sample::SLOTS {
             return Err(BridgeError::InvalidArgument(format!(
                 "out must hold at least {} longs",
@@ -155,5 +116,5 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_watchSample<'l>(
         let sample = watch_sample::read()?;
         env.set_long_array_region(&out, 0, &sample)?;
         Ok(())
-    })
+    }
 }

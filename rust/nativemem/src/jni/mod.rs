@@ -1,7 +1,52 @@
 //! JNI exports for `dev.nativemem.internal.NativeBridge`: arguments in, `Result` out.
 //!
-//! Every export runs through [`guard`]: a panic is caught and becomes a Java exception, and every
-//! error type maps to the Java exception a caller would act on.
+//! Every export is declared with [`export!`], which names its symbol and runs its body through
+//! [`guard`]: a panic is caught and becomes a Java exception, and every error type maps to the Java
+//! exception a caller would act on.
+
+/// Declares `NativeBridge.<name>` as the JNI symbol
+/// `Java_dev_nativemem_internal_NativeBridge_<name>`: `env` is the call's `&mut JNIEnv<'l>`, the
+/// body returns `Result<return type, BridgeError>`, and an error or a panic becomes a pending Java
+/// exception (see [`guard`]). The symbol is spelled by `export_name = concat!(..)`, so no crate
+/// that pastes identifiers is needed.
+///
+/// ```ignore
+/// export! {
+///     /// What the export answers.
+///     fn version(env) -> jstring {
+///         to_java(env, crate::VERSION)
+///     }
+/// }
+/// ```
+macro_rules! export {
+    (
+        $(#[$attr:meta])*
+        fn $name:ident($env:pat_param $(, $arg:ident: $type:ty)* $(,)?) -> $ret:ty $body:block
+    ) => {
+        $(#[$attr])*
+        #[export_name = concat!("Java_dev_nativemem_internal_NativeBridge_", stringify!($name))]
+        #[allow(non_snake_case)]
+        pub extern "system" fn $name<'l>(
+            mut env: ::jni::JNIEnv<'l>,
+            _class: ::jni::objects::JClass<'l>,
+            $($arg: $type),*
+        ) -> $ret {
+            $crate::jni::guard(
+                &mut env,
+                |$env: &mut ::jni::JNIEnv<'l>| -> Result<$ret, $crate::jni::BridgeError> { $body },
+            )
+        }
+    };
+    (
+        $(#[$attr:meta])*
+        fn $name:ident($env:pat_param $(, $arg:ident: $type:ty)* $(,)?) $body:block
+    ) => {
+        export! {
+            $(#[$attr])*
+            fn $name($env $(, $arg: $type)*) -> () $body
+        }
+    };
+}
 
 mod attach;
 mod exports;
@@ -77,11 +122,32 @@ impl BridgeError {
     }
 }
 
-/// Runs `body` for a JNI export. Errors and panics become Java exceptions and `fallback` is
+/// What an export returns to the JVM beside a pending exception, which the JVM ignores.
+pub(crate) trait Fallback {
+    const FALLBACK: Self;
+}
+
+impl Fallback for () {
+    const FALLBACK: Self = ();
+}
+
+impl Fallback for jni::sys::jobject {
+    const FALLBACK: Self = std::ptr::null_mut();
+}
+
+macro_rules! zero_fallback {
+    ($($type:ty),*) => {
+        $(impl Fallback for $type {
+            const FALLBACK: Self = 0;
+        })*
+    };
+}
+zero_fallback!(jni::sys::jboolean, jni::sys::jint, jni::sys::jlong);
+
+/// Runs `body` for a JNI export. Errors and panics become Java exceptions and a fallback value is
 /// returned to the JVM, which ignores it while an exception is pending.
-pub(crate) fn guard<'local, T>(
+pub(crate) fn guard<'local, T: Fallback>(
     env: &mut JNIEnv<'local>,
-    fallback: T,
     body: impl FnOnce(&mut JNIEnv<'local>) -> Result<T, BridgeError>,
 ) -> T {
     let outcome = catch_unwind(AssertUnwindSafe(|| body(env)));
@@ -94,7 +160,7 @@ pub(crate) fn guard<'local, T>(
     if !env.exception_check().unwrap_or(true) {
         let _ = env.throw_new(class, message);
     }
-    fallback
+    T::FALLBACK
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {

@@ -1,9 +1,9 @@
 //! JNI exports for heap profiling (`NativeBridge.sampling*`, `NativeBridge.dumpProfileJson`).
 
 use super::exports::{from_java, json_to_java};
-use super::{guard, BridgeError};
+use super::BridgeError;
 use crate::sampling::{self, java_frames, DumpRequest};
-use jni::objects::{JClass, JString};
+use jni::objects::JString;
 use jni::sys::{jboolean, jlong, jstring, JNI_FALSE};
 use jni::JNIEnv;
 use std::path::PathBuf;
@@ -16,60 +16,39 @@ fn optional_path(env: &mut JNIEnv, value: &JString) -> Result<Option<PathBuf>, B
     Ok((!text.is_empty()).then(|| PathBuf::from(text)))
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_samplingStatusJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jstring {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+export! {
+    fn samplingStatusJson(env) -> jstring {
         json_to_java(env, &sampling::status()?)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_samplingSetActive<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    active: jboolean,
-) {
-    guard(&mut env, (), |_| {
+export! {
+    fn samplingSetActive(_, active: jboolean) {
         Ok(sampling::set_active(active != JNI_FALSE)?)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_samplingSetThreadActive<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    active: jboolean,
-) {
-    guard(&mut env, (), |_| {
+export! {
+    fn samplingSetThreadActive(_, active: jboolean) {
         Ok(sampling::set_thread_active(active != JNI_FALSE)?)
-    })
+    }
 }
 
-/// `intervalBytes` <= 0 keeps the interval; returns the interval in effect.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_samplingReset<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    interval_bytes: jlong,
-) -> jlong {
-    guard(&mut env, 0, |_| {
+export! {
+    /// `intervalBytes` <= 0 keeps the interval; returns the interval in effect.
+    fn samplingReset(_, interval_bytes: jlong) -> jlong {
         let interval = (interval_bytes > 0).then_some(interval_bytes as u64);
         Ok(sampling::reset(interval)? as jlong)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dumpProfileJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    target: JString<'l>,
-    save_from: JString<'l>,
-    perf_map: JString<'l>,
-) -> jstring {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+export! {
+    fn dumpProfileJson(
+        env,
+        target: JString<'l>,
+        save_from: JString<'l>,
+        perf_map: JString<'l>,
+    ) -> jstring {
         // An empty path is not a missing one: the dump's own check says what to pass.
         let target = PathBuf::from(from_java(env, &target, "the heap profile path")?);
         let request = DumpRequest {
@@ -87,31 +66,22 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_dumpProfileJson<
             perf_map: optional_path(env, &perf_map)?,
         };
         json_to_java(env, &sampling::dump(&request)?)
-    })
+    }
 }
 
-/// Turns Java frames in heap profiles on or off; returns their status.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_samplingJavaFramesJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    on: jboolean,
-) -> jstring {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+export! {
+    /// Turns Java frames in heap profiles on or off; returns their status.
+    fn samplingJavaFramesJson(env, on: jboolean) -> jstring {
         let vm = env.get_java_vm()?.get_java_vm_pointer();
         // SAFETY: the JavaVM of this JNI call, on a thread attached to it.
         let status = unsafe { java_frames::set_enabled(vm.cast(), on != JNI_FALSE)? };
         json_to_java(env, &status)
-    })
+    }
 }
 
-/// The status of Java frames in heap profiles, changing nothing.
-#[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_samplingJavaFramesStatusJson<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jstring {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+export! {
+    /// The status of Java frames in heap profiles, changing nothing.
+    fn samplingJavaFramesStatusJson(env) -> jstring {
         json_to_java(env, &java_frames::status())
-    })
+    }
 }

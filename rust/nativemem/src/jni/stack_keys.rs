@@ -5,11 +5,10 @@
 //! Those pairs identify a stack exactly, so they key a table of site ids: a known stack costs one
 //! `GetStackTrace` and a lookup, and only a new one is walked in Java for its text.
 
+use crate::jvmti::{FrameInfo, Jvmti, NO_FRAME};
 use jni::JNIEnv;
-use jvmti_bindings::sys::jni as jvmti_jni;
-use jvmti_bindings::sys::jvmti::{jvmtiEnv, jvmtiError, jvmtiFrameInfo, JVMTI_VERSION_1_2};
 use rustc_hash::FxHashMap;
-use std::ffi::{c_char, c_void, CStr};
+use std::cell::Cell;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 /// Frames of a key. More than the 24 frames the site text shows: the JVM also reports frames
@@ -43,6 +42,7 @@ struct Tables {
 }
 
 /// A stack key on the stack: no allocation unless it is remembered.
+#[derive(Clone, Copy)]
 struct Key {
     frames: [Frame; KEY_FRAMES],
     len: usize,
@@ -54,60 +54,39 @@ impl Key {
     }
 }
 
-/// The JVMTI environment (as an address: raw pointers are not `Sync`), or 0 if the JVM has none.
-fn jvmti(env: &JNIEnv) -> usize {
-    static JVMTI: OnceLock<usize> = OnceLock::new();
+thread_local! {
+    /// The key of this thread's last new stack, walked by [`site_of_current_stack`] and taken by
+    /// [`bind`] once Java has interned its text: the stack is walked through JVMTI once.
+    static PENDING: Cell<Option<Key>> = const { Cell::new(None) };
+}
+
+/// This process's JVMTI environment for stack keys, or None if the JVM has none.
+fn jvmti(env: &JNIEnv) -> Option<Jvmti> {
+    static JVMTI: OnceLock<Option<Jvmti>> = OnceLock::new();
     *JVMTI.get_or_init(|| {
-        let Ok(vm) = env.get_java_vm() else {
-            return 0;
-        };
-        let vm = vm.get_java_vm_pointer() as *mut jvmti_jni::JavaVM;
-        let mut out: *mut c_void = std::ptr::null_mut();
-        // SAFETY: `vm` is this process's JavaVM; GetEnv only writes `out`.
-        let rc = unsafe { ((**vm).GetEnv)(vm, &mut out, JVMTI_VERSION_1_2) };
-        if rc == 0 {
-            out as usize
-        } else {
-            0
-        }
+        let vm = env.get_java_vm().ok()?.get_java_vm_pointer();
+        // SAFETY: `vm` is this process's JavaVM.
+        unsafe { Jvmti::new(vm.cast()) }.ok()
     })
 }
 
 /// The key of the calling Java thread's stack below nativemem's frames, or None if the JVM
 /// offers no JVMTI or the stack cannot be read.
 fn current_key(env: &mut JNIEnv, tables: &mut Tables) -> Option<Key> {
-    let jvmti = jvmti(env) as *mut jvmtiEnv;
-    if jvmti.is_null() {
-        return None;
-    }
-    let mut frames = [jvmtiFrameInfo {
-        method: std::ptr::null_mut(),
-        location: 0,
-    }; KEY_FRAMES + MAX_OWN_FRAMES];
-    let mut count = 0;
-    // SAFETY: a null thread is the current one; the buffer holds `frames.len()` entries.
-    let rc = unsafe {
-        let get_stack_trace = (*(*jvmti).functions).GetStackTrace?;
-        get_stack_trace(
-            jvmti,
-            std::ptr::null_mut(),
-            0,
-            frames.len() as i32,
-            frames.as_mut_ptr(),
-            &mut count,
-        )
-    };
-    if rc != jvmtiError::NONE {
-        return None;
-    }
-    let frames = &frames[..count.max(0) as usize];
+    let jvmti = jvmti(env)?;
+    let mut buffer = [NO_FRAME; KEY_FRAMES + MAX_OWN_FRAMES];
+    // SAFETY: a JNI call runs on a Java thread.
+    let frames = unsafe { jvmti.current_stack(&mut buffer) }?;
+    let jni = env.get_raw().cast();
     let mut own = 0;
     for frame in frames.iter().take(MAX_OWN_FRAMES) {
         let method = frame.method as usize;
         let is_own = match tables.own_methods.get(&method) {
             Some(known) => *known,
             None => {
-                let known = is_own_method(jvmti, env, frame.method)?;
+                // SAFETY: `jni` is this thread's JNIEnv; the method id came from the JVM.
+                let (class, _) = unsafe { jvmti.declaring_class(jni, frame.method, false) }.ok()?;
+                let known = is_own_class(&class?);
                 if tables.own_methods.len() < MAX_METHODS {
                     tables.own_methods.insert(method, known);
                 }
@@ -119,47 +98,23 @@ fn current_key(env: &mut JNIEnv, tables: &mut Tables) -> Option<Key> {
         }
         own += 1;
     }
+    Some(key_of(&frames[own..]))
+}
+
+fn key_of(frames: &[FrameInfo]) -> Key {
     let mut key = Key {
         frames: [(0, 0); KEY_FRAMES],
         len: 0,
     };
-    for frame in frames[own..].iter().take(KEY_FRAMES) {
+    for frame in frames.iter().take(KEY_FRAMES) {
         key.frames[key.len] = (frame.method as usize, frame.location);
         key.len += 1;
     }
-    Some(key)
+    key
 }
 
-fn is_own_method(
-    jvmti: *mut jvmtiEnv,
-    env: &mut JNIEnv,
-    method: jvmti_jni::jmethodID,
-) -> Option<bool> {
-    let mut class: jvmti_jni::jclass = std::ptr::null_mut();
-    let mut signature: *mut c_char = std::ptr::null_mut();
-    // SAFETY: JVMTI fills `class` with a local reference we delete, and `signature` with memory
-    // it allocated, which we give back with Deallocate.
-    unsafe {
-        let functions = &*(*jvmti).functions;
-        let declaring_class = functions.GetMethodDeclaringClass?;
-        if declaring_class(jvmti, method, &mut class) != jvmtiError::NONE {
-            return None;
-        }
-        let class_signature = functions.GetClassSignature?;
-        let rc = class_signature(jvmti, class, &mut signature, std::ptr::null_mut());
-        let _ = env.delete_local_ref(jni::objects::JObject::from_raw(class as jni::sys::jobject));
-        if rc != jvmtiError::NONE || signature.is_null() {
-            return None;
-        }
-        let own = CStr::from_ptr(signature)
-            .to_str()
-            .map(|s| OWN_CLASS_PREFIXES.iter().any(|p| s.starts_with(p)))
-            .unwrap_or(false);
-        if let Some(deallocate) = functions.Deallocate {
-            deallocate(jvmti, signature as *mut u8);
-        }
-        Some(own)
-    }
+fn is_own_class(signature: &str) -> bool {
+    OWN_CLASS_PREFIXES.iter().any(|p| signature.starts_with(p))
 }
 
 /// What the current stack's site is.
@@ -186,23 +141,99 @@ fn locked_tables() -> MutexGuard<'static, Tables> {
     tables
 }
 
+/// The site of the current stack; a new one is kept as this thread's pending key for [`bind`].
 pub(crate) fn site_of_current_stack(env: &mut JNIEnv) -> StackSite {
     let mut tables = locked_tables();
     let Some(key) = current_key(env, &mut tables) else {
         return StackSite::Unavailable;
     };
+    lookup(&tables, key)
+}
+
+fn lookup(tables: &Tables, key: Key) -> StackSite {
     match tables.sites.get(key.frames()) {
-        Some(site) => StackSite::Known(*site),
-        None => StackSite::New,
+        Some(site) => {
+            PENDING.set(None);
+            StackSite::Known(*site)
+        }
+        None => {
+            PENDING.set(Some(key));
+            StackSite::New
+        }
     }
 }
 
-/// Remembers `site` as the site of the current stack (its text was just interned).
+/// Remembers `site` as the site of the current stack (its text was just interned): the key
+/// [`site_of_current_stack`] found new on this thread, or, without one, the stack walked now.
 pub(crate) fn bind(env: &mut JNIEnv, site: u32) {
     let mut tables = locked_tables();
-    if let Some(key) = current_key(env, &mut tables) {
-        if tables.sites.len() < MAX_KEYS {
-            tables.sites.insert(key.frames().into(), site);
-        }
+    if let Some(key) = pending_or(|| current_key(env, &mut tables)) {
+        remember(&mut tables, key, site);
+    }
+}
+
+/// This thread's pending key, or else what `walk` finds.
+fn pending_or(walk: impl FnOnce() -> Option<Key>) -> Option<Key> {
+    PENDING.take().or_else(walk)
+}
+
+fn remember(tables: &mut Tables, key: Key, site: u32) {
+    if tables.sites.len() < MAX_KEYS {
+        tables.sites.insert(key.frames().into(), site);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(methods: &[usize]) -> Key {
+        let frames: Vec<FrameInfo> = methods
+            .iter()
+            .map(|&m| FrameInfo {
+                method: m as _,
+                location: 7,
+            })
+            .collect();
+        key_of(&frames)
+    }
+
+    #[test]
+    fn a_new_stack_is_bound_by_the_key_found_new() {
+        let mut tables = Tables::default();
+        PENDING.set(None);
+        assert!(matches!(lookup(&tables, key(&[1, 2, 3])), StackSite::New));
+        // What bind takes: the pending key, with no second walk.
+        let pending = pending_or(|| panic!("the stack was walked again"))
+            .expect("a new stack leaves its key pending");
+        assert_eq!(pending.frames(), key(&[1, 2, 3]).frames());
+        let mut walks = 0;
+        assert!(pending_or(|| {
+            walks += 1;
+            None
+        })
+        .is_none());
+        assert_eq!(walks, 1, "without a pending key, bind walks the stack");
+        remember(&mut tables, pending, 42);
+        assert!(matches!(
+            lookup(&tables, key(&[1, 2, 3])),
+            StackSite::Known(42)
+        ));
+        PENDING.set(Some(key(&[9])));
+        assert!(matches!(
+            lookup(&tables, key(&[1, 2, 3])),
+            StackSite::Known(42)
+        ));
+        assert!(
+            PENDING.take().is_none(),
+            "a known stack clears an older pending key"
+        );
+    }
+
+    #[test]
+    fn keys_keep_at_most_their_frames() {
+        let long: Vec<usize> = (1..=KEY_FRAMES + 5).collect();
+        assert_eq!(key(&long).frames().len(), KEY_FRAMES);
+        assert_eq!(key(&long).frames()[0], (1, 7));
     }
 }

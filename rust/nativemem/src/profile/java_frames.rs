@@ -7,8 +7,7 @@ use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::Path;
 
-pub const FILE: &str = "java-frames.json";
-const FORMAT: &str = "nativemem-java-frames/1";
+use crate::sidecar_layout::{JAVA_FRAMES_FILE as FILE, JAVA_FRAMES_FORMAT as FORMAT};
 /// One short entry per distinct frame, at most 65536 of them.
 const MAX_BYTES: u64 = 64 << 20;
 

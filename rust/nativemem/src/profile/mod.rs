@@ -152,6 +152,11 @@ pub struct Summary {
 
 /// Reads a dump (streamed, its stacks not held) to check it and tell its header and totals.
 pub fn summary(path: &Path) -> Result<Summary, ProfileError> {
+    summary_of(path, sidecar::time_ms_beside(path))
+}
+
+/// [`summary`] of a dump taken at `dump_time_ms` (its writer knows; a reader asks the sidecar).
+pub fn summary_of(path: &Path, dump_time_ms: Option<u64>) -> Result<Summary, ProfileError> {
     let (dump, stream) = parse::open_stream(path, Links::Follow)?;
     let (mut objects, mut bytes, mut stacks) = (0.0, 0.0, 0);
     stream.for_each(&mut |addresses, counts| {
@@ -170,7 +175,7 @@ pub fn summary(path: &Path) -> Result<Summary, ProfileError> {
         unbiased_objects: objects as i64,
         stack_count: stacks,
         mapping_count: dump.mappings.all().len(),
-        dump_time_ms: sidecar::time_ms_beside(path),
+        dump_time_ms,
         warnings: dump.warnings,
     })
 }

@@ -10,12 +10,10 @@
 
 use super::java_frames::JavaFrameNames;
 use crate::files::{read_capped, Links, MAX_PERF_MAP_BYTES};
+use crate::sidecar_layout::{dir_beside, SYMBOLS_FILE, SYMBOLS_FORMAT as FORMAT};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-
-/// The only sidecar format this reader knows.
-pub const FORMAT: &str = "nativemem-symbols/1";
 
 /// `symbols.json` lists one short entry per mapped object: a few hundred KiB at most.
 pub const MAX_SYMBOLS_JSON_BYTES: u64 = 64 << 20;
@@ -72,16 +70,9 @@ pub struct Sidecar {
     pub warnings: Vec<String>,
 }
 
-/// `<dump>.symbols`.
-fn dir_beside(dump: &Path) -> PathBuf {
-    let mut name = dump.file_name().unwrap_or_default().to_owned();
-    name.push(".symbols");
-    dump.with_file_name(name)
-}
-
 /// When the dump was taken, from its sidecar's `symbols.json` (read as `beside` reads it).
 pub fn time_ms_beside(dump: &Path) -> Option<u64> {
-    let json = dir_beside(dump).join("symbols.json");
+    let json = dir_beside(dump).join(SYMBOLS_FILE);
     let bytes = read_capped(&json, Links::Refuse, MAX_SYMBOLS_JSON_BYTES).ok()?;
     let file: SymbolsFile = serde_json::from_slice(&bytes).ok()?;
     (file.format == FORMAT).then_some(file.time_ms).flatten()
@@ -91,7 +82,7 @@ impl Sidecar {
     /// Reads `<dump>.symbols/symbols.json`, or returns an empty sidecar if there is none.
     pub fn beside(dump: &Path) -> Sidecar {
         let dir = dir_beside(dump);
-        let json = dir.join("symbols.json");
+        let json = dir.join(SYMBOLS_FILE);
         let ignored = |reason: String| Sidecar {
             warnings: vec![format!(
                 "ignored {}: {reason}; symbols come from the files named in the dump",

@@ -1,16 +1,18 @@
 //! `prof.dump` written the way files for the user are (`files`): into a private directory
 //! reached by descriptor, mode 0600, renamed into place, never overwriting, one dump at a time,
-//! nothing left behind on failure.
+//! nothing left behind on failure. The dump is then read once, by the one heap_v2 reader
+//! (`profile::summary_of`), and its summary is the answer: the caller opens nothing again.
 
-use super::symbols::{sidecar_path, write_sidecar, SidecarInput};
+use super::symbols::{write_sidecar, SidecarInput};
 use super::{profiler, SamplingError};
 use crate::allocator::keys;
-use crate::files::{create_private, Dir, Purpose};
+use crate::files::{create_private, remove_tree, Dir, Purpose};
+use crate::profile::{self, Summary};
+use crate::sidecar_layout::{dir_beside, DIR_SUFFIX};
 use serde::Serialize;
 use std::ffi::CString;
-use std::io::{BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -23,14 +25,13 @@ pub struct DumpRequest {
     pub perf_map: Option<PathBuf>,
 }
 
-/// A dump that is in place.
+/// A dump that is in place, and what it holds (`dump_time_ms` is when it was taken).
 #[derive(Debug, Clone, Serialize)]
 pub struct DumpedProfile {
     pub path: String,
     pub symbols_dir: String,
-    pub time_ms: u64,
-    pub sample_interval_bytes: u64,
-    pub sampled_bytes: u64,
+    #[serde(flatten)]
+    pub summary: Summary,
 }
 
 /// Dumps the heap profile to `request.target` with its sidecar.
@@ -45,13 +46,13 @@ pub fn dump(request: &DumpRequest) -> Result<DumpedProfile, SamplingError> {
     })?;
     let sidecar_name = {
         let mut bytes = name.as_bytes().to_vec();
-        bytes.extend_from_slice(b".symbols");
+        bytes.extend_from_slice(DIR_SUFFIX.as_bytes());
         CString::new(bytes).unwrap_or_default()
     };
     if dir.has(&sidecar_name) {
         return Err(SamplingError::BadPath(format!(
             "{} already exists; it would hold the symbols of {}: choose a new name or delete it",
-            sidecar_path(&target).display(),
+            dir_beside(&target).display(),
             target.display()
         )));
     }
@@ -59,7 +60,7 @@ pub fn dump(request: &DumpRequest) -> Result<DumpedProfile, SamplingError> {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64);
     let (work, work_name) = dir.private_child(&name.to_string_lossy())?;
-    let result = dump_into(ctl, &work, request, time_ms).and_then(|header| {
+    let result = dump_into(ctl, &work, request, time_ms).and_then(|summary| {
         // The sidecar first: a dump in place always has its symbols beside it.
         let place = |from: &str, to: &CString, shown: PathBuf| {
             work.rename_no_replace(&CString::new(from).unwrap_or_default(), &dir, to)
@@ -68,21 +69,18 @@ pub fn dump(request: &DumpRequest) -> Result<DumpedProfile, SamplingError> {
                     source,
                 })
         };
-        place(SIDECAR, &sidecar_name, sidecar_path(&target))?;
+        place(SIDECAR, &sidecar_name, dir_beside(&target))?;
         if let Err(e) = place(DUMP, &name, target.clone()) {
-            dir.remove_tree(&sidecar_name);
+            remove_tree(&dir, &sidecar_name);
             return Err(e);
         }
-        Ok(header)
+        Ok(summary)
     });
-    dir.remove_tree(&work_name);
-    let header = result?;
+    remove_tree(&dir, &work_name);
     Ok(DumpedProfile {
         path: target.display().to_string(),
-        symbols_dir: sidecar_path(&target).display().to_string(),
-        time_ms,
-        sample_interval_bytes: header.sample_interval_bytes,
-        sampled_bytes: header.sampled_bytes,
+        symbols_dir: dir_beside(&target).display().to_string(),
+        summary: result?,
     })
 }
 
@@ -96,13 +94,14 @@ const HEAP_PROFILE: Purpose = Purpose {
 const DUMP: &str = "heap";
 const SIDECAR: &str = "symbols";
 
-/// Writes the dump and its sidecar into `work`, a private directory reached by descriptor.
+/// Writes the dump and its sidecar into `work`, a private directory reached by descriptor, and
+/// reads the dump back for its summary.
 fn dump_into(
     ctl: &crate::allocator::Mallctl,
     work: &Dir,
     request: &DumpRequest,
     time_ms: u64,
-) -> Result<DumpHeader, SamplingError> {
+) -> Result<Summary, SamplingError> {
     let dump = work.anchored(DUMP);
     let failed = |source| SamplingError::Write {
         path: work.shown.join(DUMP),
@@ -117,10 +116,11 @@ fn dump_into(
             path: request.target.clone(),
             source,
         })?;
-    let header = read_header(&dump).map_err(|reason| SamplingError::NotAProfile {
-        path: request.target.clone(),
-        reason,
-    })?;
+    let summary =
+        profile::summary_of(&dump, Some(time_ms)).map_err(|e| SamplingError::NotAProfile {
+            path: request.target.clone(),
+            reason: e.to_string(),
+        })?;
     write_sidecar(
         &work.anchored(SIDECAR),
         &SidecarInput {
@@ -129,61 +129,5 @@ fn dump_into(
             time_ms,
         },
     )?;
-    Ok(header)
-}
-
-/// The first two lines of a heap_v2 dump.
-#[derive(Debug, PartialEq, Eq)]
-pub struct DumpHeader {
-    pub sample_interval_bytes: u64,
-    pub sampled_bytes: u64,
-}
-
-fn read_header(path: &Path) -> Result<DumpHeader, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut lines = BufReader::new(file).lines();
-    let mut next = || lines.next().transpose().map_err(|e| e.to_string());
-    let first = next()?.unwrap_or_default();
-    let second = next()?.unwrap_or_default();
-    parse_header(&first, &second)
-}
-
-/// Parses `heap_v2/<interval>` and `  t*: <objs>: <bytes> [<objs>: <bytes>]`.
-pub fn parse_header(first: &str, second: &str) -> Result<DumpHeader, String> {
-    let interval = first
-        .trim()
-        .strip_prefix("heap_v2/")
-        .and_then(|n| n.parse().ok())
-        .ok_or_else(|| format!("first line is '{first}', expected 'heap_v2/<sample interval>'"))?;
-    let bytes = second
-        .trim()
-        .strip_prefix("t*:")
-        .and_then(|rest| rest.split(':').nth(1))
-        .and_then(|b| b.split_whitespace().next())
-        .and_then(|b| b.parse().ok())
-        .ok_or_else(|| {
-            format!("second line is '{second}', expected 't*: <objects>: <bytes> [...]'")
-        })?;
-    Ok(DumpHeader {
-        sample_interval_bytes: interval,
-        sampled_bytes: bytes,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn header_lines_parse() {
-        assert_eq!(
-            parse_header("heap_v2/524288", "  t*: 28: 106610 [0: 0]"),
-            Ok(DumpHeader {
-                sample_interval_bytes: 524288,
-                sampled_bytes: 106610
-            })
-        );
-        assert!(parse_header("heap_v1/1", "t*: 1: 2 [0: 0]").is_err());
-        assert!(parse_header("heap_v2/8", "t0: 1: 2 [0: 0]").is_err());
-    }
+    Ok(summary)
 }

@@ -12,13 +12,14 @@ use super::maps::{executable_objects, MappedObject};
 use super::SamplingError;
 use crate::files::create_private;
 use crate::files::{fd_path, open_regular, read_capped, Links, MAX_PERF_MAP_BYTES};
+use crate::sidecar_layout::{
+    JAVA_FRAMES_FILE, OBJECTS_DIR, PERF_MAP_FILE, SYMBOLS_FILE, SYMBOLS_FORMAT,
+};
 use serde::Serialize;
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
-
-pub(super) const FORMAT: &str = "nativemem-symbols/1";
 
 #[derive(Serialize)]
 struct Symbols {
@@ -48,13 +49,6 @@ pub(super) struct SidecarInput<'a> {
     pub time_ms: u64,
 }
 
-/// `<dump file name>.symbols` next to the dump.
-pub(super) fn sidecar_path(dump: &Path) -> PathBuf {
-    let mut name = dump.file_name().unwrap_or_default().to_os_string();
-    name.push(".symbols");
-    dump.with_file_name(name)
-}
-
 /// Writes the sidecar into `dir`, a new directory inside the dump's private work directory.
 pub(super) fn write_sidecar(dir: &Path, input: &SidecarInput) -> Result<(), SamplingError> {
     std::fs::DirBuilder::new()
@@ -75,26 +69,26 @@ fn fill(dir: &Path, input: &SidecarInput) -> io::Result<()> {
     }
     let perf_map = match input.perf_map {
         Some(source) => {
-            copy_private(source, &dir.join("perf.map"))?;
-            Some("perf.map".to_owned())
+            copy_private(source, &dir.join(PERF_MAP_FILE))?;
+            Some(PERF_MAP_FILE.to_owned())
         }
         None => None,
     };
     // After prof.dump: every Java frame the dump holds is interned by now.
     if let Some(names) = super::java_frames::names() {
-        let mut out = create_private(&dir.join(super::java_frames::NAMES_FILE))?;
+        let mut out = create_private(&dir.join(JAVA_FRAMES_FILE))?;
         serde_json::to_writer(&mut out, &names)?;
         out.sync_all()?;
     }
     let symbols = Symbols {
-        format: FORMAT,
+        format: SYMBOLS_FORMAT,
         pid: std::process::id(),
         host: host_name(),
         time_ms: input.time_ms,
         objects,
         perf_map,
     };
-    let mut out = create_private(&dir.join("symbols.json"))?;
+    let mut out = create_private(&dir.join(SYMBOLS_FILE))?;
     serde_json::to_writer_pretty(&mut out, &symbols)?;
     out.write_all(b"\n")?;
     out.sync_all()
@@ -137,11 +131,11 @@ fn entry(dir: &Path, index: usize, object: MappedObject, save_from: &[PathBuf]) 
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "object".into());
-            let relative = format!("objects/{index}-{name}");
+            let relative = format!("{OBJECTS_DIR}/{index}-{name}");
             std::fs::DirBuilder::new()
                 .mode(0o700)
                 .recursive(true)
-                .create(dir.join("objects"))
+                .create(dir.join(OBJECTS_DIR))
                 .and_then(|()| save(&source, &dir.join(&relative)))
                 .ok()
                 .map(|()| relative)

@@ -15,11 +15,6 @@ use serde::Serialize;
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
-/// The sidecar file naming the synthetic frames of a dump.
-pub const NAMES_FILE: &str = "java-frames.json";
-/// Its format tag.
-pub const NAMES_FORMAT: &str = "nativemem-java-frames/1";
-
 /// Whether Java frames are being recorded, and what happened so far.
 #[derive(Debug, Clone, Serialize)]
 pub struct JavaFramesStatus {
@@ -31,7 +26,7 @@ pub struct JavaFramesStatus {
     pub distinct_frames: u64,
 }
 
-static SWITCH: Mutex<Option<jvm::Jvmti>> = Mutex::new(None);
+static SWITCH: Mutex<Option<crate::jvmti::Jvmti>> = Mutex::new(None);
 
 /// Turns Java frames on or off. `vm` is the process's JavaVM and the caller a thread attached to
 /// it (a JNI call).
@@ -70,10 +65,10 @@ pub unsafe fn set_enabled(vm: *mut JavaVM, on: bool) -> Result<JavaFramesStatus,
     })?;
     let agct = jvm::async_get_call_trace(vm).map_err(unavailable)?;
     if jvmti.is_none() {
-        *jvmti = Some(jvm::Jvmti::open(vm).map_err(unavailable)?);
+        *jvmti = Some(jvm::open(vm).map_err(unavailable)?);
     }
     if let (Some(jvmti), Some(env)) = (*jvmti, jvm::current_env(vm)) {
-        jvmti.make_method_ids_of_loaded_classes(env);
+        jvm::make_method_ids_of_loaded_classes(jvmti, env);
     }
     if previous != ours() {
         STATE.previous.store(previous, Ordering::Release);
@@ -175,7 +170,7 @@ pub fn names() -> Option<serde_json::Value> {
         .entries()
         .map(|(index, frame)| {
             // SAFETY: `env` is this thread's JNIEnv; `jvmti` our environment.
-            let described = unsafe { jvmti.describe(env, frame) };
+            let described = unsafe { jvm::describe(jvmti, env, frame) };
             NamedFrame {
                 index,
                 bci: frame.bci,
@@ -185,7 +180,7 @@ pub fn names() -> Option<serde_json::Value> {
         })
         .collect();
     Some(serde_json::json!({
-        "format": NAMES_FORMAT,
+        "format": crate::sidecar_layout::JAVA_FRAMES_FORMAT,
         "address_base": format!("0x{:x}", crate::java_frame_addresses::ADDRESS_BASE),
         "frames": frames,
     }))

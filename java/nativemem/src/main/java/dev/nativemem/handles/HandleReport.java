@@ -65,11 +65,9 @@ public final class HandleReport {
     this.openCacheCapacityBytes = Json.number(json, "open_cache_capacity_bytes");
     this.zombieCacheCapacityBytes = Json.number(json, "zombie_cache_capacity_bytes");
     this.sitesDropped = Json.number(json, "sites_dropped");
-    this.sitesKept = Json.number(json, "sites_interned");
-    this.trackerMemoryBytes =
-        json.containsKey("tracker_memory_bytes")
-            ? Json.number(json, "tracker_memory_bytes")
-            : Json.number(json, "memory_bytes") + javaMemoryBytes;
+    this.sitesKept = Json.number(json, "sites_kept");
+    // The native registry's part, to which the Java side adds its own (0 for a report read back).
+    this.trackerMemoryBytes = Json.number(json, "tracker_memory_bytes") + javaMemoryBytes;
   }
 
   /** {@code key} of {@code json} when set, else the headline of the creation stack {@code text}. */

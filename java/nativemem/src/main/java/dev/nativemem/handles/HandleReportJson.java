@@ -38,7 +38,7 @@ final class HandleReportJson {
     json.put("open_cache_capacity_bytes", r.openCacheCapacityBytes);
     json.put("zombie_cache_capacity_bytes", r.zombieCacheCapacityBytes);
     json.put("sites_dropped", r.sitesDropped);
-    json.put("sites_interned", r.sitesKept);
+    json.put("sites_kept", r.sitesKept);
     json.put("tracker_memory_bytes", r.trackerMemoryBytes);
     return Json.write(json);
   }

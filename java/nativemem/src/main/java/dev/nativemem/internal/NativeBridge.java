@@ -111,6 +111,13 @@ public final class NativeBridge {
 
   public static native String handlesReportJson();
 
+  /**
+   * Counts per kind and cache capacities ({@code kinds}, {@code open_cache_capacity_bytes}, {@code
+   * zombie_cache_capacity_bytes}, as in {@link #handlesReportJson}): what the memory breakdown
+   * shows, without sites, stacks or listed handles.
+   */
+  public static native String handlesSummaryJson();
+
   // Heap profiling (rust/nativemem/src/jni/sampling.rs).
 
   /** {@code {available, unavailable_reason, active, thread_active, sample_interval_bytes}}. */
@@ -135,7 +142,7 @@ public final class NativeBridge {
   /**
    * Dumps to {@code target} with its sidecar; objects under the directories in {@code saveFrom}
    * (one per line) and the perf map file (both may be null) are saved into it. Returns {@code
-   * {path, symbols_dir, time_ms, sample_interval_bytes, sampled_bytes}}.
+   * {path, symbols_dir}} and the dump's summary, the keys of {@link #profileSummaryJson}.
    */
   public static native String dumpProfileJson(String target, String saveFrom, String perfMap);
 

@@ -8,6 +8,7 @@ import dev.nativemem.internal.NativeLibraryLoader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Map;
@@ -68,6 +69,15 @@ public final class HeapProfile {
     Map<String, Object> summary =
         Json.parseObject(NativeBridge.profileSummaryJson(absolute.toString()));
     return new HeapProfile(absolute, timeOf(absolute, summary), summary);
+  }
+
+  /**
+   * The profile the library's dump just wrote ({@link NativeMemory#dumpProfile(Path)}), from the
+   * dump's own answer: its path and summary, so nothing is read again. Not for applications.
+   */
+  public static HeapProfile dumped(Map<String, Object> dumped) {
+    Path path = Paths.get(Json.string(dumped, "path"));
+    return new HeapProfile(path, timeOf(path, dumped), dumped);
   }
 
   /**

@@ -130,21 +130,12 @@ public final class ProfileDump {
         String dumped =
             NativeBridge.dumpProfileJson(
                 target.toString(), saveFrom, perfMap == null ? null : perfMap.toString());
-        return HeapProfile.open(dumpedPath(Json.parseObject(dumped)));
+        return HeapProfile.dumped(Json.parseObject(dumped));
       } finally {
         if (perfMap != null) {
           FileTrees.deleteQuietly(perfMap.getParent());
         }
       }
     }
-  }
-
-  /**
-   * Where the native {@code dumpProfileJson()} wrote the dump. Its other fields ({@code
-   * symbols_dir}, {@code time_ms}, {@code sample_interval_bytes}, {@code sampled_bytes}) are reread
-   * from the dump and its sidecar by {@link HeapProfile#open}.
-   */
-  public static Path dumpedPath(Map<String, Object> dumped) {
-    return Paths.get(Json.string(dumped, "path"));
   }
 }

@@ -30,7 +30,7 @@ class KnownLeakReportTest {
             + "\", \"open\": 0, \"leaked\": 3, \"stack\": "
             + Json.write(stack)
             + "}], \"zombie_caches\": [], \"oldest_open\": [], \"open_cache_capacity_bytes\": 0,"
-            + " \"zombie_cache_capacity_bytes\": 0, \"sites_dropped\": 0, \"sites_interned\": 1,"
+            + " \"zombie_cache_capacity_bytes\": 0, \"sites_dropped\": 0, \"sites_kept\": 1,"
             + " \"tracker_memory_bytes\": 0}";
     return new HandleReport(true, "level=full", Json.parseObject(json), 0);
   }

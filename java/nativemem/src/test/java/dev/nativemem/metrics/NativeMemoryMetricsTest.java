@@ -170,7 +170,7 @@ class NativeMemoryMetricsTest {
             + " \"open\": 0, \"leaked\": 3, \"stack\": "
             + Json.write(stack)
             + "}], \"zombie_caches\": [], \"oldest_open\": [], \"open_cache_capacity_bytes\": 0,"
-            + " \"zombie_cache_capacity_bytes\": 0, \"sites_dropped\": 0, \"sites_interned\": 1,"
+            + " \"zombie_cache_capacity_bytes\": 0, \"sites_dropped\": 0, \"sites_kept\": 1,"
             + " \"tracker_memory_bytes\": 0}";
     HandleReport report = HandleReports.fromJson(true, json);
     List<Measurement> leaked = readOnly(NativeMemoryMetric.HANDLES_LEAKED, report);
