@@ -50,12 +50,12 @@ pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_allocatorStatsJs
 }
 
 #[no_mangle]
-pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_allocatorReport<'l>(
+pub extern "system" fn Java_dev_nativemem_internal_NativeBridge_rawAllocatorStats<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
 ) -> jstring {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        let (_format, text) = allocator::report()?;
+        let (_format, text) = allocator::raw_stats()?;
         to_java(env, &text)
     })
 }

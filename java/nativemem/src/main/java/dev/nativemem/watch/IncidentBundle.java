@@ -9,6 +9,7 @@ import dev.nativemem.NativeHandles;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.ProfileReport;
 import dev.nativemem.ProfileRequest;
+import dev.nativemem.incident.BundleLayout;
 import dev.nativemem.incident.IncidentLog;
 import dev.nativemem.incident.IncidentPage;
 import dev.nativemem.internal.DirectoryHandle;
@@ -61,7 +62,7 @@ final class IncidentBundle {
   static final String SCHEMA = "nativemem-incident/1";
   static final String PREFIX = "nativemem-incident-";
   static final String TEMP_PREFIX = "." + PREFIX;
-  static final String PROFILE = "profile.heap";
+  static final String PROFILE = BundleLayout.PROFILE;
 
   private static final DateTimeFormatter STAMP =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
@@ -132,22 +133,22 @@ final class IncidentBundle {
       HeapProfile heap = captureVerdictParts(parts, ring, trimmed);
       Map<String, Object> manifest = manifest(pid, at, trigger, previous, basis(ring), parts);
       manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
-      parts.replace("manifest.json", Json.writeWithNulls(manifest));
+      parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
       // The verdict reaches the log before the rest: the log is what outlives a pod's volumes.
       announced = log(IncidentLog.render(temp.anchored(""), target));
       captureRest(parts, heap, directory, previous, trimmed);
       manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
-      parts.replace("manifest.json", Json.writeWithNulls(manifest));
+      parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
       Consumer<Path> page = incidentPage;
       if (trimmed != null) {
         parts.missing("incident page", trimmed);
       } else if (page == null) {
         parts.missing("incident page", "the page renderer is not part of this build");
       } else {
-        parts.file("incident.html", "the incident page", () -> page.accept(temp.anchored("")));
+        parts.file(BundleLayout.PAGE, "the incident page", () -> page.accept(temp.anchored("")));
       }
       manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
-      parts.replace("manifest.json", Json.writeWithNulls(manifest));
+      parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
       if (!directory.rename(tempName, directory, name)) {
         throw new IOException(directory.path().resolve(name) + " exists already");
       }
@@ -207,10 +208,11 @@ final class IncidentBundle {
    * heap profile dumped, or null.
    */
   private HeapProfile captureVerdictParts(Parts parts, SampleRing ring, String trimmed) {
-    parts.text("timeline.json", "samples of the watch, oldest first", out -> timeline(ring, out));
+    parts.text(
+        BundleLayout.TIMELINE, "samples of the watch, oldest first", out -> timeline(ring, out));
     MemorySnapshot[] snapshot = new MemorySnapshot[1];
     parts.text(
-        "snapshot.json",
+        BundleLayout.SNAPSHOT,
         "breakdown and allocator statistics",
         out -> {
           snapshot[0] = NativeMemory.snapshot();
@@ -218,7 +220,7 @@ final class IncidentBundle {
         });
     if (snapshot[0] != null) {
       parts.text(
-          "breakdown.txt",
+          BundleLayout.BREAKDOWN_TEXT,
           "the breakdown as text",
           out -> out.write(snapshot[0].breakdown().toString()));
     }
@@ -245,7 +247,7 @@ final class IncidentBundle {
     List<Advice> advice = new ArrayList<>();
     boolean adviceRead =
         parts.text(
-            "advice.json",
+            BundleLayout.ADVICE,
             "what to change, with reasons",
             out -> {
               advice.addAll(NativeMemory.advice());
@@ -260,7 +262,7 @@ final class IncidentBundle {
             });
     if (adviceRead) {
       parts.text(
-          "advice.txt",
+          BundleLayout.ADVICE_TEXT,
           "the advice as text",
           out -> {
             for (Advice a : advice) {
@@ -284,7 +286,7 @@ final class IncidentBundle {
     }
     HandleReport[] report = new HandleReport[1];
     parts.text(
-        "handles.json",
+        BundleLayout.HANDLES,
         "handle report: open and leaked handles per kind and site",
         out -> {
           report[0] = NativeHandles.report();
@@ -292,7 +294,9 @@ final class IncidentBundle {
         });
     if (report[0] != null) {
       parts.text(
-          "handles.txt", "the handle report as text", out -> out.write(report[0].toString()));
+          BundleLayout.HANDLES_TEXT,
+          "the handle report as text",
+          out -> out.write(report[0].toString()));
     }
   }
 
@@ -306,9 +310,9 @@ final class IncidentBundle {
     }
     boolean jemalloc = allocator.isJemalloc();
     parts.text(
-        jemalloc ? "allocator-report.json" : "malloc-info.xml",
+        jemalloc ? BundleLayout.JEMALLOC_STATS : BundleLayout.GLIBC_MALLOC_INFO,
         jemalloc ? "jemalloc's malloc_stats_print JSON" : "glibc's malloc_info XML",
-        out -> out.write(NativeMemory.allocatorReport()));
+        out -> out.write(NativeMemory.rawAllocatorStats()));
   }
 
   private static void nmt(Parts parts) {
@@ -324,7 +328,7 @@ final class IncidentBundle {
           "NMT summary", "NMT is off (-XX:NativeMemoryTracking=summary turns it on at start)");
       return;
     }
-    parts.text("nmt.txt", "the JVM's NMT summary", out -> out.write(text[0]));
+    parts.text(BundleLayout.NMT_TEXT, "the JVM's NMT summary", out -> out.write(text[0]));
   }
 
   /** The dump, its report, flame graph and pprof; returns the dump, or null. */
@@ -345,12 +349,13 @@ final class IncidentBundle {
     if (!dumped) {
       return null;
     }
-    parts.add(PROFILE + ".symbols", "the profile's symbols: build-ids, objects, JIT frames");
-    Path flame = parts.dir.anchored("profile-flame.svg");
-    Path pprof = parts.dir.anchored("profile.pb.gz");
+    parts.add(
+        BundleLayout.PROFILE_SYMBOLS, "the profile's symbols: build-ids, objects, JIT frames");
+    Path flame = parts.dir.anchored(BundleLayout.PROFILE_FLAME_GRAPH);
+    Path pprof = parts.dir.anchored(BundleLayout.PROFILE_PPROF);
     ProfileReport[] report = new ProfileReport[1];
     parts.text(
-        "profile-report.json",
+        BundleLayout.PROFILE_SITES,
         "the profile's top sites",
         out -> {
           report[0] =
@@ -364,11 +369,11 @@ final class IncidentBundle {
           out.write(report[0].toJson());
         });
     if (report[0] != null) {
-      parts.add("profile-flame.svg", "flame graph of the profile");
-      parts.add("profile.pb.gz", "the profile for go tool pprof");
+      parts.add(BundleLayout.PROFILE_FLAME_GRAPH, "flame graph of the profile");
+      parts.add(BundleLayout.PROFILE_PPROF, "the profile for go tool pprof");
     } else {
-      parts.dir.removeTree("profile-flame.svg");
-      parts.dir.removeTree("profile.pb.gz");
+      parts.dir.removeTree(BundleLayout.PROFILE_FLAME_GRAPH);
+      parts.dir.removeTree(BundleLayout.PROFILE_PPROF);
     }
     return heap[0];
   }
@@ -388,7 +393,7 @@ final class IncidentBundle {
         return;
       }
       parts.text(
-          "profile-diff.json",
+          BundleLayout.PROFILE_DIFF,
           "growth since the previous bundle's profile",
           out -> out.write(heap.diff(HeapProfile.open(base)).toJson()));
     } catch (RuntimeException e) {
@@ -424,11 +429,11 @@ final class IncidentBundle {
     Map<String, Object> t = new LinkedHashMap<>();
     t.put("kind", trigger.kind().word());
     t.put("detail", trigger.detail());
-    t.put("threshold", trigger.threshold());
+    t.put("threshold_percent", trigger.thresholdPercent());
     json.put("trigger", t);
     json.put("basis", basis);
     json.put("previous_bundle", previous);
-    parts.add("manifest.json", "this list");
+    parts.add(BundleLayout.MANIFEST, "this list");
     json.put("files", parts.files);
     json.put("missing", parts.missing);
     return json;
