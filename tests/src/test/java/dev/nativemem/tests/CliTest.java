@@ -89,7 +89,10 @@ class CliTest {
     assertEquals(2, r.exitCode, r.toString());
     assertTrue(r.stderr.contains(message), message + " missing: " + r);
     assertTrue(
-        r.stderr.toLowerCase(java.util.Locale.ROOT).contains("usage: nativemem"), r.toString());
+        r.stderr
+            .toLowerCase(java.util.Locale.ROOT)
+            .contains("usage: " + LAUNCHER.toLowerCase(java.util.Locale.ROOT)),
+        r.toString());
     assertEquals("", r.stdout);
   }
 
