@@ -107,7 +107,8 @@ final class IncidentBundle {
    * @param directory the watch directory's handle
    * @param previous the name of this process's previous bundle (its profile is the diff's base), or
    *     null
-   * @param trimmed why the capture is trimmed (no profile, page or allocator report), or null
+   * @param trimmed why the capture is trimmed (no profile, page or raw allocator statistics), or
+   *     null
    * @throws IOException if the bundle directory cannot be made or renamed, or the volume fills up
    *     (nothing stays)
    */
@@ -240,9 +241,9 @@ final class IncidentBundle {
   private void captureRest(
       Parts parts, HeapProfile heap, DirectoryHandle directory, String previous, String trimmed) {
     if (trimmed == null) {
-      allocatorReport(parts);
+      rawAllocatorStats(parts);
     } else {
-      parts.missing("allocator report", trimmed);
+      parts.missing("raw allocator statistics", trimmed);
     }
     List<Advice> advice = new ArrayList<>();
     boolean adviceRead =
@@ -300,12 +301,12 @@ final class IncidentBundle {
     }
   }
 
-  private static void allocatorReport(Parts parts) {
+  private static void rawAllocatorStats(Parts parts) {
     AllocatorInfo allocator;
     try {
       allocator = NativeMemory.allocator();
     } catch (RuntimeException e) {
-      parts.missing("allocator report", String.valueOf(e.getMessage()));
+      parts.missing("raw allocator statistics", String.valueOf(e.getMessage()));
       return;
     }
     boolean jemalloc = allocator.isJemalloc();
