@@ -313,7 +313,11 @@ public enum NativeMemoryMetric {
    * rest of the kind's leaked count under {@code none} (sites whose stack was not kept, unmatched
    * sites). The sites of a report may count more leaks than their kind's total (seen with Spring
    * Boot's nested-jar streams: 30 leaked at the reader's site, 10 in the kind's count): then the
-   * series of the kind add up to more than its total, and {@code none} is 0.
+   * series of the kind add up to more than its total, and {@code none} is 0. {@code none} is the
+   * kind's total minus the matched sites, so it may step down when a site is matched later; a
+   * Prometheus counter that steps down reads as a restart, and {@code increase()} counts the new
+   * value again: the alerts group by {@code known}, and a step of {@code none} is a leak of that
+   * kind all the same.
    */
   private static void leakedByKnownEntry(HandleReport handles, Emitter out) {
     for (HandleReport.KindCount kind : handles.kinds()) {
