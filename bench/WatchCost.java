@@ -26,7 +26,7 @@ public final class WatchCost {
                 .withDirectory(dir)
                 .withInterval(Duration.ofMillis(10))
                 .withHistory(Duration.ofMinutes(10))
-                .withThresholds()
+                .withThresholdsPercent()
                 .withGrowth(Duration.ZERO, Duration.ofMinutes(1))
                 .withLeakedJump(0));
     Thread.sleep(2000); // warm: JIT, first reads

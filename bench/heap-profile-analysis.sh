@@ -6,7 +6,7 @@
 #   jeprof --text --show_bytes      (one run; Perl + addr2line + nm)
 #   nativemem text / svg / pprof     (mean of several runs; parse, symbolize, render)
 # and, as users run them, the CPU seconds (user + system) of `jeprof --text` and of
-# `java -jar nativemem.jar report` (JVM start and library extraction included; medians);
+# `java -jar nativemem.jar analyze` (JVM start and library extraction included; medians);
 # and checks that both name the same top 10 sites. Prints Markdown tables.
 # The CLI needs `mvn -B -q package -DskipTests` first.
 #
@@ -47,7 +47,7 @@ jar="$PWD/java/nativemem/target/nativemem-0.1.0.jar"
 jeprof_cpu="" cli_cpu=""
 for ((i = 0; i < repeat; i++)); do
   jeprof_cpu+="$(cpu jeprof --text --show_bytes "$work/heap_workload" "$work/big.heap") "
-  [[ -f $jar ]] && cli_cpu+="$(cpu java -jar "$jar" report "$work/big.heap" --top 20) "
+  [[ -f $jar ]] && cli_cpu+="$(cpu java -jar "$jar" analyze "$work/big.heap" --top 20) "
 done
 
 jeprof_s="$(seconds jeprof --text --show_bytes "$work/heap_workload" "$work/big.heap")"
@@ -69,7 +69,7 @@ echo
 echo "| analysis of the same dump | seconds | vs jeprof --text |"
 echo "|---|---:|---:|"
 printf '| jeprof --text --show_bytes | %.2f | 1× |\n' "$jeprof_s"
-printf '| nativemem report (text, top sites) | %.3f | %s× faster |\n' "$text_s" "$(ratio "$jeprof_s" "$text_s")"
+printf '| nativemem analyze (text, top sites) | %.3f | %s× faster |\n' "$text_s" "$(ratio "$jeprof_s" "$text_s")"
 printf '| nativemem flame graph (svg) | %.3f | %s× faster |\n' "$svg_s" "$(ratio "$jeprof_s" "$svg_s")"
 printf '| nativemem pprof (gzipped) | %.3f | %s× faster |\n' "$pprof_s" "$(ratio "$jeprof_s" "$pprof_s")"
 echo
@@ -84,7 +84,7 @@ jc="$(median "$jeprof_cpu")"
 printf '| jeprof --text --show_bytes | %.2f | 1× |\n' "$jc"
 if [[ -n $cli_cpu ]]; then
   cc="$(median "$cli_cpu")"
-  printf '| java -jar nativemem.jar report (JVM start included) | %.2f | %s× less |\n' "$cc" "$(ratio "$jc" "$cc")"
+  printf '| java -jar nativemem.jar analyze (JVM start included) | %.2f | %s× less |\n' "$cc" "$(ratio "$jc" "$cc")"
 else
-  echo "| java -jar nativemem.jar report | (not built: mvn -B -q package -DskipTests) | |"
+  echo "| java -jar nativemem.jar analyze | (not built: mvn -B -q package -DskipTests) | |"
 fi

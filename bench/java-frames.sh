@@ -36,7 +36,7 @@ cat "$work/stress.out"
 echo "exit status $status$( ((status == 0)) || echo ' (CRASH or failure)')"
 ls "$work"/hs_err_pid*.log 2>/dev/null && exit 1
 for dump in "$work"/dumps/*.heap; do
-  frames=$(java -jar "$jar" report --format collapsed "$dump" | grep -c 'JavaFramesStress' || true)
+  frames=$(java -jar "$jar" analyze --format collapsed "$dump" | grep -c 'JavaFramesStress' || true)
   stale=$(grep -o '"unresolved"' "$dump.symbols/java-frames.json" | wc -l)
   jeprof_total=$(jeprof --text "$(command -v java)" "$dump" 2>/dev/null | awk '/^Total:/{print $2, $3}')
   echo "  $(basename "$dump"): $frames stacks through JavaFramesStress, $stale frames of unloaded classes, jeprof total $jeprof_total"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): `report` on a dump of millions of distinct stacks, through the CLI
-# (`java -jar nativemem.jar report`, JVM start included): wall seconds, CPU seconds (user +
+# (`java -jar nativemem.jar analyze`, JVM start included): wall seconds, CPU seconds (user +
 # system) and peak RSS (/usr/bin/time).
 #
 # The C workload of bench/fleet-analysis.sh holds at most 2^20 blocks (~480k stacks), so this
@@ -41,7 +41,7 @@ echo "| dump ($stacks distinct stacks) | size | wall s | CPU s | peak RSS |"
 echo "|---|---:|---:|---:|---:|"
 for shape in reused unique; do
   write_dump "$shape" "$work/$shape.heap"
-  /usr/bin/time -f "%e %U %S %M" -o "$work/time" java -jar "$jar" report "$work/$shape.heap" --top 20 >/dev/null
+  /usr/bin/time -f "%e %U %S %M" -o "$work/time" java -jar "$jar" analyze "$work/$shape.heap" --top 20 >/dev/null
   read -r wall user sys rss <"$work/time"
   size="$(du -m "$work/$shape.heap" | cut -f1)"
   awk -v s="$shape" -v z="$size" -v w="$wall" -v u="$user" -v y="$sys" -v r="$rss" \

@@ -118,9 +118,9 @@ pub fn stats() -> Result<AllocatorStats, AllocatorError> {
     }
 }
 
-/// The allocator's own full report: jemalloc's `malloc_stats_print` JSON or glibc's
-/// `malloc_info` XML. Returns `(format, text)` with format `json` or `xml`.
-pub fn report() -> Result<(&'static str, String), AllocatorError> {
+/// The allocator's own statistics as it writes them: jemalloc's `malloc_stats_print` JSON or
+/// glibc's `malloc_info` XML. Returns `(format, text)` with format `json` or `xml`.
+pub fn raw_stats() -> Result<(&'static str, String), AllocatorError> {
     match ProcessAllocator::get().jemalloc() {
         Some(ctl) => Ok(("json", ctl.stats_print_json()?)),
         None => Ok(("xml", glibc::malloc_info_xml()?)),

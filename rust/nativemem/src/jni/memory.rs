@@ -39,8 +39,8 @@ export! {
 }
 
 export! {
-    fn allocatorReport(env) -> jstring {
-        let (_format, text) = allocator::report()?;
+    fn rawAllocatorStats(env) -> jstring {
+        let (_format, text) = allocator::raw_stats()?;
         to_java(env, &text)
     }
 }

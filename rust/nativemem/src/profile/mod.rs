@@ -5,6 +5,7 @@
 //! counts (Poisson sampling), symbolize through the dump's own memory map and the sidecar the
 //! dump writer saved, strip allocator frames, then render.
 
+pub mod bundle_layout;
 pub mod collapsed;
 pub mod demangle;
 pub mod diff;

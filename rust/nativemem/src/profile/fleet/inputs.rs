@@ -3,16 +3,13 @@
 //! `manifest.json` whose heap profile is `profile.heap`, its sidecar `profile.heap.symbols/`).
 
 use crate::files::Links;
+use crate::profile::bundle_layout::{MANIFEST as BUNDLE_MANIFEST, PROFILE as BUNDLE_PROFILE};
 use crate::profile::ProfileError;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// More dumps than any fleet report needs; a pattern that matches more is a mistake.
 pub const MAX_DUMPS: usize = 10_000;
-
-/// The heap profile inside an incident bundle.
-pub const BUNDLE_PROFILE: &str = "profile.heap";
-const BUNDLE_MANIFEST: &str = "manifest.json";
 
 /// A dump to read, and whether a link in its name is followed: only for a name the user gave;
 /// one found in a directory or by a pattern might be a link someone else planted there.

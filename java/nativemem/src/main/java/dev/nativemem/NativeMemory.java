@@ -85,11 +85,12 @@ public final class NativeMemory {
   }
 
   /**
-   * The allocator's full report for bug reports: jemalloc's {@code malloc_stats_print} JSON, or
-   * glibc's {@code malloc_info} XML (see {@link #allocator()} for which).
+   * The allocator's own statistics as it writes them, for bug reports: jemalloc's {@code
+   * malloc_stats_print} JSON, or glibc's {@code malloc_info} XML (see {@link #allocator()} for
+   * which). {@link #stats()} has the same figures parsed. {@code stats --raw} in the CLI.
    */
-  public static String allocatorReport() {
-    return MemoryReader.allocatorReport();
+  public static String rawAllocatorStats() {
+    return MemoryReader.rawAllocatorStats();
   }
 
   /**
@@ -207,8 +208,8 @@ public final class NativeMemory {
    *
    * @throws NativeMemoryException if the directory is not this user's alone or writing fails
    */
-  public static Path incidentReport(Path bundleDir) {
-    Objects.requireNonNull(bundleDir, "incidentReport(bundleDir): bundleDir is null");
+  public static Path incidentPage(Path bundleDir) {
+    Objects.requireNonNull(bundleDir, "incidentPage(bundleDir): bundleDir is null");
     return dev.nativemem.incident.IncidentPage.write(bundleDir);
   }
 }

@@ -47,9 +47,9 @@ public interface NativeMemoryMXBean {
    * {@link dev.nativemem.metrics.Measurement#seriesKey()}: the Prometheus series name, then {@code
    * ;tag=value} per tag ({@code nativemem_process_rss_bytes}, {@code
    * nativemem_allocator_dirty_bytes;allocator=jemalloc}, {@code
-   * nativemem_handles_leaked;kind=Inflater;known=none}). Absent figures have no entry. What the
-   * Prometheus JMX exporter turns into the same series Micrometer publishes (over JMX a table with
-   * columns {@code key} and {@code value}).
+   * nativemem_handles_leaked_total;kind=Inflater;known=none}). Absent figures have no entry. What
+   * the Prometheus JMX exporter turns into the same series Micrometer publishes (over JMX a table
+   * with columns {@code key} and {@code value}).
    */
   java.util.Map<String, Double> getSeries();
 

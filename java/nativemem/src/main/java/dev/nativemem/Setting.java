@@ -47,7 +47,9 @@ public enum Setting {
       "sampled",
       null,
       "Handle tracking: `off`, `counts` (no stacks), `sampled` (1 stack in `interval`), `full`"
-          + " (every stack); the agent argument `level=` wins."),
+          + " (every stack); the agent argument `level=` wins. In a JVM started without the agent,"
+          + " `attach <pid> handles` starts tracking at `full` until the JVM exits, and says so"
+          + " there and in the JVM's log."),
   HANDLES_INTERVAL(
       "nativemem.handles.interval",
       "128",
@@ -94,35 +96,38 @@ public enum Setting {
           + " `nativemem-<uid>` nativemem makes in it. Put it on a volume that outlives the"
           + " container."),
   WATCH_INTERVAL(
-      "nativemem.watch.interval", "1000", null, "Milliseconds between two samples of the watch."),
+      "nativemem.watch.intervalSeconds",
+      "1",
+      null,
+      "Seconds between two samples of the watch; a decimal below 1 for shorter (`0.25`)."),
   WATCH_HISTORY(
-      "nativemem.watch.history",
+      "nativemem.watch.historySeconds",
       "3600",
       null,
       "Seconds of samples the watch keeps (the bundle's timeline)."),
   WATCH_THRESHOLDS(
-      "nativemem.watch.thresholds",
+      "nativemem.watch.thresholdsPercent",
       "85+95",
       null,
       "Usage in percent of the memory limit that triggers a bundle, joined by `+`; each fires once"
           + " per crossing and re-arms below."),
   WATCH_GROWTH_WINDOW(
-      "nativemem.watch.growth.window",
+      "nativemem.watch.growth.windowSeconds",
       "300",
       null,
       "Seconds of usage the growth trigger fits a line to (0: no growth trigger)."),
   WATCH_GROWTH_HORIZON(
-      "nativemem.watch.growth.horizon",
-      "15",
+      "nativemem.watch.growth.horizonSeconds",
+      "900",
       null,
-      "The growth trigger fires when that line reaches the limit within this many minutes."),
+      "The growth trigger fires when that line reaches the limit within this many seconds."),
   WATCH_LEAKED(
       "nativemem.watch.leaked",
       "100",
       null,
       "Handles newly leaked within a minute that trigger a bundle (0: no leak trigger)."),
   WATCH_MIN_INTERVAL(
-      "nativemem.watch.minInterval",
+      "nativemem.watch.minIntervalSeconds",
       "60",
       null,
       "Seconds between two bundles of automatic triggers (captures asked for are not limited)."),
@@ -140,7 +145,9 @@ public enum Setting {
       "nativemem.watch.profile",
       "true",
       null,
-      "`false`: no heap profile in bundles, even when jemalloc profiling is available."),
+      "`true`: starting the watch turns jemalloc heap sampling on (as `HeapProfiler.start()`"
+          + " does; logged when it does), so bundles carry a heap profile of what was sampled"
+          + " since; `false`: sampling stays as it is and bundles have no heap profile."),
   JUNIT_REQUIRE_AGENT(
       "nativemem.junit.requireAgent",
       "true",

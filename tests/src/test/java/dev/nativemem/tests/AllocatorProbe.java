@@ -301,7 +301,7 @@ public final class AllocatorProbe {
                       }
                       break;
                     default:
-                      NativeMemory.allocatorReport();
+                      NativeMemory.rawAllocatorStats();
                   }
                   free(b);
                 }

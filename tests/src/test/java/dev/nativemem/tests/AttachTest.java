@@ -79,6 +79,11 @@ class AttachTest {
       ForkedJvm.Result first = attach(target.pid, "handles");
       assertEquals(0, first.exitCode, first.toString());
       assertTrue(first.stdout.contains("Handles tracked since attach at "), first.stdout);
+      // Starting tracking in a production JVM is said, with its level, never done silently.
+      assertTrue(
+          first.stdout.contains("started handle tracking in JVM " + target.pid + " at "),
+          first.stdout);
+      assertTrue(first.stdout.contains(" at level=full "), first.stdout);
       String opened = target.send("open 5", "OPENED");
       String line = opened.substring(opened.indexOf(" AT ") + 4);
 
@@ -86,6 +91,7 @@ class AttachTest {
       assertEquals(0, later.exitCode, later.toString());
       Map<String, Object> json = JSON.std.mapFrom(later.stdout.trim());
       assertTrue(((String) json.get("since")).startsWith("attach at "), later.stdout);
+      assertEquals(false, json.get("tracking_started"), "started once, by the first call");
       Map<String, Object> report = object(json, "report");
       long open = 0;
       for (Object site : (List<?>) report.get("sites")) {
@@ -148,11 +154,11 @@ class AttachTest {
       assertTrue(start.stdout.contains("one sample per 4096 bytes"), start.stdout);
       target.send("open 2000", "OPENED");
       Path dump = tmp.resolve("attached.heap");
-      ForkedJvm.Result dumped = attach(target.pid, "dump", "--out", dump.toString());
+      ForkedJvm.Result dumped = attach(target.pid, "dump", "-o", dump.toString());
       assertEquals(0, dumped.exitCode, dumped.toString());
       assertEquals(dump.toString(), dumped.stdout.trim());
       assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dump)));
-      ForkedJvm.Result report = new ForkedJvm().cli("report", dump.toString(), "--top", "10");
+      ForkedJvm.Result report = new ForkedJvm().cli("analyze", dump.toString(), "--top", "10");
       assertEquals(0, report.exitCode, report.toString());
       assertTrue(report.stdout.contains("inflateInit2_"), report.stdout);
       assertEquals(0, attach(target.pid, "profile", "stop").exitCode);

@@ -14,13 +14,34 @@ import org.junit.jupiter.api.Test;
 
 /** {@code java -jar nativemem.jar ...} as a user runs it. */
 class CliTest {
+  /** What a user types: there is no {@code nativemem} launcher, the jar is the program. */
+  private static final String LAUNCHER = "java -jar " + ForkedJvm.JAR.getFileName();
+
+  /** Every command that writes a file takes the same option for it. */
+  @Test
+  void everyCommandThatWritesAFileTakesDashOOutput() throws Exception {
+    for (String command : new String[] {"analyze", "incident"}) {
+      ForkedJvm.Result r = new ForkedJvm().cli(command, "--help");
+      assertEquals(0, r.exitCode, r.toString());
+      assertTrue(r.stdout.contains("-o,--output <FILE>"), command + ": " + r);
+    }
+  }
+
+  /** The analysis was called {@code report}: that name still runs it, and says the new one. */
+  @Test
+  void theOldNameOfAnalyzeStillRunsIt() throws Exception {
+    ForkedJvm.Result r = new ForkedJvm().cli("report", "--help");
+    assertEquals(0, r.exitCode, r.toString());
+    assertTrue(r.stdout.startsWith("usage: " + LAUNCHER + " analyze"), r.toString());
+    assertTrue(r.stderr.contains("'report' is now called 'analyze'"), r.toString());
+  }
 
   @Test
   void noArgumentsAndHelpPrintUsage() throws Exception {
     for (String[] args : new String[][] {{}, {"--help"}, {"help"}}) {
       ForkedJvm.Result r = new ForkedJvm().cli(args);
       assertEquals(0, r.exitCode, r.toString());
-      assertTrue(r.stdout.startsWith("Usage: nativemem"), r.toString());
+      assertTrue(r.stdout.startsWith("Usage: " + LAUNCHER + " "), r.toString());
       for (String command : new String[] {"version", "stats", "demo", "help"}) {
         assertTrue(r.stdout.contains("  " + command + " "), command + " missing: " + r);
       }
@@ -32,7 +53,7 @@ class CliTest {
     ForkedJvm.Result r = new ForkedJvm().cli("frobnicate");
     assertEquals(2, r.exitCode, r.toString());
     assertTrue(r.stderr.contains("unknown command 'frobnicate'"), r.toString());
-    assertTrue(r.stderr.contains("Usage: nativemem"), r.toString());
+    assertTrue(r.stderr.contains("Usage: " + LAUNCHER + " "), r.toString());
     assertEquals("", r.stdout);
   }
 
@@ -41,12 +62,12 @@ class CliTest {
   void everyCommandHasHelpThatExitsZero() throws Exception {
     for (String command :
         new String[] {
-          "version", "stats", "breakdown", "advice", "demo", "env", "report", "incident"
+          "version", "stats", "breakdown", "advice", "demo", "env", "analyze", "incident"
         }) {
       for (String[] args : new String[][] {{command, "--help"}, {"help", command}}) {
         ForkedJvm.Result r = new ForkedJvm().cli(args);
         assertEquals(0, r.exitCode, r.toString());
-        assertTrue(r.stdout.startsWith("usage: nativemem " + command), r.toString());
+        assertTrue(r.stdout.startsWith("usage: " + LAUNCHER + " " + command), r.toString());
         assertTrue(r.stdout.contains("--help"), r.toString());
       }
     }
@@ -54,10 +75,10 @@ class CliTest {
 
   @Test
   void badOptionsAreUsageErrorsThatSayWhatIsWrong() throws Exception {
-    assertUsageError("Unrecognized option: --frobnicate", "report", "--frobnicate", "x.heap");
-    assertUsageError("missing the <dump> to analyse", "report");
-    assertUsageError("--top takes a whole number, got 'ten'", "report", "--top", "ten", "x.heap");
-    assertUsageError("--format must be one of text, svg, pprof", "report", "--format", "gif", "x");
+    assertUsageError("Unrecognized option: --frobnicate", "analyze", "--frobnicate", "x.heap");
+    assertUsageError("missing the <dump> to analyse", "analyze");
+    assertUsageError("--top takes a whole number, got 'ten'", "analyze", "--top", "ten", "x.heap");
+    assertUsageError("--format must be one of text, svg, pprof", "analyze", "--format", "gif", "x");
     assertUsageError("--cpus must be from 1 to 1023", "env", "--cpus", "536870912");
     assertUsageError("no command 'frobnicate'", "help", "frobnicate");
     assertUsageError("expected one bundle directory, got []", "incident");
@@ -68,7 +89,10 @@ class CliTest {
     assertEquals(2, r.exitCode, r.toString());
     assertTrue(r.stderr.contains(message), message + " missing: " + r);
     assertTrue(
-        r.stderr.toLowerCase(java.util.Locale.ROOT).contains("usage: nativemem"), r.toString());
+        r.stderr
+            .toLowerCase(java.util.Locale.ROOT)
+            .contains("usage: " + LAUNCHER.toLowerCase(java.util.Locale.ROOT)),
+        r.toString());
     assertEquals("", r.stdout);
   }
 

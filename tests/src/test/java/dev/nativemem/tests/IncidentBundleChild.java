@@ -22,7 +22,7 @@ import java.util.zip.Inflater;
 /**
  * Runs in a forked JVM with the agent: plants open Inflaters on one line while sampling a timeline,
  * then writes an incident bundle through the public API as the bundle layout says, renders its page
- * with {@link NativeMemory#incidentReport} and prints {@code PLANTED_LINE} and {@code PAGE}.
+ * with {@link NativeMemory#incidentPage} and prints {@code PLANTED_LINE} and {@code PAGE}.
  */
 public final class IncidentBundleChild {
   static final int INFLATERS = 2000;
@@ -108,7 +108,7 @@ public final class IncidentBundleChild {
             + String.join(",", MISSING)
             + "]}",
         null);
-    System.out.println("PAGE " + NativeMemory.incidentReport(bundle));
+    System.out.println("PAGE " + NativeMemory.incidentPage(bundle));
     System.out.println("OPEN " + OPEN.size());
   }
 

@@ -153,15 +153,14 @@ class IncidentPageTest {
   @Test
   void theIncidentCommandWritesTheSamePageToANewFileAndNeverOverwrites() throws Exception {
     Path out = work.resolve("cli-" + System.nanoTime() + ".html");
-    ForkedJvm.Result r =
-        new ForkedJvm().cli("incident", bundle.toString(), "--out", out.toString());
+    ForkedJvm.Result r = new ForkedJvm().cli("incident", bundle.toString(), "-o", out.toString());
     assertEquals(0, r.exitCode, r.toString());
     assertEquals(out.toString(), r.stdout.trim());
     assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(out)));
     String verdict = between(Files.readString(out), "<section id=\"verdict\">", "</section>");
     assertTrue(verdict.contains("IncidentBundleChild.java:" + plantedLine), verdict);
     ForkedJvm.Result again =
-        new ForkedJvm().cli("incident", bundle.toString(), "--out", out.toString());
+        new ForkedJvm().cli("incident", bundle.toString(), "-o", out.toString());
     assertEquals(1, again.exitCode, again.toString());
     assertTrue(again.stderr.contains(out + " exists"), again.toString());
   }

@@ -49,7 +49,7 @@ class LargeBundleTest {
     ForkedJvm.Result r =
         new ForkedJvm()
             .jvmArg("-Xmx256m", "-XX:+ExitOnOutOfMemoryError")
-            .cli("incident", bundle.toString(), "--out", tmp.resolve("page.html").toString());
+            .cli("incident", bundle.toString(), "-o", tmp.resolve("page.html").toString());
     long ms = (System.nanoTime() - started) / 1_000_000;
     assertEquals(0, r.exitCode, r.toString());
     assertFalse(r.toString().contains("OutOfMemoryError"), r.toString());

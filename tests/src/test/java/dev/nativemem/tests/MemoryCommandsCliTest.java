@@ -23,7 +23,7 @@ class MemoryCommandsCliTest {
     Map<String, Object> parsed = JSON.std.mapFrom(json.stdout);
     assertEquals(setup.kind, AllocatorTruthTest.cast(parsed.get("stats")).get("kind"));
 
-    ForkedJvm.Result report = setup.jvm().cli("stats", "--report");
+    ForkedJvm.Result report = setup.jvm().cli("stats", "--raw");
     assertEquals(0, report.exitCode, report.toString());
     if (setup.isJemalloc()) {
       // malloc_stats_print's JSON, from the jemalloc that serves malloc (jemalloc 5.3 writes

@@ -65,7 +65,8 @@ class OomKillTest {
         assertTrue(Files.exists(bundle.resolve((String) file.get("name"))), file.toString());
       }
       Map<String, Object> trigger = (Map<String, Object>) manifest.get("trigger");
-      assertEquals(0.85, ((Number) trigger.get("threshold")).doubleValue(), trigger.toString());
+      assertEquals(
+          85.0, ((Number) trigger.get("threshold_percent")).doubleValue(), trigger.toString());
 
       // The timeline saw the limit we wrote and usage past the threshold.
       List<Map<String, Object>> samples =

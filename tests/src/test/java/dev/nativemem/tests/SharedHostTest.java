@@ -312,7 +312,7 @@ class SharedHostTest {
             .getBytes(StandardCharsets.UTF_8));
     Path side = Files.createDirectory(tmp.resolve("app.heap.symbols"));
     run("mkfifo", side.resolve("symbols.json").toString());
-    ForkedJvm.Result r = new ForkedJvm().cli("report", dump.toString());
+    ForkedJvm.Result r = new ForkedJvm().cli("analyze", dump.toString());
     assertEquals(0, r.exitCode, r.toString());
     String all = r.stdout + r.stderr;
     assertTrue(all.contains(fifo + ": is a FIFO, not a regular file"), r.toString());
@@ -507,8 +507,8 @@ class SharedHostTest {
     Files.writeString(side.resolve("perf-7.map"), "5000 100 jit" + title + clear + red + c1 + "\n");
     for (String[] args :
         List.of(
-            new String[] {"report", "--by-process", dump.toString()},
-            new String[] {"report", "--format", "collapsed", dump.toString()})) {
+            new String[] {"analyze", "--by-process", dump.toString()},
+            new String[] {"analyze", "--format", "collapsed", dump.toString()})) {
       ForkedJvm.Result r = new ForkedJvm().cli(args);
       assertEquals(0, r.exitCode, r.toString());
       String all = r.stdout + r.stderr;

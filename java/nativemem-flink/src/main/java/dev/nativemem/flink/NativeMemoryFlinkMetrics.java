@@ -1,18 +1,21 @@
 package dev.nativemem.flink;
 
 import dev.nativemem.metrics.Measurement;
+import dev.nativemem.metrics.NativeMemoryMetric;
 import dev.nativemem.metrics.NativeMemoryMetrics;
 import java.lang.reflect.Method;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 
 /**
- * nativemem's metric table ({@link dev.nativemem.metrics.NativeMemoryMetric}) as Flink gauges under
- * a {@code nativemem} group, published once per TaskManager:
+ * nativemem's metric table ({@link dev.nativemem.metrics.NativeMemoryMetric}) as Flink gauges (and
+ * a {@link Counter} for each counter of the table) under a {@code nativemem} group, published once
+ * per TaskManager:
  *
  * <pre>{@code
  * public void open(OpenContext context) {
@@ -109,8 +112,46 @@ public final class NativeMemoryFlinkMetrics {
       }
     }
     String series = measurement.seriesKey();
-    target.gauge(
-        name, (Gauge<Double>) () -> NativeMemoryMetrics.current().value(series).orElse(Double.NaN));
+    if (measurement.metric().type() == NativeMemoryMetric.Type.COUNTER) {
+      target.counter(name, new ReadCounter(series));
+    } else {
+      target.gauge(
+          name,
+          (Gauge<Double>) () -> NativeMemoryMetrics.current().value(series).orElse(Double.NaN));
+    }
+  }
+
+  /**
+   * A counter of the table ({@code handles_leaked_total}) as a Flink {@link Counter}: reporters
+   * that know counters (Datadog, StatsD, InfluxDB) type it as one. Its count is nativemem's, read
+   * at each report; nothing in Flink increments it, so {@code inc} and {@code dec} do nothing. A
+   * series gone from a reading counts 0. Flink's Prometheus reporter exports every Counter as a
+   * Prometheus gauge, under the table's name with {@code _total}: {@code increase()} works on it
+   * all the same.
+   */
+  static final class ReadCounter implements Counter {
+    private final String series;
+
+    ReadCounter(String series) {
+      this.series = series;
+    }
+
+    @Override
+    public void inc() {}
+
+    @Override
+    public void inc(long n) {}
+
+    @Override
+    public void dec() {}
+
+    @Override
+    public void dec(long n) {}
+
+    @Override
+    public long getCount() {
+      return (long) NativeMemoryMetrics.current().value(series).orElse(0);
+    }
   }
 
   /**

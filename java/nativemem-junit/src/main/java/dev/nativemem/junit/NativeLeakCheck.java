@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * there. Without the agent it fails and shows the Surefire {@code argLine} that adds it, unless
  * {@code -Dnativemem.junit.requireAgent=false}. A group that is a leak of nativemem's catalogue of
  * known leaks is named in the failure (id, the version you run, fixed version, what to do);
- * {@code @NativeLeakSettings(known = @Known(kind = "<catalogue id>", ...))} accepts it.
+ * {@code @NativeLeakSettings(known = @Known(id = "<catalogue id>"))} accepts it.
  */
 public final class NativeLeakCheck
     implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
@@ -39,6 +39,7 @@ public final class NativeLeakCheck
   @Override
   public void beforeAll(ExtensionContext context) {
     requireAgent();
+    knownLeaks(context); // a wrong @Known fails the class before its tests run
     if (!perMethod(context)) {
       open(context, context.getRequiredTestClass().getName());
     }
@@ -88,22 +89,55 @@ public final class NativeLeakCheck
     context.getStore(NAMESPACE).put(HandleScope.class, NativeHandles.testScope(name));
   }
 
-  /** A catalogue id in {@code kind} names that entry; any other text is a handle kind. */
-  private static KnownLeak known(NativeLeakSettings.Known k) {
-    if (KnownLeak.isCatalogued(k.kind())) {
-      if (!k.at().isEmpty()) {
+  /** A catalogue entry by {@code id}, or handles of a {@code kind}: exactly one of the two. */
+  static KnownLeak known(NativeLeakSettings.Known k, Class<?> testClass) {
+    String reason = k.reason().trim();
+    if (!k.id().isEmpty()) {
+      if (!k.kind().isEmpty() || !k.at().isEmpty()) {
         throw new ExtensionConfigurationException(
-            "NativeLeakCheck: known leak "
-                + k.kind()
-                + " is a catalogue entry, which names its own frames: remove at = \""
-                + k.at()
-                + "\"");
+            "NativeLeakCheck: @Known(id = \""
+                + k.id()
+                + "\") names a catalogue entry, which has its own kind and frames: remove kind"
+                + " and at");
       }
-      return KnownLeak.catalogued(k.kind());
+      if (!KnownLeak.isCatalogued(k.id())) {
+        throw new ExtensionConfigurationException(
+            "NativeLeakCheck: @Known(id = \""
+                + k.id()
+                + "\") is not in nativemem's catalogue; its ids are "
+                + KnownLeak.ids()
+                + " (a handle kind goes in kind = ...)");
+      }
+      return KnownLeak.catalogued(k.id(), reason);
     }
-    return k.at().isEmpty()
-        ? KnownLeak.ofKind(k.kind(), k.reason())
-        : KnownLeak.at(k.kind(), k.at(), k.reason());
+    if (k.kind().isEmpty()) {
+      throw new ExtensionConfigurationException(
+          "NativeLeakCheck: @Known needs kind = \"<handle kind>\" or id = \"<catalogue id>\"");
+    }
+    if (KnownLeak.isCatalogued(k.kind())) {
+      throw new ExtensionConfigurationException(
+          "NativeLeakCheck: @Known(kind = \""
+              + k.kind()
+              + "\") is a catalogue id, not a handle kind: write @Known(id = \""
+              + k.kind()
+              + "\")");
+    }
+    String why =
+        reason.isEmpty() ? "accepted by @NativeLeakSettings on " + testClass.getName() : reason;
+    return k.at().isEmpty() ? KnownLeak.ofKind(k.kind(), why) : KnownLeak.at(k.kind(), k.at(), why);
+  }
+
+  /** The leaks the class's {@code @NativeLeakSettings} accepts. */
+  private static List<KnownLeak> knownLeaks(ExtensionContext context) {
+    List<KnownLeak> known = new ArrayList<>();
+    settings(context)
+        .ifPresent(
+            s -> {
+              for (NativeLeakSettings.Known k : s.known()) {
+                known.add(known(k, context.getRequiredTestClass()));
+              }
+            });
+    return known;
   }
 
   private static void check(ExtensionContext context) {
@@ -113,15 +147,7 @@ public final class NativeLeakCheck
     }
     scope.close();
     // The catalogue's known leaks apply in HandleScope.check itself; these are the class's own.
-    List<KnownLeak> known = new ArrayList<>();
-    settings(context)
-        .ifPresent(
-            s -> {
-              for (NativeLeakSettings.Known k : s.known()) {
-                known.add(known(k));
-              }
-            });
-    String failure = scope.check(known.toArray(new KnownLeak[0]));
+    String failure = scope.check(knownLeaks(context).toArray(new KnownLeak[0]));
     if (failure != null) {
       throw new HandleLeakError(failure);
     }

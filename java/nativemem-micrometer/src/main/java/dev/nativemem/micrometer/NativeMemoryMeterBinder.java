@@ -3,6 +3,7 @@ package dev.nativemem.micrometer;
 import dev.nativemem.metrics.Measurement;
 import dev.nativemem.metrics.NativeMemoryMetric;
 import dev.nativemem.metrics.NativeMemoryMetrics;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -16,7 +17,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
- * Publishes nativemem's metric table ({@link NativeMemoryMetric}) as Micrometer gauges.
+ * Publishes nativemem's metric table ({@link NativeMemoryMetric}) as Micrometer gauges, and each
+ * counter of the table ({@link NativeMemoryMetric.Type#COUNTER}) as a {@link FunctionCounter}.
  *
  * <p>Every gauge reads {@link NativeMemoryMetrics#current()}, so the gauges of one scrape share one
  * reading (one native snapshot) and agree with each other. Series with tags that appear later (a
@@ -106,16 +108,31 @@ public final class NativeMemoryMeterBinder implements MeterBinder {
         tags = tags.and(tag.getKey(), tag.getValue());
       }
       try {
-        Gauge.builder(metric.metricName(), this, binding -> binding.value(key))
-            .description(metric.description())
-            .baseUnit(metric.baseUnit().orElse(null))
-            .tags(tags)
-            .strongReference(true)
-            .register(registry);
+        if (metric.type() == NativeMemoryMetric.Type.COUNTER) {
+          // Prometheus shows it with _total; a series gone from a reading counts 0, never NaN. The
+          // counter holds this binding weakly: the gauges above hold it strongly.
+          FunctionCounter.builder(metric.metricName(), this, binding -> binding.count(key))
+              .description(metric.description())
+              .baseUnit(metric.baseUnit().orElse(null))
+              .tags(tags)
+              .register(registry);
+        } else {
+          Gauge.builder(metric.metricName(), this, binding -> binding.value(key))
+              .description(metric.description())
+              .baseUnit(metric.baseUnit().orElse(null))
+              .tags(tags)
+              .strongReference(true)
+              .register(registry);
+        }
       } catch (RuntimeException e) {
         // A registry or filter that refuses a name must not cost the application or the others.
         warnOnce("nativemem gauge " + key + " not registered: " + e);
       }
+    }
+
+    private double count(String key) {
+      double value = value(key);
+      return Double.isNaN(value) ? 0 : value;
     }
 
     private double value(String key) {

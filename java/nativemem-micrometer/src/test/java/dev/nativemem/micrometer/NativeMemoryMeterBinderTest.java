@@ -13,6 +13,7 @@ import dev.nativemem.memory.MemorySnapshot;
 import dev.nativemem.metrics.Measurement;
 import dev.nativemem.metrics.NativeMemoryMetric;
 import dev.nativemem.metrics.NativeMemoryMetrics;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tags;
@@ -45,18 +46,61 @@ class NativeMemoryMeterBinderTest {
     return tags;
   }
 
+  private static FunctionCounter counter(SimpleMeterRegistry registry, Measurement m) {
+    FunctionCounter c = registry.find(m.metric().metricName()).tags(tagsOf(m)).functionCounter();
+    assertNotNull(c, "counter for " + m.seriesKey());
+    return c;
+  }
+
   @Test
-  void everyMeasurementIsAGaugeWithItsUnitAndValue() {
+  void everyMeasurementIsAGaugeOrCounterWithItsUnitAndValue() throws Exception {
+    TrackedResource<AutoCloseable> probe = NativeHandles.track(() -> {}, "CounterProbe");
     NativeMemoryMetrics reading = NativeMemoryMetrics.read();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     new NativeMemoryMeterBinder(() -> reading, Tags.of("app", "test")).bindTo(registry);
     assertEquals(reading.measurements().size(), registry.getMeters().size());
+    boolean sawCounter = false;
     for (Measurement m : reading.measurements()) {
-      Gauge g = gauge(registry, m);
-      assertEquals(m.value(), g.value(), m.seriesKey());
-      assertEquals(m.metric().baseUnit().orElse(null), g.getId().getBaseUnit());
-      assertEquals("test", g.getId().getTag("app"));
+      Meter meter;
+      double value;
+      if (m.metric().type() == NativeMemoryMetric.Type.COUNTER) {
+        FunctionCounter c = counter(registry, m);
+        sawCounter = true;
+        meter = c;
+        value = c.count();
+      } else {
+        Gauge g = gauge(registry, m);
+        meter = g;
+        value = g.value();
+      }
+      assertEquals(m.value(), value, m.seriesKey());
+      assertEquals(m.metric().baseUnit().orElse(null), meter.getId().getBaseUnit());
+      assertEquals("test", meter.getId().getTag("app"));
     }
+    assertTrue(sawCounter, "a tracked kind has a leaked count");
+    probe.close();
+  }
+
+  /**
+   * A count that only grows is a counter, so Prometheus names it _total and alerts on increase().
+   */
+  @Test
+  void leakedHandlesAreACounterNotAGauge() throws Exception {
+    TrackedResource<AutoCloseable> probe = NativeHandles.track(() -> {}, "CounterProbe");
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    NativeMemoryMetrics reading = NativeMemoryMetrics.read();
+    new NativeMemoryMeterBinder(() -> reading, Tags.empty()).bindTo(registry);
+    assertNull(registry.find("nativemem.handles.leaked").gauge());
+    FunctionCounter leaked =
+        registry
+            .find("nativemem.handles.leaked")
+            .tags("kind", "CounterProbe", "known", NativeMemoryMetric.NO_KNOWN_LEAK)
+            .functionCounter();
+    assertNotNull(leaked, "nativemem.handles.leaked is registered as a counter");
+    assertEquals(0.0, leaked.count());
+    assertEquals(
+        "nativemem_handles_leaked_total", NativeMemoryMetric.HANDLES_LEAKED.prometheusName());
+    probe.close();
   }
 
   /** The gauges of a scrape read one snapshot: the figures of a scrape agree with each other. */

@@ -2,15 +2,14 @@ package dev.nativemem.agent;
 
 import dev.nativemem.internal.FileOwnership;
 import dev.nativemem.internal.NativeLibraryLoader;
+import dev.nativemem.internal.PartialFile;
 import dev.nativemem.internal.SharedLibraryCache;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.zip.CRC32;
 
 /**
@@ -53,27 +52,13 @@ final class InstrumentedJdkClasses {
 
   /** Keeps {@code instrumented} for the next JVM; best effort. */
   static void put(String className, byte[] original, byte[] instrumented) {
-    Path partial = null;
     try {
       Path file = fileFor(className, original);
-      partial =
-          file.resolveSibling(
-              file.getFileName() + "." + Long.toHexString(System.nanoTime()) + ".partial");
       ByteBuffer content = ByteBuffer.allocate(Long.BYTES + instrumented.length);
       content.putLong(crc32(instrumented)).put(instrumented);
-      Files.write(partial, content.array());
-      Files.setPosixFilePermissions(partial, PosixFilePermissions.fromString("r--------"));
-      Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE);
+      PartialFile.writeThenMove(file, PartialFile.of(content.array()), "r--------");
     } catch (IOException | RuntimeException e) {
       // The next JVM instruments again.
-    } finally {
-      if (partial != null) {
-        try {
-          Files.deleteIfExists(partial);
-        } catch (IOException e) {
-          // already renamed, or gone
-        }
-      }
     }
   }
 

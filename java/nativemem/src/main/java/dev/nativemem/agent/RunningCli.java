@@ -12,7 +12,7 @@ import java.security.CodeSource;
 final class RunningCli {
   static final String MAIN_CLASS = "dev.nativemem.cli.NativeMemoryCli";
 
-  private static final String AGENT_CLASS = "dev.nativemem.agent.NativeMemAgent";
+  private static final String AGENT_CLASS = "dev.nativemem.agent.NativeMemoryAgent";
 
   private RunningCli() {}
 

@@ -86,18 +86,17 @@ public final class AttachedCommand {
       case "profile":
         return profile(options, out, err);
       case "dump":
+        String file = outputOption(options);
         HeapProfile dump =
-            option(options, "--out") == null
-                ? NativeMemory.dumpProfile()
-                : NativeMemory.dumpProfile(Paths.get(option(options, "--out")));
+            file == null ? NativeMemory.dumpProfile() : NativeMemory.dumpProfile(Paths.get(file));
         out.println(dump.path());
         return 0;
-      case "report":
-        List<String> report = new ArrayList<>();
-        report.add("report");
-        report.add(NativeMemory.dumpProfile().path().toString());
-        report.addAll(options);
-        return NativeMemoryCli.run(out, err, report.toArray(new String[0]));
+      case "analyze":
+        List<String> analyze = new ArrayList<>();
+        analyze.add("analyze");
+        analyze.add(NativeMemory.dumpProfile().path().toString());
+        analyze.addAll(options);
+        return NativeMemoryCli.run(out, err, analyze.toArray(new String[0]));
       case "watch":
       case "incident":
         try {
@@ -114,28 +113,57 @@ public final class AttachedCommand {
     }
   }
 
+  /** The tracking level an attach starts in a JVM that runs without the agent. */
+  static final String ATTACH_LEVEL = "full";
+
   /**
-   * Handles created since tracking began. The first call after an attach starts tracking (the
-   * already loaded RocksDB and zlib classes are retransformed); handles made before are never
-   * counted.
+   * What the target JVM is told, once, when an attach starts handle tracking in it: the level stays
+   * until the JVM exits, and costs a stack walk per handle created.
+   */
+  static String trackingStarted(Instant at) {
+    return "nativemem: 'attach <pid> handles' started handle tracking in this JVM at "
+        + at
+        + " at level="
+        + ATTACH_LEVEL
+        + " (a creation stack for every RocksDB and zlib handle; see nativemem.handles.level):"
+        + " it stays on until the JVM exits";
+  }
+
+  /**
+   * Handles created since tracking began. The first call after an attach starts tracking at {@link
+   * #ATTACH_LEVEL} (the already loaded RocksDB and zlib classes are retransformed), and says so to
+   * the caller and on the target's standard error; handles made before are never counted.
    */
   private static int handles(Instrumentation instrumentation, boolean json, PrintStream out) {
     String since;
+    String started = null;
     if (AgentRuntime.active()) {
       since = trackingSince == null ? "JVM start" : "attach at " + trackingSince;
     } else {
       trackingSince = Instant.now();
-      AgentRuntime.start("level=full", instrumentation, true);
+      AgentRuntime.start("level=" + ATTACH_LEVEL, instrumentation, true);
       if (!AgentRuntime.active()) {
         out.println("handle tracking could not start in this JVM: see its standard error");
         return 1;
       }
       since = "attach at " + trackingSince;
+      started = trackingStarted(trackingSince);
+      System.err.println(started); // the target's own log: what changed in it, and when
     }
     HandleReport report = NativeHandles.report();
     if (json) {
-      out.println("{\"since\":\"" + since + "\",\"report\":" + report.toJson() + "}");
+      out.println(
+          "{\"since\":\""
+              + since
+              + "\",\"tracking_started\":"
+              + (started != null)
+              + ",\"report\":"
+              + report.toJson()
+              + "}");
     } else {
+      if (started != null) {
+        out.println(started.replace("in this JVM", "in JVM " + ProcessHandle.current().pid()));
+      }
       out.println("Handles tracked since " + since + " (handles made before are not counted):");
       out.println(report);
     }
@@ -172,6 +200,20 @@ public final class AttachedCommand {
         err.println("nativemem attach profile: say 'start [--interval BYTES]' or 'stop'");
         return 2;
     }
+  }
+
+  /**
+   * The file of {@code -o FILE} or {@code --output FILE}, the CLI's output option everywhere (and
+   * {@code --out}, its name in {@code dump} before 0.1.0); null when none is given.
+   */
+  private static String outputOption(List<String> options) {
+    for (String name : List.of("-o", "--output", "--out")) {
+      String value = option(options, name);
+      if (value != null) {
+        return value;
+      }
+    }
+    return null;
   }
 
   /** The value after {@code name} in {@code options}, or null. */

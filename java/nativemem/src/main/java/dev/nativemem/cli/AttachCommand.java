@@ -13,9 +13,9 @@ import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.Options;
 
 /**
- * {@code nativemem attach [--timeout SECONDS] <pid> <command>}: loads this jar's agent into a
- * running JVM through HotSpot's attach protocol (spoken by the native library: no {@code
- * jdk.attach} needed), runs the command there and prints what it printed, control characters
+ * {@code java -jar nativemem.jar attach [--timeout SECONDS] <pid> <command>}: loads this jar's
+ * agent into a running JVM through HotSpot's attach protocol (spoken by the native library: no
+ * {@code jdk.attach} needed), runs the command there and prints what it printed, control characters
  * escaped. The JVM accepts an attach only from its own user or root; the result comes back sealed
  * through the attach socket ({@link AttachProtocol}), never through a file.
  */
@@ -34,7 +34,7 @@ final class AttachCommand extends CliCommand {
           "handles",
           "profile",
           "dump",
-          "report",
+          "analyze",
           "watch",
           "incident");
 
@@ -43,7 +43,7 @@ final class AttachCommand extends CliCommand {
         "attach",
         "Run a command inside a running JVM, which need not have nativemem: stats, breakdown,"
             + " advice, handles (tracked from the first call on), profile start [--interval"
-            + " BYTES] | stop, dump [--out PATH], report [report options] (dump and analyse),"
+            + " BYTES] | stop, dump [-o FILE], analyze [analyze options] (dump, then analyze),"
             + " watch [status | start [--dir DIR] | stop] (the memory watch), incident [REASON]"
             + " (an incident bundle now); add --json where the command takes it. --timeout"
             + " SECONDS bounds every wait: for the JVM's attach listener and replies (default"
@@ -84,7 +84,11 @@ final class AttachCommand extends CliCommand {
     if (Long.parseLong(pid) == ProcessHandle.current().pid()) {
       throw new UsageException("<pid> is this process; name the JVM to look into");
     }
-    List<String> command = args.subList(1, args.size());
+    List<String> command = new ArrayList<>(args.subList(1, args.size()));
+    if (command.get(0).equals(AnalyzeCommand.OLD_NAME)) {
+      command.set(0, "analyze");
+      System.err.println("nativemem: '" + AnalyzeCommand.OLD_NAME + "' is now called 'analyze'");
+    }
     if (!COMMANDS.contains(command.get(0))) {
       throw new UsageException(
           "unknown command '" + command.get(0) + "'; one of " + String.join(", ", COMMANDS));

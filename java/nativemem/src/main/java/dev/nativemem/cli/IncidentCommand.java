@@ -16,7 +16,7 @@ final class IncidentCommand extends CliCommand {
     super(
         "incident",
         "Render an incident bundle as one self-contained HTML page (incident.html in the bundle,"
-            + " or --out FILE) and print its path.",
+            + " or -o FILE) and print its path.",
         "<bundle-dir>");
   }
 
@@ -24,11 +24,11 @@ final class IncidentCommand extends CliCommand {
   Options options() {
     return new Options()
         .addOption(
-            Option.builder()
-                .longOpt("out")
+            Option.builder("o")
+                .longOpt("output")
                 .hasArg()
                 .argName("FILE")
-                .desc("Write the page to this new file instead of into the bundle.")
+                .desc("Write the page to this new FILE instead of into the bundle.")
                 .get());
   }
 
@@ -39,11 +39,11 @@ final class IncidentCommand extends CliCommand {
     }
     Path bundle = Paths.get(line.getArgList().get(0));
     Path written;
-    if (line.hasOption("out")) {
+    if (line.hasOption("output")) {
       byte[] page = IncidentPage.render(bundle).getBytes(StandardCharsets.UTF_8);
-      written = NewFiles.writeNew(Paths.get(line.getOptionValue("out")), page, "incident page");
+      written = NewFiles.writeNew(Paths.get(line.getOptionValue("output")), page, "incident page");
     } else {
-      written = NativeMemory.incidentReport(bundle);
+      written = NativeMemory.incidentPage(bundle);
     }
     out.println(written);
     return 0;

@@ -23,6 +23,12 @@ import org.apache.commons.cli.ParseException;
 public final class NativeMemoryCli {
   private static final int WIDTH = 100;
 
+  /**
+   * What users type to run the CLI, as the usage shows it: there is no {@code nativemem} launcher;
+   * the jar is the program, named as this one is ({@code java -jar nativemem-0.1.0.jar}).
+   */
+  static final String LAUNCHER = launcher();
+
   private final Map<String, CliCommand> commands = new LinkedHashMap<>();
 
   private NativeMemoryCli() {
@@ -34,7 +40,7 @@ public final class NativeMemoryCli {
           new AdviceCommand(),
           new DemoCommand(),
           new EnvCommand(),
-          new ReportCommand(),
+          new AnalyzeCommand(),
           new KnownLeaksCommand(),
           new IncidentCommand(),
           new SettingsCommand(),
@@ -73,6 +79,10 @@ public final class NativeMemoryCli {
       return help(args, out, err);
     }
     CliCommand command = commands.get(args[0]);
+    if (command == null && args[0].equals(AnalyzeCommand.OLD_NAME)) {
+      command = commands.get("analyze");
+      err.println("nativemem: '" + AnalyzeCommand.OLD_NAME + "' is now called 'analyze'");
+    }
     if (command == null) {
       err.println("nativemem: unknown command '" + args[0] + "'");
       usage(err);
@@ -122,9 +132,26 @@ public final class NativeMemoryCli {
     return arg.equals("-h") || arg.equals("--help");
   }
 
+  private static String launcher() {
+    String jar = "nativemem.jar";
+    try {
+      java.security.CodeSource source = NativeMemoryCli.class.getProtectionDomain().getCodeSource();
+      if (source != null) {
+        java.nio.file.Path name =
+            java.nio.file.Paths.get(source.getLocation().toURI()).getFileName();
+        if (name != null && name.toString().endsWith(".jar")) {
+          jar = name.toString();
+        }
+      }
+    } catch (java.net.URISyntaxException | RuntimeException e) {
+      // No file to name (a class loader without locations): the generic name.
+    }
+    return TerminalText.escape("java -jar " + jar);
+  }
+
   /** The top-level usage: every command with its summary. */
   private void usage(PrintWriter to) {
-    to.println("Usage: nativemem [-hV] [COMMAND]");
+    to.println("Usage: " + LAUNCHER + " [-hV] [COMMAND]");
     to.println("See, profile and test the native memory of a JVM.");
     to.println("  -h, --help      Show this help message and exit.");
     to.println("  -V, --version   Print version information and exit.");
@@ -140,7 +167,7 @@ public final class NativeMemoryCli {
         WIDTH,
         width,
         String.format("  %-" + (width - 2) + "s", "help") + "Show the usage of one command.");
-    to.println("'nativemem COMMAND --help' shows a command's options.");
+    to.println("'" + LAUNCHER + " COMMAND --help' shows a command's options.");
     to.flush();
   }
 
@@ -148,7 +175,8 @@ public final class NativeMemoryCli {
   private static void usage(CliCommand command, PrintWriter to) {
     Options options = command.options().addOption(CliCommand.HELP);
     String synopsis =
-        "nativemem "
+        LAUNCHER
+            + " "
             + command.name()
             + " [options]"
             + (command.parameters().isEmpty() ? "" : " " + command.parameters());

@@ -23,16 +23,16 @@ final class StatsCommand extends CliCommand {
         .addOption(null, "json", false, "Print one JSON object instead of text.")
         .addOption(
             null,
-            "report",
+            "raw",
             false,
-            "Print the allocator's own full report instead: jemalloc's malloc_stats_print JSON or"
-                + " glibc's malloc_info XML (for bug reports).");
+            "Print the allocator's own statistics instead, as it writes them: jemalloc's"
+                + " malloc_stats_print JSON or glibc's malloc_info XML (for bug reports).");
   }
 
   @Override
   int run(CommandLine line) {
-    if (line.hasOption("report")) {
-      out.println(TerminalText.escape(NativeMemory.allocatorReport()));
+    if (line.hasOption("raw")) {
+      out.println(TerminalText.escape(NativeMemory.rawAllocatorStats()));
       return 0;
     }
     AllocatorInfo allocator = NativeMemory.allocator();

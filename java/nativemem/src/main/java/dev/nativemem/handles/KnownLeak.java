@@ -17,12 +17,19 @@ public final class KnownLeak {
   private final String stackFragment;
   private final String reason;
   private final LeakCatalogue.Entry entry;
+  private final String because;
 
   private KnownLeak(String kind, String stackFragment, String reason, LeakCatalogue.Entry entry) {
+    this(kind, stackFragment, reason, entry, "");
+  }
+
+  private KnownLeak(
+      String kind, String stackFragment, String reason, LeakCatalogue.Entry entry, String because) {
     this.kind = Objects.requireNonNull(kind, "kind");
     this.stackFragment = stackFragment;
     this.reason = Objects.requireNonNull(reason, "reason");
     this.entry = entry;
+    this.because = Objects.requireNonNull(because, "because").trim();
     if (reason.trim().isEmpty()) {
       throw new IllegalArgumentException("a known leak needs a reason");
     }
@@ -50,12 +57,25 @@ public final class KnownLeak {
    * @throws IllegalArgumentException for an id the catalogue lacks, listing those it has
    */
   public static KnownLeak catalogued(String id) {
+    return catalogued(id, "");
+  }
+
+  /**
+   * The catalogue's entry {@code id}, accepted for {@code reason} (shown beside the entry's label
+   * where the accepted handles are listed; empty for none).
+   *
+   * @throws IllegalArgumentException for an id the catalogue lacks, listing those it has
+   */
+  public static KnownLeak catalogued(String id, String reason) {
     LeakCatalogue.Entry entry = LeakCatalogue.get().entry(id);
     if (entry == null) {
       throw new IllegalArgumentException(
           "no known leak '" + id + "' in nativemem's catalogue; its ids are " + ids());
     }
-    return new KnownLeak(entry.kind(), null, entry.summary() + " (" + entry.id() + ")", entry);
+    String label = entry.summary() + " (" + entry.id() + ")";
+    String why = Objects.requireNonNull(reason, "reason").trim();
+    return new KnownLeak(
+        entry.kind(), null, why.isEmpty() ? label : label + ": " + why, entry, why);
   }
 
   /** Whether {@code id} names an entry of the catalogue. */
@@ -110,7 +130,10 @@ public final class KnownLeak {
     }
     for (KnownLeak k : known) {
       if (k.matches(kind, stack)) {
-        return k.id() != null && catalogued != null ? catalogued.label() : k.reason();
+        if (k.id() != null && catalogued != null) {
+          return k.because.isEmpty() ? catalogued.label() : catalogued.label() + ": " + k.because;
+        }
+        return k.reason();
       }
     }
     for (KnownLeak k : jvmWide) {

@@ -76,7 +76,7 @@ final class Bundle implements AutoCloseable {
       handle.close();
       throw e;
     }
-    Map<String, Object> m = json("manifest.json");
+    Map<String, Object> m = json(BundleLayout.MANIFEST);
     this.manifest = m == null ? Collections.emptyMap() : m;
   }
 
@@ -112,7 +112,7 @@ final class Bundle implements AutoCloseable {
    * ({@link TimelineEdges}), or null (then {@link #whyMissing} says why).
    */
   List<Map<String, Object>> timelineEdges(List<String> keys) {
-    byte[] bytes = read("timeline.json", MAX_JSON_BYTES);
+    byte[] bytes = read(BundleLayout.TIMELINE, MAX_JSON_BYTES);
     if (bytes == null) {
       return null;
     }
@@ -120,7 +120,8 @@ final class Bundle implements AutoCloseable {
       return TimelineEdges.read(bytes, keys);
     } catch (IOException | RuntimeException e) {
       problems.put(
-          "timeline.json", "timeline.json is not a JSON object: " + firstLine(e.getMessage()));
+          BundleLayout.TIMELINE,
+          BundleLayout.TIMELINE + " is not a JSON object: " + firstLine(e.getMessage()));
       return null;
     }
   }

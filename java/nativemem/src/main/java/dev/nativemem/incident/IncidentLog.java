@@ -163,7 +163,9 @@ public final class IncidentLog {
     Map<String, Object> trigger = new LinkedHashMap<>();
     trigger.put("kind", cut(verdict.triggerKind));
     trigger.put("detail", cut(verdict.triggerDetail));
-    trigger.put("threshold", Fields.number(Fields.object(manifest, "trigger"), "threshold"));
+    trigger.put(
+        "threshold_percent",
+        Fields.number(Fields.object(manifest, "trigger"), "threshold_percent"));
     json.put("trigger", trigger);
     Verdict.Headroom h = verdict.headroom;
     json.put("headroom_bytes", h == null ? null : h.bytes());

@@ -31,7 +31,7 @@ import java.util.Objects;
  */
 public final class IncidentPage {
   /** The page's name inside a bundle. */
-  public static final String FILE_NAME = "incident.html";
+  public static final String FILE_NAME = BundleLayout.PAGE;
 
   private static final String CSP =
       "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none';"
@@ -165,13 +165,13 @@ public final class IncidentPage {
 
   private static void timeline(Bundle bundle, Html html) {
     html.raw("<h2 id=\"timeline\">Timeline</h2>\n");
-    Map<String, Object> timeline = bundle.json("timeline.json");
+    Map<String, Object> timeline = bundle.json(BundleLayout.TIMELINE);
     List<Map<String, Object>> samples = Fields.objects(timeline, "samples");
     String chart = timeline == null ? null : TimelineChart.render(samples);
     if (chart == null) {
       html.notCaptured(
           timeline == null
-              ? bundle.whyMissing("timeline.json", "timeline")
+              ? bundle.whyMissing(BundleLayout.TIMELINE, "timeline")
               : "timeline: fewer than two samples (" + samples.size() + ")");
       return;
     }
@@ -194,10 +194,10 @@ public final class IncidentPage {
 
   private static void breakdown(Bundle bundle, Html html) {
     html.raw("<h2 id=\"breakdown\">Breakdown</h2>\n");
-    Map<String, Object> snapshot = bundle.json("snapshot.json");
+    Map<String, Object> snapshot = bundle.json(BundleLayout.SNAPSHOT);
     Map<String, Object> breakdown = Fields.object(snapshot, "breakdown");
     if (breakdown == null) {
-      html.notCaptured(bundle.whyMissing("snapshot.json", "breakdown"));
+      html.notCaptured(bundle.whyMissing(BundleLayout.SNAPSHOT, "breakdown"));
       return;
     }
     List<List<String>> rows = new ArrayList<>();
@@ -222,7 +222,7 @@ public final class IncidentPage {
         .esc(Fields.string(breakdown, "view"))
         .raw(").</p>")
         .table("breakdown-table", Arrays.asList("part", "bytes", "share"), rows);
-    byte[] nmt = bundle.read("nmt.txt", MAX_TEXT_BYTES);
+    byte[] nmt = bundle.read(BundleLayout.NMT_TEXT, MAX_TEXT_BYTES);
     if (nmt != null) {
       html.raw("<details><summary>NMT summary (the JVM's own account)</summary><pre>")
           .esc(new String(nmt, StandardCharsets.UTF_8))
@@ -260,16 +260,16 @@ public final class IncidentPage {
 
   private static void profile(Bundle bundle, Html html) {
     html.raw("<h2 id=\"top-sites\">Top sites of the sampled native heap</h2>\n");
-    Map<String, Object> report = bundle.json("profile-report.json");
+    Map<String, Object> report = bundle.json(BundleLayout.PROFILE_SITES);
     if (report == null) {
-      html.notCaptured(bundle.whyMissing("profile-report.json", "heap profile"));
+      html.notCaptured(bundle.whyMissing(BundleLayout.PROFILE_SITES, "heap profile"));
     } else {
       sites(report, "top-sites-table", html);
     }
     html.raw("<h2 id=\"flame\">Flame graph</h2>\n");
-    byte[] svg = bundle.read("profile-flame.svg", Bundle.MAX_SVG_BYTES);
+    byte[] svg = bundle.read(BundleLayout.PROFILE_FLAME_GRAPH, Bundle.MAX_SVG_BYTES);
     if (svg == null) {
-      html.notCaptured(bundle.whyMissing("profile-flame.svg", "heap profile"));
+      html.notCaptured(bundle.whyMissing(BundleLayout.PROFILE_FLAME_GRAPH, "heap profile"));
     } else {
       // As an image: a browser runs no script and loads nothing an image's SVG asks for.
       html.raw("<img class=\"flame\" alt=\"flame graph of the sampled native heap\" src=\"")
@@ -282,12 +282,12 @@ public final class IncidentPage {
   private static void growth(Bundle bundle, Html html) {
     html.raw("<h2 id=\"growth\">Growth since the previous bundle</h2>\n");
     String previous = Fields.string(bundle.manifest(), "previous_bundle");
-    Map<String, Object> diff = bundle.json("profile-diff.json");
+    Map<String, Object> diff = bundle.json(BundleLayout.PROFILE_DIFF);
     if (diff == null) {
       html.notCaptured(
           previous == null
               ? "growth: this is the first bundle (no previous bundle to compare with)"
-              : bundle.whyMissing("profile-diff.json", "profile diff"));
+              : bundle.whyMissing(BundleLayout.PROFILE_DIFF, "profile diff"));
       return;
     }
     html.raw("<p>Against <code>").esc(previous).raw("</code>.</p>");
@@ -333,9 +333,9 @@ public final class IncidentPage {
 
   private static void handles(Bundle bundle, Html html) {
     html.raw("<h2 id=\"handles\">Open and leaked native handles</h2>\n");
-    Map<String, Object> report = bundle.json("handles.json");
+    Map<String, Object> report = bundle.json(BundleLayout.HANDLES);
     if (report == null) {
-      html.notCaptured(bundle.whyMissing("handles.json", "handle report"));
+      html.notCaptured(bundle.whyMissing(BundleLayout.HANDLES, "handle report"));
       return;
     }
     if (!Boolean.TRUE.equals(report.get("agent_active"))) {
@@ -424,9 +424,9 @@ public final class IncidentPage {
 
   private static void advice(Bundle bundle, Html html) {
     html.raw("<h2 id=\"advice\">Advice</h2>\n");
-    Map<String, Object> advice = bundle.json("advice.json");
+    Map<String, Object> advice = bundle.json(BundleLayout.ADVICE);
     if (advice == null) {
-      html.notCaptured(bundle.whyMissing("advice.json", "advice"));
+      html.notCaptured(bundle.whyMissing(BundleLayout.ADVICE, "advice"));
       return;
     }
     List<List<String>> rows = new ArrayList<>();
@@ -462,7 +462,7 @@ public final class IncidentPage {
           Arrays.asList(Html.text(Fields.string(m, "what")), Html.text(Fields.string(m, "why"))));
     }
     if (bundle.manifest().isEmpty()) {
-      html.notCaptured(bundle.whyMissing("manifest.json", "manifest"));
+      html.notCaptured(bundle.whyMissing(BundleLayout.MANIFEST, "manifest"));
     } else if (missing.isEmpty()) {
       html.raw("<p>Everything was captured.</p>");
     } else {

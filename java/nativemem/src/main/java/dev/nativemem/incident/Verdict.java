@@ -187,9 +187,9 @@ final class Verdict {
     this.growth = growth(samples);
     this.headroom = headroom(samples);
     this.handleGrowth = handleGrowth(samples);
-    Map<String, Object> report = bundle.json("profile-report.json");
+    Map<String, Object> report = bundle.json(BundleLayout.PROFILE_SITES);
     this.topFunction = topFunction(report);
-    Map<String, Object> handles = bundle.json("handles.json");
+    Map<String, Object> handles = bundle.json(BundleLayout.HANDLES);
     List<Map<String, Object>> sites = Fields.objects(handles, "sites");
     Map<String, Object> leaked = biggest(sites, "leaked");
     Map<String, Object> open = biggest(sites, "open");
@@ -211,13 +211,13 @@ final class Verdict {
     this.triggerDetail = Fields.string(trigger, "detail");
     Map<String, String> why = new LinkedHashMap<>();
     if (timeline == null) {
-      why.put("timeline", bundle.whyMissing("timeline.json", "timeline"));
+      why.put("timeline", bundle.whyMissing(BundleLayout.TIMELINE, "timeline"));
     }
     if (report == null) {
-      why.put("profile", bundle.whyMissing("profile-report.json", "heap profile"));
+      why.put("profile", bundle.whyMissing(BundleLayout.PROFILE_SITES, "heap profile"));
     }
     if (handles == null) {
-      why.put("handles", bundle.whyMissing("handles.json", "handle report"));
+      why.put("handles", bundle.whyMissing(BundleLayout.HANDLES, "handle report"));
     }
     this.absent = Collections.unmodifiableMap(why);
   }

@@ -30,7 +30,7 @@ public final class NativeBridge {
   public static native String allocatorStatsJson();
 
   /** jemalloc's {@code malloc_stats_print} JSON, or glibc's {@code malloc_info} XML. */
-  public static native String allocatorReport();
+  public static native String rawAllocatorStats();
 
   public static native String nativeViewJson();
 

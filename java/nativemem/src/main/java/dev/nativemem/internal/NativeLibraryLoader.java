@@ -10,14 +10,12 @@ import java.net.URL;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -371,15 +369,8 @@ public final class NativeLibraryLoader {
     Path dir = createProcessDirectory(base);
     holdLock(dir);
     // A fresh 0700 directory of ours: fixed names inside it cannot clash or be planted.
-    Path partial = dir.resolve(LIBRARY_FILE + ".partial");
-    Files.copy(library, partial);
-    Files.setPosixFilePermissions(partial, PosixFilePermissions.fromString("r-x------"));
     Path target = dir.resolve(LIBRARY_FILE);
-    try {
-      Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(partial, target);
-    }
+    PartialFile.writeThenMove(target, PartialFile.of(library), "r-x------");
     try {
       System.load(target.toString());
     } catch (UnsatisfiedLinkError e) {
@@ -425,16 +416,23 @@ public final class NativeLibraryLoader {
    * under a temporary name and then renamed, so no other JVM ever sees it unlocked.
    */
   private static void holdLock(Path dir) throws IOException {
-    Path fresh = dir.resolve(LOCK_FILE + ".new");
-    FileChannel channel =
-        FileChannel.open(
-            fresh,
-            Set.<OpenOption>of(
-                StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    channel.lock();
-    Files.move(fresh, dir.resolve(LOCK_FILE), StandardCopyOption.ATOMIC_MOVE);
-    lock = channel;
+    FileChannel[] channel = new FileChannel[1];
+    PartialFile.writeThenMove(
+        dir.resolve(LOCK_FILE),
+        fresh -> {
+          channel[0] =
+              FileChannel.open(
+                  fresh,
+                  Set.<OpenOption>of(
+                      StandardOpenOption.CREATE_NEW,
+                      StandardOpenOption.WRITE,
+                      LinkOption.NOFOLLOW_LINKS),
+                  PosixFilePermissions.asFileAttribute(
+                      PosixFilePermissions.fromString("rw-------")));
+          channel[0].lock();
+        },
+        "rw-------");
+    lock = channel[0];
   }
 
   /**

@@ -3,12 +3,10 @@ package dev.nativemem.internal;
 import dev.nativemem.NativeMemoryException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
@@ -69,19 +67,7 @@ public final class PreloadAllocator {
       if (isSameOwnFile(target, library)) {
         return target;
       }
-      Path partial = Files.createTempFile(real, "." + FILE, ".partial");
-      try {
-        Files.write(partial, library);
-        Files.setPosixFilePermissions(partial, PosixFilePermissions.fromString("rwxr-xr-x"));
-        try {
-          Files.move(
-              partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-          Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING);
-        }
-      } finally {
-        Files.deleteIfExists(partial);
-      }
+      PartialFile.writeThenMove(target, PartialFile.of(library), "rwxr-xr-x");
       return target;
     } catch (IOException e) {
       throw new NativeMemoryException(

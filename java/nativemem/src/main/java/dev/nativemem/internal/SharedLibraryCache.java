@@ -12,7 +12,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFileAttributeView;
@@ -150,28 +149,20 @@ public final class SharedLibraryCache {
    * whole files, and a JVM that raced this one keeps the file it loaded.
    */
   private static void extract(InputStream in, Path file, long size) throws IOException {
-    Path partial =
-        file.resolveSibling(
-            file.getFileName()
-                + "."
-                + NativeLibraryLoader.currentPid()
-                + "-"
-                + Long.toHexString(System.nanoTime())
-                + ".partial");
+    PartialFile partial =
+        PartialFile.write(file, PartialFile.of(in), PosixFilePermissions.toString(READ_EXECUTE));
     try {
-      Files.copy(in, partial);
-      Files.setPosixFilePermissions(partial, READ_EXECUTE);
       try {
-        Files.createLink(file, partial);
+        Files.createLink(file, partial.path());
       } catch (FileAlreadyExistsException taken) {
         if (!isIntact(file, size)) {
-          Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE); // a damaged file of ours
+          partial.moveTo(file); // a damaged file of ours
         }
       } catch (UnsupportedOperationException noHardLinks) {
-        Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE);
+        partial.moveTo(file);
       }
     } finally {
-      Files.deleteIfExists(partial);
+      partial.discard();
     }
   }
 

@@ -42,9 +42,9 @@ public final class MemoryReader {
   }
 
   /** The allocator's own text report. */
-  public static String allocatorReport() {
+  public static String rawAllocatorStats() {
     NativeLibraryLoader.load();
-    return NativeBridge.allocatorReport();
+    return NativeBridge.rawAllocatorStats();
   }
 
   /** The breakdown with JVM memory counted as {@code view} says. */

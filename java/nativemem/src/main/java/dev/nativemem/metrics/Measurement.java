@@ -42,7 +42,7 @@ public final class Measurement {
 
   /**
    * The series' identity: the Prometheus name, then {@code ;key=value} per tag in table order, such
-   * as {@code nativemem_handles_leaked;kind=Inflater;known=none}. The keys of {@link
+   * as {@code nativemem_handles_leaked_total;kind=Inflater;known=none}. The keys of {@link
    * dev.nativemem.NativeMemoryMXBean#getSeries()}.
    */
   public String seriesKey() {

@@ -162,8 +162,9 @@ public enum NativeMemoryMetric {
   HANDLES_LEAKED(
       "nativemem.handles.leaked",
       null,
-      "Native handles garbage-collected while still owning native memory, per kind and known"
-          + " leak of the catalogue (known=none for the rest)",
+      Type.COUNTER,
+      "Native handles garbage-collected while still owning native memory since the JVM started,"
+          + " per kind and known leak of the catalogue (known=none for the rest)",
       Tags.KIND_KNOWN,
       (s, out) -> leakedByKnownEntry(s.handles(), out)),
   CACHE_CAPACITY(
@@ -193,6 +194,16 @@ public enum NativeMemoryMetric {
   /** The {@code known} tag of leaked handles that match no catalogue entry. */
   public static final String NO_KNOWN_LEAK = "none";
 
+  /**
+   * What a metric's value does over time, as Prometheus and Micrometer type it. A {@link #COUNTER}
+   * only grows while the JVM lives (alert on its {@code increase()}, never on {@code > 0}, which
+   * would not clear); a {@link #GAUGE} goes up and down.
+   */
+  public enum Type {
+    GAUGE,
+    COUNTER
+  }
+
   /** Base units used by the table. */
   public static final class Unit {
     /** Micrometer's and Prometheus's name for bytes. */
@@ -212,14 +223,26 @@ public enum NativeMemoryMetric {
 
   private final String metricName;
   private final String baseUnit;
+  private final Type type;
   private final String description;
   private final List<String> tagKeys;
   private final Reader reader;
 
   NativeMemoryMetric(
       String metricName, String baseUnit, String description, List<String> tagKeys, Reader reader) {
+    this(metricName, baseUnit, Type.GAUGE, description, tagKeys, reader);
+  }
+
+  NativeMemoryMetric(
+      String metricName,
+      String baseUnit,
+      Type type,
+      String description,
+      List<String> tagKeys,
+      Reader reader) {
     this.metricName = metricName;
     this.baseUnit = baseUnit;
+    this.type = type;
     this.description = description;
     this.tagKeys = tagKeys;
     this.reader = reader;
@@ -235,6 +258,11 @@ public enum NativeMemoryMetric {
     return Optional.ofNullable(baseUnit);
   }
 
+  /** A gauge, or a counter that only grows while the JVM lives. */
+  public Type type() {
+    return type;
+  }
+
   public String description() {
     return description;
   }
@@ -246,11 +274,13 @@ public enum NativeMemoryMetric {
 
   /**
    * The series name Prometheus shows, as micrometer-registry-prometheus derives it: dots to
-   * underscores and the base unit as suffix ({@code nativemem_process_rss_bytes}).
+   * underscores, the base unit as suffix ({@code nativemem_process_rss_bytes}) and {@code _total}
+   * after a counter's ({@code nativemem_handles_leaked_total}).
    */
   public String prometheusName() {
     String name = metricName.replace('.', '_').toLowerCase(Locale.ROOT);
-    return baseUnit == null ? name : name + "_" + baseUnit;
+    name = baseUnit == null ? name : name + "_" + baseUnit;
+    return type == Type.COUNTER ? name + "_total" : name;
   }
 
   void read(Sources sources, Emitter out) {
@@ -283,7 +313,11 @@ public enum NativeMemoryMetric {
    * rest of the kind's leaked count under {@code none} (sites whose stack was not kept, unmatched
    * sites). The sites of a report may count more leaks than their kind's total (seen with Spring
    * Boot's nested-jar streams: 30 leaked at the reader's site, 10 in the kind's count): then the
-   * series of the kind add up to more than its total, and {@code none} is 0.
+   * series of the kind add up to more than its total, and {@code none} is 0. {@code none} is the
+   * kind's total minus the matched sites, so it may step down when a site is matched later; a
+   * Prometheus counter that steps down reads as a restart, and {@code increase()} counts the new
+   * value again: the alerts group by {@code known}, and a step of {@code none} is a leak of that
+   * kind all the same.
    */
   private static void leakedByKnownEntry(HandleReport handles, Emitter out) {
     for (HandleReport.KindCount kind : handles.kinds()) {

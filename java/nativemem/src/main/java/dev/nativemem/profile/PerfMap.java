@@ -3,7 +3,6 @@ package dev.nativemem.profile;
 import dev.nativemem.internal.FileOwnership;
 import dev.nativemem.internal.FileTrees;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -15,9 +14,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.Set;
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
 
 /**
  * The JVM's perf map ({@code Compiler.perfmap}): address ranges of JIT-compiled methods, so native
@@ -45,42 +41,37 @@ public final class PerfMap {
    *     {@code /tmp/perf-<pid>.map} someone else created, or whose {@code /tmp} is not sticky)
    */
   public static Path writeTemp() {
-    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-    ObjectName name;
     Path dir;
     try {
-      name = new ObjectName("com.sun.management:type=DiagnosticCommand");
       dir =
           Files.createTempDirectory(
               "nativemem-perf",
               PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-    } catch (JMException | IOException e) {
+    } catch (IOException e) {
       return null;
     }
     Path temp = dir.resolve("perf.map");
-    String[] signature = {String[].class.getName()};
     try {
       // JDK 21+ takes the file name.
-      server.invoke(name, OPERATION, new Object[] {new String[] {temp.toString()}}, signature);
+      DiagnosticCommands.run(OPERATION, new String[] {temp.toString()});
       if (Files.size(temp) > 0) {
         return temp;
       }
-    } catch (JMException | IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       // JDK 17 takes no argument and always writes /tmp/perf-<pid>.map; JDK 11 has no command.
     }
     try {
-      if (copyFixedName(server, name, temp)) {
+      if (copyFixedName(temp)) {
         return temp;
       }
-    } catch (JMException | IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       // No perf map: JIT frames stay unnamed, the dump goes on.
     }
     FileTrees.deleteQuietly(dir);
     return null;
   }
 
-  private static boolean copyFixedName(MBeanServer server, ObjectName name, Path temp)
-      throws JMException, IOException {
+  private static boolean copyFixedName(Path temp) throws IOException {
     Path tmp = Paths.get("/tmp");
     Map<String, Object> tmpAttributes = FileOwnership.stat(tmp);
     if ((Integer) tmpAttributes.get("uid") != 0
@@ -103,8 +94,7 @@ public final class PerfMap {
       return false; // someone else's file or link: never written, read or deleted
     }
     try {
-      server.invoke(
-          name, OPERATION, new Object[] {new String[0]}, new String[] {String[].class.getName()});
+      DiagnosticCommands.run(OPERATION, new String[0]);
       try (FileChannel in =
               FileChannel.open(fixed, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
           FileChannel out =

@@ -10,10 +10,10 @@ import java.util.List;
  * size of this process's previous bundle, and at least 16 MiB with a heap profile, 1 MiB without,
  * and nativemem keeps a margin free for the application: 1/32 of the volume, at least 256 KiB and
  * at most 64 MiB. When free space is short, our oldest bundles (never the newest) are removed
- * first; if it is still short, the capture is trimmed (no heap profile, page or allocator report:
- * the small JSON verdict, timeline, snapshot, handles and advice stay, about 256 KiB at most) or,
- * below that, skipped. An {@code emptyDir}'s {@code sizeLimit} is not a file system limit and does
- * not show here: {@code nativemem.watch.maxMiB} is the bound for it.
+ * first; if it is still short, the capture is trimmed (no heap profile, page or raw allocator
+ * statistics: the small JSON verdict, timeline, snapshot, handles and advice stay, about 256 KiB at
+ * most) or, below that, skipped. An {@code emptyDir}'s {@code sizeLimit} is not a file system limit
+ * and does not show here: {@code nativemem.watch.maxMiB} is the bound for it.
  */
 final class FreeSpace {
   static final long MIN_MARGIN_BYTES = 256L << 10;
@@ -67,7 +67,9 @@ final class FreeSpace {
             + ")";
     if (free >= TRIMMED_BYTES + margin) {
       return new Room(
-          "trimmed: " + state + "; the heap profile, the page and the allocator report left out",
+          "trimmed: "
+              + state
+              + "; the heap profile, the page and the raw allocator statistics left out",
           null,
           removed);
     }

@@ -3,6 +3,7 @@ package dev.nativemem.watch;
 import dev.nativemem.Advice;
 import dev.nativemem.handles.HandleReport;
 import dev.nativemem.handles.NativeHandles;
+import dev.nativemem.incident.BundleLayout;
 import dev.nativemem.incident.IncidentLog;
 import dev.nativemem.incident.IncidentPage;
 import dev.nativemem.internal.DirectoryHandle;
@@ -63,7 +64,7 @@ final class IncidentBundle {
   static final String SCHEMA = "nativemem-incident/1";
   static final String PREFIX = "nativemem-incident-";
   static final String TEMP_PREFIX = "." + PREFIX;
-  static final String PROFILE = "profile.heap";
+  static final String PROFILE = BundleLayout.PROFILE;
 
   private static final DateTimeFormatter STAMP =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
@@ -108,7 +109,8 @@ final class IncidentBundle {
    * @param directory the watch directory's handle
    * @param previous the name of this process's previous bundle (its profile is the diff's base), or
    *     null
-   * @param trimmed why the capture is trimmed (no profile, page or allocator report), or null
+   * @param trimmed why the capture is trimmed (no profile, page or raw allocator statistics), or
+   *     null
    * @throws IOException if the bundle directory cannot be made or renamed, or the volume fills up
    *     (nothing stays)
    */
@@ -134,22 +136,22 @@ final class IncidentBundle {
       HeapProfile heap = captureVerdictParts(parts, ring, trimmed);
       Map<String, Object> manifest = manifest(pid, at, trigger, previous, basis(ring), parts);
       manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
-      parts.replace("manifest.json", Json.writeWithNulls(manifest));
+      parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
       // The verdict reaches the log before the rest: the log is what outlives a pod's volumes.
       announced = log(IncidentLog.render(temp.anchored(""), target));
       captureRest(parts, heap, directory, previous, trimmed);
       manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
-      parts.replace("manifest.json", Json.writeWithNulls(manifest));
+      parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
       Consumer<Path> page = incidentPage;
       if (trimmed != null) {
         parts.missing("incident page", trimmed);
       } else if (page == null) {
         parts.missing("incident page", "the page renderer is not part of this build");
       } else {
-        parts.file("incident.html", "the incident page", () -> page.accept(temp.anchored("")));
+        parts.file(BundleLayout.PAGE, "the incident page", () -> page.accept(temp.anchored("")));
       }
       manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
-      parts.replace("manifest.json", Json.writeWithNulls(manifest));
+      parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
       if (!directory.rename(tempName, directory, name)) {
         throw new IOException(directory.path().resolve(name) + " exists already");
       }
@@ -209,10 +211,11 @@ final class IncidentBundle {
    * heap profile dumped, or null.
    */
   private HeapProfile captureVerdictParts(Parts parts, SampleRing ring, String trimmed) {
-    parts.text("timeline.json", "samples of the watch, oldest first", out -> timeline(ring, out));
+    parts.text(
+        BundleLayout.TIMELINE, "samples of the watch, oldest first", out -> timeline(ring, out));
     MemorySnapshot[] snapshot = new MemorySnapshot[1];
     parts.text(
-        "snapshot.json",
+        BundleLayout.SNAPSHOT,
         "breakdown and allocator statistics",
         out -> {
           snapshot[0] = MemoryReader.snapshot();
@@ -220,7 +223,7 @@ final class IncidentBundle {
         });
     if (snapshot[0] != null) {
       parts.text(
-          "breakdown.txt",
+          BundleLayout.BREAKDOWN_TEXT,
           "the breakdown as text",
           out -> out.write(snapshot[0].breakdown().toString()));
     }
@@ -240,14 +243,14 @@ final class IncidentBundle {
   private void captureRest(
       Parts parts, HeapProfile heap, DirectoryHandle directory, String previous, String trimmed) {
     if (trimmed == null) {
-      allocatorReport(parts);
+      rawAllocatorStats(parts);
     } else {
-      parts.missing("allocator report", trimmed);
+      parts.missing("raw allocator statistics", trimmed);
     }
     List<Advice> advice = new ArrayList<>();
     boolean adviceRead =
         parts.text(
-            "advice.json",
+            BundleLayout.ADVICE,
             "what to change, with reasons",
             out -> {
               advice.addAll(MemoryReader.advice());
@@ -262,7 +265,7 @@ final class IncidentBundle {
             });
     if (adviceRead) {
       parts.text(
-          "advice.txt",
+          BundleLayout.ADVICE_TEXT,
           "the advice as text",
           out -> {
             for (Advice a : advice) {
@@ -286,7 +289,7 @@ final class IncidentBundle {
     }
     HandleReport[] report = new HandleReport[1];
     parts.text(
-        "handles.json",
+        BundleLayout.HANDLES,
         "handle report: open and leaked handles per kind and site",
         out -> {
           report[0] = NativeHandles.report();
@@ -294,23 +297,25 @@ final class IncidentBundle {
         });
     if (report[0] != null) {
       parts.text(
-          "handles.txt", "the handle report as text", out -> out.write(report[0].toString()));
+          BundleLayout.HANDLES_TEXT,
+          "the handle report as text",
+          out -> out.write(report[0].toString()));
     }
   }
 
-  private static void allocatorReport(Parts parts) {
+  private static void rawAllocatorStats(Parts parts) {
     AllocatorInfo allocator;
     try {
       allocator = MemoryReader.allocator();
     } catch (RuntimeException e) {
-      parts.missing("allocator report", String.valueOf(e.getMessage()));
+      parts.missing("raw allocator statistics", String.valueOf(e.getMessage()));
       return;
     }
     boolean jemalloc = allocator.isJemalloc();
     parts.text(
-        jemalloc ? "allocator-report.json" : "malloc-info.xml",
+        jemalloc ? BundleLayout.JEMALLOC_STATS : BundleLayout.GLIBC_MALLOC_INFO,
         jemalloc ? "jemalloc's malloc_stats_print JSON" : "glibc's malloc_info XML",
-        out -> out.write(MemoryReader.allocatorReport()));
+        out -> out.write(MemoryReader.rawAllocatorStats()));
   }
 
   private static void nmt(Parts parts) {
@@ -326,7 +331,7 @@ final class IncidentBundle {
           "NMT summary", "NMT is off (-XX:NativeMemoryTracking=summary turns it on at start)");
       return;
     }
-    parts.text("nmt.txt", "the JVM's NMT summary", out -> out.write(text[0]));
+    parts.text(BundleLayout.NMT_TEXT, "the JVM's NMT summary", out -> out.write(text[0]));
   }
 
   /** The dump, its report, flame graph and pprof; returns the dump, or null. */
@@ -347,12 +352,13 @@ final class IncidentBundle {
     if (!dumped) {
       return null;
     }
-    parts.add(PROFILE + ".symbols", "the profile's symbols: build-ids, objects, JIT frames");
-    Path flame = parts.dir.anchored("profile-flame.svg");
-    Path pprof = parts.dir.anchored("profile.pb.gz");
+    parts.add(
+        BundleLayout.PROFILE_SYMBOLS, "the profile's symbols: build-ids, objects, JIT frames");
+    Path flame = parts.dir.anchored(BundleLayout.PROFILE_FLAME_GRAPH);
+    Path pprof = parts.dir.anchored(BundleLayout.PROFILE_PPROF);
     ProfileReport[] report = new ProfileReport[1];
     parts.text(
-        "profile-report.json",
+        BundleLayout.PROFILE_SITES,
         "the profile's top sites",
         out -> {
           report[0] =
@@ -366,11 +372,11 @@ final class IncidentBundle {
           out.write(report[0].toJson());
         });
     if (report[0] != null) {
-      parts.add("profile-flame.svg", "flame graph of the profile");
-      parts.add("profile.pb.gz", "the profile for go tool pprof");
+      parts.add(BundleLayout.PROFILE_FLAME_GRAPH, "flame graph of the profile");
+      parts.add(BundleLayout.PROFILE_PPROF, "the profile for go tool pprof");
     } else {
-      parts.dir.removeTree("profile-flame.svg");
-      parts.dir.removeTree("profile.pb.gz");
+      parts.dir.removeTree(BundleLayout.PROFILE_FLAME_GRAPH);
+      parts.dir.removeTree(BundleLayout.PROFILE_PPROF);
     }
     return heap[0];
   }
@@ -390,7 +396,7 @@ final class IncidentBundle {
         return;
       }
       parts.text(
-          "profile-diff.json",
+          BundleLayout.PROFILE_DIFF,
           "growth since the previous bundle's profile",
           out -> out.write(heap.diff(HeapProfile.open(base)).toJson()));
     } catch (RuntimeException e) {
@@ -426,11 +432,11 @@ final class IncidentBundle {
     Map<String, Object> t = new LinkedHashMap<>();
     t.put("kind", trigger.kind().word());
     t.put("detail", trigger.detail());
-    t.put("threshold", trigger.threshold());
+    t.put("threshold_percent", trigger.thresholdPercent());
     json.put("trigger", t);
     json.put("basis", basis);
     json.put("previous_bundle", previous);
-    parts.add("manifest.json", "this list");
+    parts.add(BundleLayout.MANIFEST, "this list");
     json.put("files", parts.files);
     json.put("missing", parts.missing);
     return json;

@@ -31,6 +31,13 @@ import javax.management.ObjectName;
  */
 public final class MemoryWatch implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger("dev.nativemem.watch");
+
+  /** Logged when starting the watch turns jemalloc's heap sampling on. */
+  static final String SAMPLING_TURNED_ON =
+      "nativemem memory watch: turned jemalloc heap sampling on (HeapProfiler.start()), so"
+          + " bundles carry a heap profile; -Dnativemem.watch.profile=false or"
+          + " WatchOptions.withProfile(false) leaves sampling as it is";
+
   private static final Object STARTING = new Object();
   private static volatile MemoryWatch current;
 
@@ -99,6 +106,7 @@ public final class MemoryWatch implements AutoCloseable {
         HeapProfiler profiler = HeapProfiler.get();
         if (options.profile() && profiler.isAvailable() && !profiler.isActive()) {
           profiler.start(); // a bundle's profile holds what was sampled since
+          LOG.log(System.Logger.Level.INFO, SAMPLING_TURNED_ON);
         }
         watch.sampler.sampleInto(watch.ring); // a first sample now: errors surface to the caller
       } catch (RuntimeException | Error e) {

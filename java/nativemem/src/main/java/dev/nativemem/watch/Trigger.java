@@ -7,7 +7,7 @@ import java.util.Objects;
 public final class Trigger {
   /** The kinds of trigger, named as in a bundle's directory and manifest. */
   public enum Kind {
-    /** Usage crossed a fraction of the memory limit. */
+    /** Usage crossed a threshold, a percentage of the memory limit. */
     LIMIT,
     /** A line fitted to recent usage reaches the limit soon. */
     GROWTH,
@@ -24,12 +24,12 @@ public final class Trigger {
 
   private final Kind kind;
   private final String detail;
-  private final Double threshold;
+  private final Double thresholdPercent;
 
-  Trigger(Kind kind, String detail, Double threshold) {
+  Trigger(Kind kind, String detail, Double thresholdPercent) {
     this.kind = Objects.requireNonNull(kind, "kind");
     this.detail = Objects.requireNonNull(detail, "detail");
-    this.threshold = threshold;
+    this.thresholdPercent = thresholdPercent;
   }
 
   static Trigger onDemand(String reason) {
@@ -46,9 +46,12 @@ public final class Trigger {
     return detail;
   }
 
-  /** The fraction of the limit for {@link Kind#LIMIT}; null for the other kinds. */
-  public Double threshold() {
-    return threshold;
+  /**
+   * The threshold crossed, in percent of the limit ({@code 85.0}), for {@link Kind#LIMIT}; null for
+   * the other kinds.
+   */
+  public Double thresholdPercent() {
+    return thresholdPercent;
   }
 
   @Override

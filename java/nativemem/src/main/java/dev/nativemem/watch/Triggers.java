@@ -24,6 +24,7 @@ final class Triggers {
   static final double MIN_R_SQUARED = 0.8;
 
   private final double[] thresholds;
+  private final double[] thresholdsPercent;
   private final boolean[] armed;
   private final long growthWindowMs;
   private final long horizonMs;
@@ -33,11 +34,13 @@ final class Triggers {
   private final long physicalMemory;
 
   Triggers(WatchOptions options, long physicalMemory) {
-    List<Double> fractions = options.thresholds();
-    this.thresholds = new double[fractions.size()];
-    this.armed = new boolean[fractions.size()];
+    List<Double> percents = options.thresholdsPercent();
+    this.thresholds = new double[percents.size()];
+    this.thresholdsPercent = new double[percents.size()];
+    this.armed = new boolean[percents.size()];
     for (int i = 0; i < thresholds.length; i++) {
-      thresholds[i] = fractions.get(i);
+      thresholdsPercent[i] = percents.get(i);
+      thresholds[i] = percents.get(i) / 100; // compared with usage / limit
       armed[i] = true;
     }
     this.growthWindowMs = options.growthWindow().toMillis();
@@ -100,8 +103,8 @@ final class Triggers {
             share * 100,
             ByteFormat.human(limit),
             limitName(ring),
-            thresholds[fired] * 100),
-        thresholds[fired]);
+            thresholdsPercent[fired]),
+        thresholdsPercent[fired]);
   }
 
   private String limitName(SampleRing ring) {

@@ -14,7 +14,9 @@ import java.util.Properties;
 /**
  * How the memory watch samples, when it captures a bundle and how many it keeps. Immutable: each
  * {@code with…} method returns a changed copy and checks its value. The defaults are the {@code
- * nativemem.watch.*} settings' (README, Memory watch).
+ * nativemem.watch.*} settings' (README, Memory watch). Units: durations are {@link Duration}s here
+ * and seconds in the properties ({@code …Seconds}); thresholds are percent of the limit in both
+ * ({@code …Percent}); sizes are bytes here and MiB in the property ({@code maxMiB}).
  *
  * <pre>{@code
  * MemoryWatch watch = NativeMemory.watch(
@@ -25,7 +27,7 @@ public final class WatchOptions {
   private Path directory;
   private Duration interval;
   private Duration history;
-  private List<Double> thresholds;
+  private List<Double> thresholdsPercent;
   private Duration growthWindow;
   private Duration growthHorizon;
   private long leakedJump;
@@ -55,12 +57,12 @@ public final class WatchOptions {
     WatchOptions o = new WatchOptions();
     String dir = Setting.WATCH_DIR.valueIn(properties);
     o.directory = dir != null && !dir.trim().isEmpty() ? Paths.get(dir.trim()) : defaultDirectory();
-    o.interval = Duration.ofMillis(number(properties, Setting.WATCH_INTERVAL, 10, 3_600_000));
+    o.interval = seconds(properties, Setting.WATCH_INTERVAL, 0.01, 3600);
     o.history = Duration.ofSeconds(number(properties, Setting.WATCH_HISTORY, 10, 7 * 86_400));
-    o.thresholds = thresholds(properties);
+    o.thresholdsPercent = thresholds(properties);
     o.growthWindow = Duration.ofSeconds(number(properties, Setting.WATCH_GROWTH_WINDOW, 0, 86_400));
     o.growthHorizon =
-        Duration.ofMinutes(number(properties, Setting.WATCH_GROWTH_HORIZON, 1, 7 * 1440));
+        Duration.ofSeconds(number(properties, Setting.WATCH_GROWTH_HORIZON, 60, 7 * 86_400));
     o.leakedJump = number(properties, Setting.WATCH_LEAKED, 0, Long.MAX_VALUE);
     o.minInterval = Duration.ofSeconds(number(properties, Setting.WATCH_MIN_INTERVAL, 0, 86_400));
     o.keep = (int) number(properties, Setting.WATCH_KEEP, 1, 10_000);
@@ -91,6 +93,22 @@ public final class WatchOptions {
     return value;
   }
 
+  /** Seconds from {@code min} to {@code max}, a decimal allowed, to the millisecond. */
+  private static Duration seconds(Properties properties, Setting setting, double min, double max) {
+    String text = setting.valueIn(properties).trim();
+    String takes = "seconds from " + min + " to " + (long) max + ", such as 1 or 0.25";
+    double value;
+    try {
+      value = Double.parseDouble(text);
+    } catch (NumberFormatException e) {
+      throw bad(setting, text, takes);
+    }
+    if (!(value >= min && value <= max)) {
+      throw bad(setting, text, takes);
+    }
+    return Duration.ofMillis(Math.round(value * 1000));
+  }
+
   private static boolean bool(Properties properties, Setting setting) {
     String text = setting.valueIn(properties).trim();
     if (!text.equals("true") && !text.equals("false")) {
@@ -101,19 +119,19 @@ public final class WatchOptions {
 
   private static List<Double> thresholds(Properties properties) {
     String text = Setting.WATCH_THRESHOLDS.valueIn(properties).trim();
-    List<Double> fractions = new ArrayList<>();
+    List<Double> percents = new ArrayList<>();
     for (String word : text.split("\\+")) {
       if (word.trim().isEmpty()) {
         continue;
       }
       try {
-        fractions.add(Double.parseDouble(word.trim()) / 100);
+        percents.add(Double.parseDouble(word.trim()));
       } catch (NumberFormatException e) {
         throw bad(Setting.WATCH_THRESHOLDS, text, "percentages joined by +, such as 85+95");
       }
     }
     try {
-      return checkedThresholds(fractions);
+      return checkedThresholds(percents);
     } catch (IllegalArgumentException e) {
       throw bad(Setting.WATCH_THRESHOLDS, text, "percentages above 0 and below 100, such as 85+95");
     }
@@ -129,7 +147,7 @@ public final class WatchOptions {
     o.directory = directory;
     o.interval = interval;
     o.history = history;
-    o.thresholds = thresholds;
+    o.thresholdsPercent = thresholdsPercent;
     o.growthWindow = growthWindow;
     o.growthHorizon = growthHorizon;
     o.leakedJump = leakedJump;
@@ -155,14 +173,14 @@ public final class WatchOptions {
     return d;
   }
 
-  private static List<Double> checkedThresholds(List<Double> fractions) {
-    for (double f : fractions) {
-      if (!(f > 0 && f < 1)) {
+  private static List<Double> checkedThresholds(List<Double> percents) {
+    for (double p : percents) {
+      if (!(p > 0 && p < 100)) {
         throw new IllegalArgumentException(
-            "thresholds are fractions of the limit above 0 and below 1, got " + f);
+            "thresholds are percent of the limit above 0 and below 100 (such as 85), got " + p);
       }
     }
-    List<Double> sorted = new ArrayList<>(fractions);
+    List<Double> sorted = new ArrayList<>(percents);
     Collections.sort(sorted);
     return Collections.unmodifiableList(sorted);
   }
@@ -190,14 +208,17 @@ public final class WatchOptions {
     return o;
   }
 
-  /** Fractions of the limit (above 0, below 1) whose crossing triggers a bundle; none: off. */
-  public WatchOptions withThresholds(double... fractions) {
+  /**
+   * Usage in percent of the limit (above 0, below 100, such as {@code 85, 95}) whose crossing
+   * triggers a bundle; none: off. The same unit as {@code -Dnativemem.watch.thresholdsPercent}.
+   */
+  public WatchOptions withThresholdsPercent(double... percents) {
     List<Double> list = new ArrayList<>();
-    for (double f : fractions) {
-      list.add(f);
+    for (double p : percents) {
+      list.add(p);
     }
     WatchOptions o = copy();
-    o.thresholds = checkedThresholds(list);
+    o.thresholdsPercent = checkedThresholds(list);
     return o;
   }
 
@@ -257,9 +278,9 @@ public final class WatchOptions {
     return history;
   }
 
-  /** Fractions of the limit, ascending. */
-  public List<Double> thresholds() {
-    return thresholds;
+  /** Percent of the limit, ascending. */
+  public List<Double> thresholdsPercent() {
+    return thresholdsPercent;
   }
 
   public Duration growthWindow() {
@@ -299,23 +320,23 @@ public final class WatchOptions {
   public String toString() {
     return "dir="
         + directory
-        + ", interval="
-        + interval.toMillis()
-        + " ms, history="
+        + ", interval_seconds="
+        + interval.toMillis() / 1000.0
+        + ", history_seconds="
         + history.getSeconds()
-        + " s, thresholds="
-        + Arrays.toString(thresholds.toArray())
-        + ", growth window="
+        + ", thresholds_percent="
+        + Arrays.toString(thresholdsPercent.toArray())
+        + ", growth_window_seconds="
         + growthWindow.getSeconds()
-        + " s, horizon="
-        + growthHorizon.toMinutes()
-        + " min, leaked jump="
+        + ", growth_horizon_seconds="
+        + growthHorizon.getSeconds()
+        + ", leaked_jump="
         + leakedJump
-        + ", min interval="
+        + ", min_interval_seconds="
         + minInterval.getSeconds()
-        + " s, keep="
+        + ", keep="
         + keep
-        + ", max bytes="
+        + ", max_bytes="
         + maxBytes
         + ", profile="
         + profile;

@@ -416,7 +416,7 @@ class IncidentPageTest {
   void writePutsA0600PageInTheBundleAndNeverOverwrites() throws Exception {
     Path bundle = bundle();
     write(bundle, "manifest.json", manifest(null));
-    Path page = NativeMemory.incidentReport(bundle);
+    Path page = NativeMemory.incidentPage(bundle);
     assertEquals(bundle.resolve(IncidentPage.FILE_NAME), page);
     assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(page)));
     assertEquals(IncidentPage.render(bundle), Files.readString(page));

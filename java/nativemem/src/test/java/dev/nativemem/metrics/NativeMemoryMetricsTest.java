@@ -57,7 +57,7 @@ class NativeMemoryMetricsTest {
             "nativemem_jvm_direct_buffers_bytes",
             "nativemem_unaccounted_bytes",
             "nativemem_handles_open",
-            "nativemem_handles_leaked",
+            "nativemem_handles_leaked_total",
             "nativemem_cache_capacity_bytes",
             "nativemem_profiling_ready",
             "nativemem_profiling_active");
@@ -176,8 +176,8 @@ class NativeMemoryMetricsTest {
     List<Measurement> leaked = readOnly(NativeMemoryMetric.HANDLES_LEAKED, report);
     assertEquals(
         Arrays.asList(
-            "nativemem_handles_leaked;kind=Inflater;known=none 2.0",
-            "nativemem_handles_leaked;kind=Inflater;known=unclosed-getResourceAsStream 3.0"),
+            "nativemem_handles_leaked_total;kind=Inflater;known=none 2.0",
+            "nativemem_handles_leaked_total;kind=Inflater;known=unclosed-getResourceAsStream 3.0"),
         leaked.stream().map(Measurement::toString).collect(Collectors.toList()));
     List<Measurement> caches = readOnly(NativeMemoryMetric.CACHE_CAPACITY, report);
     assertEquals(2, caches.size(), "with the agent: open and zombie capacity");

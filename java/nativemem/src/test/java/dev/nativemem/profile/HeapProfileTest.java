@@ -263,7 +263,7 @@ class HeapProfileTest {
     Files.copy(now, fleet.resolve("a.heap"));
     Files.copy(base, fleet.resolve("b.heap"));
     Files.write(fleet.resolve("c.heap"), "heap profile: 1: 2 [1: 2] @ heap\n".getBytes("UTF-8"));
-    Cli cli = Cli.run("report", fleet.toString(), "--by-process", "--top", "50");
+    Cli cli = Cli.run("analyze", fleet.toString(), "--by-process", "--top", "50");
     assertEquals(0, cli.exit, cli.err);
     assertTrue(cli.out.contains("planted_big  in 2 of 2 processes"), cli.out);
     assertTrue(cli.out.contains("planted_growth  in 1 of 2 processes"), cli.out);
@@ -291,25 +291,25 @@ class HeapProfileTest {
   @Test
   void reportCommandPrintsTopSitesAndWritesFiles() throws Exception {
     Path now = dump("now.heap");
-    Cli text = Cli.run("report", now.toString(), "--top", "3");
+    Cli text = Cli.run("analyze", now.toString(), "--top", "3");
     assertEquals(0, text.exit, text.err);
     assertTrue(text.out.contains("planted_big"), text.out);
     assertTrue(text.out.contains("16.0 MiB"), text.out);
 
-    Cli growth = Cli.run("report", now.toString(), "--base", dump("base.heap").toString());
+    Cli growth = Cli.run("analyze", now.toString(), "--base", dump("base.heap").toString());
     assertEquals(0, growth.exit, growth.err);
     assertTrue(growth.out.startsWith("Growth since base"), growth.out);
 
-    Cli needsFile = Cli.run("report", now.toString(), "--format", "svg");
+    Cli needsFile = Cli.run("analyze", now.toString(), "--format", "svg");
     assertEquals(2, needsFile.exit, "a missing -o is a usage error");
     assertTrue(needsFile.err.contains("-o FILE"), needsFile.err);
 
     Path svg = dir.resolve("cli.svg");
-    Cli written = Cli.run("report", now.toString(), "--format", "svg", "-o", svg.toString());
+    Cli written = Cli.run("analyze", now.toString(), "--format", "svg", "-o", svg.toString());
     assertEquals(0, written.exit, written.err);
     assertTrue(Files.size(svg) > 1000);
 
-    Cli garbage = Cli.run("report", dir.resolve("nope.heap").toString());
+    Cli garbage = Cli.run("analyze", dir.resolve("nope.heap").toString());
     assertEquals(1, garbage.exit);
     assertTrue(garbage.err.contains("does not exist"), garbage.err);
   }

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The watch on a small volume (a 2 MiB tmpfs, mode 0777 as an emptyDir): a full bundle while there
- * is room, a trimmed one (no page, no allocator report) when free space is short, a skipped capture
- * that says so when there is almost none, and a volume that fills up in the middle of a capture
- * leaves no temporary directory and no bundle, and the watch goes on.
+ * is room, a trimmed one (no page, no raw allocator statistics) when free space is short, a skipped
+ * capture that says so when there is almost none, and a volume that fills up in the middle of a
+ * capture leaves no temporary directory and no bundle, and the watch goes on.
  */
 class FullVolumeTest {
   @TempDir Path temp;

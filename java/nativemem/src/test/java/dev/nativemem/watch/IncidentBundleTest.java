@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nativemem.NativeMemory;
 import dev.nativemem.NativeMemoryException;
+import dev.nativemem.incident.BundleLayout;
 import dev.nativemem.internal.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -96,7 +97,9 @@ class IncidentBundleTest {
         List.of("timeline.json", "snapshot.json", "breakdown.txt", "advice.json", "advice.txt")) {
       assertTrue(present.contains(name), name + " in " + present);
     }
-    assertTrue(present.contains("allocator-report.json") || present.contains("malloc-info.xml"));
+    assertTrue(
+        present.contains(BundleLayout.JEMALLOC_STATS)
+            || present.contains(BundleLayout.GLIBC_MALLOC_INFO));
     List<String> missing = new ArrayList<>();
     for (Map<String, Object> m : (List<Map<String, Object>>) manifest.get("missing")) {
       missing.add(m.get("what") + ": " + m.get("why"));

@@ -53,15 +53,15 @@ class TriggersTest {
     // 85% of 512 MiB is 435.2 MiB, 95% is 486.4 MiB.
     List<Trigger> fired = feed(triggers, 400, 436, 440, 437, 490, 495, 432, 436, 420, 436);
     assertNull(fired.get(0));
-    assertEquals(0.85, fired.get(1).threshold());
+    assertEquals(85.0, fired.get(1).thresholdPercent());
     assertNull(fired.get(2), "still above 85%: no second bundle");
     assertNull(fired.get(3));
-    assertEquals(0.95, fired.get(4).threshold());
+    assertEquals(95.0, fired.get(4).thresholdPercent());
     assertNull(fired.get(5));
     assertNull(fired.get(6), "432 MiB (84.4%) is below 85% but within the re-arm gap of 1 point");
     assertNull(fired.get(7), "not re-armed yet");
     assertNull(fired.get(8), "420 MiB: 82%, re-armed");
-    assertEquals(0.85, fired.get(9).threshold(), "crossed again after falling back");
+    assertEquals(85.0, fired.get(9).thresholdPercent(), "crossed again after falling back");
     assertEquals(Trigger.Kind.LIMIT, fired.get(1).kind());
     assertTrue(
         fired.get(4).detail().contains("512.0 MiB memory cgroup limit"), fired.get(4).detail());
@@ -71,7 +71,7 @@ class TriggersTest {
   void aJumpOverBothThresholdsFiresTheHighestOnce() {
     Triggers triggers = new Triggers(onlyLimits(), -1);
     List<Trigger> fired = feed(triggers, 100, 500, 501);
-    assertEquals(0.95, fired.get(1).threshold());
+    assertEquals(95.0, fired.get(1).thresholdPercent());
     assertNull(fired.get(2));
   }
 
@@ -82,7 +82,7 @@ class TriggersTest {
     assertNull(triggers.evaluate(ring), "78% of physical memory");
     add(-1, -1, 880 * MIB, -1);
     Trigger fired = triggers.evaluate(ring);
-    assertEquals(0.85, fired.threshold());
+    assertEquals(85.0, fired.thresholdPercent());
     assertTrue(fired.detail().contains("physical memory"), fired.detail());
   }
 
@@ -90,7 +90,7 @@ class TriggersTest {
   void growthTowardsTheLimitFiresOnceAndNoiseDoesNot() {
     WatchOptions options =
         WatchOptions.defaults()
-            .withThresholds()
+            .withThresholdsPercent()
             .withLeakedJump(0)
             .withGrowth(Duration.ofSeconds(120), Duration.ofMinutes(10));
     Triggers triggers = new Triggers(options, -1);
@@ -128,7 +128,7 @@ class TriggersTest {
   void growthThatStaysFarFromTheLimitDoesNotFire() {
     WatchOptions options =
         WatchOptions.defaults()
-            .withThresholds()
+            .withThresholdsPercent()
             .withLeakedJump(0)
             .withGrowth(Duration.ofSeconds(60), Duration.ofMinutes(5));
     Triggers triggers = new Triggers(options, -1);
@@ -143,7 +143,7 @@ class TriggersTest {
   void aJumpInLeakedHandlesFiresAndRearmsWhenItSettles() {
     WatchOptions options =
         WatchOptions.defaults()
-            .withThresholds()
+            .withThresholdsPercent()
             .withGrowth(Duration.ZERO, Duration.ofMinutes(1))
             .withLeakedJump(100);
     Triggers triggers = new Triggers(options, -1);

@@ -126,7 +126,7 @@ class JmxExporterTest {
     double open = scrape.only("nativemem_handles_open", Map.of("kind", "Inflater")).value();
     double leaked =
         scrape
-            .only("nativemem_handles_leaked", Map.of("kind", "Inflater", "known", "none"))
+            .only("nativemem_handles_leaked_total", Map.of("kind", "Inflater", "known", "none"))
             .value();
     assertTrue(open >= MxBeanProbe.OPEN_INFLATERS, "open Inflaters " + open);
     assertEquals(MxBeanProbe.DROPPED_INFLATERS, leaked, "leaked Inflaters: the ones dropped");

@@ -29,7 +29,7 @@ import javax.management.openmbean.TabularData;
 public final class MxBeanProbe {
   static final int OPEN_INFLATERS = 7;
   static final int DROPPED_INFLATERS = 3;
-  static final String LEAKED = "nativemem_handles_leaked;kind=Inflater;known=none";
+  static final String LEAKED = "nativemem_handles_leaked_total;kind=Inflater;known=none";
 
   private MxBeanProbe() {}
 

@@ -90,7 +90,7 @@ class ActuatorPrometheusTest {
             "nativemem_jvm_direct_buffers_bytes",
             "nativemem_unaccounted_bytes",
             "nativemem_handles_open",
-            "nativemem_handles_leaked",
+            "nativemem_handles_leaked_total",
             "nativemem_cache_capacity_bytes",
             "nativemem_profiling_ready",
             "nativemem_profiling_active")) {
@@ -154,7 +154,7 @@ class ActuatorPrometheusTest {
     assertEquals(String.valueOf(dropped), planted.get("streams_collected"), planted.toString());
     double known =
         awaitValue(
-            "nativemem_handles_leaked",
+            "nativemem_handles_leaked_total",
             v -> v >= dropped,
             "kind",
             "Inflater",
@@ -164,7 +164,7 @@ class ActuatorPrometheusTest {
     assertEquals(Double.parseDouble(truth.get("inflater_leaked_unclosed_resource")), known);
     double allLeaked =
         scrape(base).stream()
-            .filter(s -> s.name().equals("nativemem_handles_leaked"))
+            .filter(s -> s.name().equals("nativemem_handles_leaked_total"))
             .filter(s -> "Inflater".equals(s.labels().get("kind")))
             .mapToDouble(s -> s.value())
             .sum();

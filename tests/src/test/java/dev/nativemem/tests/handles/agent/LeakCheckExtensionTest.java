@@ -110,4 +110,38 @@ class LeakCheckExtensionTest {
       }
     }
   }
+
+  /** The one failure of {@code fixture}, which reads a jar's resource without closing it. */
+  private static String onlyFailure(Class<?> fixture, Path dir) throws Exception {
+    LeakFixtures.jar = BehaviourScenarios.jarWithResource(dir);
+    try {
+      List<Throwable> failures = failures(run(fixture));
+      assertEquals(1, failures.size(), failures.toString());
+      return failures.get(0).getMessage();
+    } finally {
+      for (InputStream in : LeakFixtures.UNCLOSED) {
+        in.close();
+      }
+    }
+  }
+
+  /** A catalogue id goes in id, a kind in kind: an id in kind is refused with what to write. */
+  @Test
+  void aCatalogueIdGivenAsKindIsRefusedNamingIdInstead(@TempDir Path dir) throws Exception {
+    String message = onlyFailure(LeakFixtures.CatalogueIdAsKind.class, dir);
+    assertTrue(message.contains("write @Known(id = \"unclosed-getResourceAsStream\")"), message);
+  }
+
+  /** The reason given for an accepted leak is in the failure's list of known leaks. */
+  @Test
+  void theReasonOfAnAcceptedLeakIsShownInTheFailure(@TempDir Path dir) throws Exception {
+    String message = onlyFailure(LeakFixtures.AcceptedReasonShown.class, dir);
+    assertTrue(message.contains("1 leaked ColumnFamilyOptions"), message);
+    assertTrue(message.contains("known leaks, not failed:"), message);
+    String accepted = message.substring(message.indexOf("known leaks, not failed:"));
+    assertTrue(
+        accepted.contains("open (never closed) Inflater: a stream from getResourceAsStream"),
+        accepted);
+    assertTrue(accepted.contains(": the test closes the stream itself\n"), accepted);
+  }
 }

@@ -96,11 +96,36 @@ final class LeakFixtures {
 
   @ExtendWith(NativeLeakCheck.class)
   @NativeLeakSettings(
-      known = @NativeLeakSettings.Known(kind = "unclosed-getResourceAsStream", reason = "fixture"))
+      known = @NativeLeakSettings.Known(id = "unclosed-getResourceAsStream", reason = "fixture"))
   static class UnclosedResourceStreamAccepted {
     @Test
     void reads() throws Exception {
       readWithoutClosing();
+    }
+  }
+
+  /** A catalogue id written as a kind: a configuration error that says to write id = ... */
+  @ExtendWith(NativeLeakCheck.class)
+  @NativeLeakSettings(known = @NativeLeakSettings.Known(kind = "unclosed-getResourceAsStream"))
+  static class CatalogueIdAsKind {
+    @Test
+    void reads() throws Exception {
+      readWithoutClosing();
+    }
+  }
+
+  /** An accepted catalogue leak beside a failing one: the failure shows the reason given. */
+  @ExtendWith(NativeLeakCheck.class)
+  @NativeLeakSettings(
+      known =
+          @NativeLeakSettings.Known(
+              id = "unclosed-getResourceAsStream",
+              reason = "the test closes the stream itself"))
+  static class AcceptedReasonShown {
+    @Test
+    void readsAndLeaks() throws Exception {
+      readWithoutClosing();
+      new ColumnFamilyOptions();
     }
   }
 }

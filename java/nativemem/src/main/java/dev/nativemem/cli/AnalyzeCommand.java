@@ -13,10 +13,17 @@ import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.Option;
 import org.apache.commons.cli.Options;
 
-final class ReportCommand extends CliCommand {
-  ReportCommand() {
+/**
+ * {@code analyze}: heap profiles (jemalloc's heap_v2 dumps) read, merged and rendered. Called
+ * {@code report} before 0.1.0; that name still runs it.
+ */
+final class AnalyzeCommand extends CliCommand {
+  /** The name this command had, kept working: the CLI notes the new one on standard error. */
+  static final String OLD_NAME = "report";
+
+  AnalyzeCommand() {
     super(
-        "report",
+        "analyze",
         "Analyse jemalloc heap profiles (heap_v2 dumps) without jeprof: top sites, flame graph,"
             + " pprof, collapsed stacks. Several dumps (files, directories, quoted glob patterns,"
             + " incident bundles) are merged by function names, each symbolized with its own"

@@ -20,7 +20,7 @@ import java.util.jar.JarFile;
  * loader first for classes it has not loaded yet), so tracking is refused there; attach commands
  * that do not track run in a class loader of their own instead.
  */
-public final class NativeMemAgent {
+public final class NativeMemoryAgent {
   private static final String RUNTIME = "dev.nativemem.agent.AgentRuntime";
   private static final String FACADE = "dev.nativemem.NativeMemory";
   private static final String ATTACHED = "dev.nativemem.attach.AttachedCommand";
@@ -36,7 +36,7 @@ public final class NativeMemAgent {
    */
   private static File commandJar;
 
-  private NativeMemAgent() {}
+  private NativeMemoryAgent() {}
 
   public static void premain(String args, Instrumentation instrumentation) {
     start(args, instrumentation, false);
@@ -118,7 +118,7 @@ public final class NativeMemAgent {
       return commandJar;
     }
     return new File(
-        NativeMemAgent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        NativeMemoryAgent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
   }
 
   /**
