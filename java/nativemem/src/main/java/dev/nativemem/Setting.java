@@ -5,8 +5,8 @@ import java.util.Properties;
 
 /**
  * Every {@code nativemem.*} system property, with its default and meaning: the one table the code
- * reads them through, {@code java -jar nativemem.jar settings} prints and the README's "Settings"
- * section is checked against. The ones set are logged once, when the native library loads ({@code
+ * reads them through, {@code java -jar nativemem.jar settings} prints and docs/configuration.md is
+ * checked against. The ones set are logged once, when the native library loads ({@code
  * internal.SettingsInEffect}).
  */
 public enum Setting {
@@ -47,7 +47,7 @@ public enum Setting {
       "sampled",
       null,
       "Handle tracking: `off`, `counts` (no stacks), `sampled` (1 stack in `interval`), `full`"
-          + " (every stack); the agent argument `level=` wins."),
+          + " (every stack); the agent argument `level=` wins; `attach <pid> handles` tracks at `full`."),
   HANDLES_INTERVAL(
       "nativemem.handles.interval",
       "128",
@@ -140,7 +140,8 @@ public enum Setting {
       "nativemem.watch.profile",
       "true",
       null,
-      "`false`: no heap profile in bundles, even when jemalloc profiling is available."),
+      "`false`: no heap profile in bundles, even when jemalloc profiling is available; at"
+          + " `true` the watch turns jemalloc's sampling on when it starts."),
   JUNIT_REQUIRE_AGENT(
       "nativemem.junit.requireAgent",
       "true",

@@ -46,7 +46,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Writes one incident bundle (the layout in README, "Memory watch"): a 0700 directory made under a
+ * Writes one incident bundle (the layout in docs/watch.md): a 0700 directory made under a
  * temporary name in the watch directory, files 0600 made new, {@code manifest.json} listing what is
  * in it and what could not be captured and why, then renamed to its final name, so a reader never
  * sees half a bundle. Every step goes through directory handles (the watch directory's and the

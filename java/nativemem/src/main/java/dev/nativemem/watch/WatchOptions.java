@@ -14,7 +14,7 @@ import java.util.Properties;
 /**
  * How the memory watch samples, when it captures a bundle and how many it keeps. Immutable: each
  * {@code with…} method returns a changed copy and checks its value. The defaults are the {@code
- * nativemem.watch.*} settings' (README, Memory watch).
+ * nativemem.watch.*} settings' (docs/configuration.md).
  *
  * <pre>{@code
  * MemoryWatch watch = NativeMemory.watch(

@@ -1,0 +1,219 @@
+package dev.nativemem.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.jr.ob.JSON;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code java -jar nativemem-0.1.0.jar ...} commands of README.md and docs/, run as written
+ * against the built jar: a placeholder pid is a live JVM's, a documented path a temporary one.
+ */
+class DocCommandsTest {
+  private static final String COMMAND = "java -jar nativemem-0.1.0.jar ";
+  private static final Pattern WORD = Pattern.compile("'([^']*)'|\"([^\"]*)\"|(\\S+)");
+
+  @TempDir Path tmp;
+
+  @Test
+  void gettingStartedCommandsRun() throws Exception {
+    for (List<String> args : commands("docs/getting-started.md", "getting-started-cli")) {
+      run(args);
+    }
+  }
+
+  @Test
+  void memoryCommandsRun() throws Exception {
+    for (List<String> args : commands("docs/memory.md", "memory-cli")) {
+      run(args);
+    }
+  }
+
+  @Test
+  void envPrintsThePreloadLines() throws Exception {
+    List<List<String>> commands = commands("docs/getting-started.md", "getting-started-env");
+    assertEquals(1, commands.size(), commands.toString());
+    Path dir = Files.createDirectory(tmp.resolve("nativemem"));
+    List<String> args = replace(commands.get(0), "/opt/nativemem", dir.toString());
+    ForkedJvm.Result r = new ForkedJvm().cli(args.toArray(new String[0]));
+    assertEquals(0, r.exitCode, r.toString());
+    assertTrue(r.stdout.contains("LD_PRELOAD=" + dir), r.stdout);
+    assertTrue(r.stdout.contains("ENV LD_PRELOAD="), r.stdout);
+  }
+
+  /** The jar alone: the demo runs, skips what needs rocksdbjni, and reaches its heap profile. */
+  @Test
+  void theDemoRunsFromTheJar() throws Exception {
+    List<List<String>> commands = commands("docs/getting-started.md", "getting-started-demo");
+    assertEquals(List.of(List.of("demo")), commands);
+    ForkedJvm.Result r =
+        new ForkedJvm().jvmArg("-Dnativemem.profile.dir=" + tmp).cli("demo");
+    assertEquals(0, r.exitCode, r.toString());
+    assertTrue(r.stdout.contains("Where the memory is (nativemem breakdown)"), r.stdout);
+    assertTrue(r.stdout.contains("flame graph of the workload's live native memory"), r.stdout);
+  }
+
+  /**
+   * README's and docs/cli.md's attach commands against one running JVM under the jar's jemalloc,
+   * docs/watch.md's incident commands on a bundle it writes, then docs/heap-profiles.md's report
+   * commands on the dumps they wrote.
+   */
+  @Test
+  void attachCommandsRunAgainstALiveJvm() throws Exception {
+    List<List<String>> commands = new ArrayList<>(commands("README.md", "readme-attach"));
+    commands.addAll(commands("docs/cli.md", "cli-attach"));
+    try (AttachTargetProcess target =
+        new AttachTargetProcess(
+            List.of(ForkedJvm.TEST_CLASSES), "LD_PRELOAD", ForkedJvm.OWN_JEMALLOC.toString())) {
+      target.send("open 200", "OPENED");
+      String pid = Long.toString(target.pid);
+      for (List<String> command : commands) {
+        List<String> args = replace(replace(command, "<pid>", pid), "$PID", pid);
+        args = replace(args, "/tmp/app.heap", tmp.resolve("app.heap").toString());
+        run(args);
+      }
+      assertTrue(Files.isRegularFile(tmp.resolve("app.heap")), "the documented dump was written");
+      Path earlier = tmp.resolve("app-1h-ago.heap");
+      assertEquals(0, new ForkedJvm().cli("attach", pid, "dump", "--out", earlier.toString()).exitCode);
+
+      // docs/watch.md's incident commands on a bundle this JVM writes.
+      Path incidents = Files.createDirectory(tmp.resolve("incidents"));
+      run(List.of("attach", pid, "watch", "start", "--dir", incidents.toString()));
+      ForkedJvm.Result captured = new ForkedJvm().cli("attach", pid, "incident");
+      assertEquals(0, captured.exitCode, captured.toString());
+      String bundle = captured.stdout.trim();
+      for (List<String> command : commands("docs/watch.md", "watch-incident")) {
+        List<String> args = new ArrayList<>();
+        for (String word : command) {
+          args.add(word.matches(".*/nativemem-incident-[^/]*|BUNDLE") ? bundle : word);
+        }
+        run(replace(args, "/tmp/incident.html", tmp.resolve("incident.html").toString()));
+      }
+      assertTrue(Files.isRegularFile(tmp.resolve("incident.html")), "the documented page");
+    }
+    // docs/heap-profiles.md's report commands on those two dumps, then on them as a fleet.
+    for (List<String> command : commands("docs/heap-profiles.md", "heap-profiles-report")) {
+      List<String> args = replace(command, "/tmp/", tmp + "/");
+      args = replace(args, "app.svg", tmp.resolve("app.svg").toString());
+      run(args);
+    }
+    Path fleet = Files.createDirectory(tmp.resolve("dumps"));
+    Files.copy(tmp.resolve("app.heap"), fleet.resolve("a.heap"));
+    Files.copy(tmp.resolve("app-1h-ago.heap"), fleet.resolve("b.heap"));
+    for (List<String> command : commands("docs/heap-profiles.md", "heap-profiles-fleet")) {
+      List<String> args = replace(command, "/var/dumps/11h", fleet.toString());
+      args = replace(args, "/var/dumps/10h", fleet.toString());
+      args = replace(args, "/var/dumps/", fleet + "/");
+      run(replace(args, "fleet.pb.gz", tmp.resolve("fleet.pb.gz").toString()));
+    }
+    assertTrue(Files.size(tmp.resolve("fleet.pb.gz")) > 0, "the documented pprof file");
+  }
+
+  private static void run(List<String> args) throws Exception {
+    ForkedJvm.Result r = new ForkedJvm().cli(args.toArray(new String[0]));
+    assertEquals(0, r.exitCode, args + ": " + r);
+    assertFalse(r.stdout.isBlank(), args + ": " + r);
+  }
+
+  /** docs/handles.md's agent line, its application replaced by one that ends an Inflater. */
+  @Test
+  void theAgentLineWritesItsReport() throws Exception {
+    List<String> words = new ArrayList<>();
+    for (DocPages.Block block : DocPages.blocks(DocPages.ROOT.resolve("docs/handles.md"))) {
+      if ("handles-agent".equals(block.tested)) {
+        words.addAll(List.of(block.body.trim().split("\\s+")));
+      }
+    }
+    assertEquals("java", words.get(0), words.toString());
+    assertEquals(List.of("-jar", "app.jar"), words.subList(words.size() - 2, words.size()));
+    String agent = words.get(1);
+    assertTrue(agent.startsWith("-javaagent:nativemem-0.1.0.jar="), agent);
+    Path report = tmp.resolve("handles.json");
+    agent =
+        agent
+            .replace("nativemem-0.1.0.jar", ForkedJvm.JAR.toString())
+            .replace("report=handles.json", "report=" + report);
+    ForkedJvm.Result r =
+        new ForkedJvm()
+            .withTestClasses()
+            .jvmArg(agent)
+            .mainWithoutJar(InflaterProbe.class.getName());
+    assertEquals(0, r.exitCode, r.toString());
+    assertTrue(DocPages.read(report).contains("nativemem-handle-report/1"), r.toString());
+  }
+
+  /** docs/configuration.md's second table lists the settings the command lists, in its order. */
+  @Test
+  void configurationPageListsEverySetting() throws Exception {
+    ForkedJvm.Result r = new ForkedJvm().cli("settings", "--json");
+    assertEquals(0, r.exitCode, r.toString());
+    List<String> printed = new ArrayList<>();
+    for (Object setting : JSON.std.listFrom(r.stdout.trim())) {
+      printed.add((String) ((Map<?, ?>) setting).get("property"));
+    }
+    String page = DocPages.read(DocPages.ROOT.resolve("docs/configuration.md"));
+    String begin = "<!-- settings elsewhere: begin -->\n";
+    int from = page.indexOf(begin);
+    int to = page.indexOf("<!-- settings elsewhere: end -->");
+    assertTrue(from >= 0 && to > from, "docs/configuration.md lacks its second table's markers");
+    List<String> documented = new ArrayList<>();
+    Matcher m = Pattern.compile("(?m)^\\| `(nativemem\\.[^`]+)` \\|").matcher(page.substring(from, to));
+    while (m.find()) {
+      documented.add(m.group(1));
+    }
+    assertEquals(printed, documented, "docs/configuration.md, 'The same settings elsewhere'");
+
+    ForkedJvm.Result markdown = new ForkedJvm().cli("settings", "--markdown");
+    assertEquals(0, markdown.exitCode, markdown.toString());
+    assertTrue(
+        page.contains("<!-- settings table: begin -->\n" + markdown.stdout + "<!-- settings table: end -->"),
+        "docs/configuration.md's settings table differs from 'settings --markdown'");
+  }
+
+  /**
+   * The commands of a block marked {@code <!-- tested: name -->}: each line's words after {@code
+   * java -jar nativemem-0.1.0.jar}, quotes removed, a trailing comment dropped.
+   */
+  static List<List<String>> commands(String page, String name) throws IOException {
+    List<List<String>> commands = new ArrayList<>();
+    for (DocPages.Block block : DocPages.blocks(DocPages.ROOT.resolve(page))) {
+      if (!name.equals(block.tested)) {
+        continue;
+      }
+      for (String line : block.body.split("\n")) {
+        String command = line.replaceAll("\\s+#.*$", "").trim();
+        if (command.isEmpty() || command.startsWith("#")) {
+          continue;
+        }
+        assertTrue(command.startsWith(COMMAND), page + ", " + name + ": " + command);
+        List<String> words = new ArrayList<>();
+        Matcher m = WORD.matcher(command.substring(COMMAND.length()));
+        while (m.find()) {
+          words.add(m.group(1) != null ? m.group(1) : m.group(2) != null ? m.group(2) : m.group(3));
+        }
+        commands.add(words);
+      }
+    }
+    assertFalse(commands.isEmpty(), page + " has no commands in a block marked tested: " + name);
+    return commands;
+  }
+
+  private static List<String> replace(List<String> words, String from, String to) {
+    List<String> out = new ArrayList<>();
+    for (String word : words) {
+      out.add(word.replace(from, to));
+    }
+    return out;
+  }
+}
