@@ -26,17 +26,18 @@ class DocCommandsTest {
 
   @TempDir Path tmp;
 
+  /** Commands that need nothing but the jar: each exits 0 and prints something. */
   @Test
-  void gettingStartedCommandsRun() throws Exception {
-    for (List<String> args : commands("docs/getting-started.md", "getting-started-cli")) {
-      run(args);
-    }
-  }
-
-  @Test
-  void memoryCommandsRun() throws Exception {
-    for (List<String> args : commands("docs/memory.md", "memory-cli")) {
-      run(args);
+  void commandsOfTheJarAloneRun() throws Exception {
+    String[][] blocks = {
+      {"docs/getting-started.md", "getting-started-cli"},
+      {"docs/memory.md", "memory-cli"},
+      {"docs/kafka-streams.md", "kafka-known-leaks"},
+    };
+    for (String[] block : blocks) {
+      for (List<String> args : commands(block[0], block[1])) {
+        run(args);
+      }
     }
   }
 
@@ -87,12 +88,27 @@ class DocCommandsTest {
       Path earlier = tmp.resolve("app-1h-ago.heap");
       assertEquals(0, new ForkedJvm().cli("attach", pid, "dump", "--out", earlier.toString()).exitCode);
 
+      // Open handles since tracking began: docs/json-reference.md's site and open-handle keys.
+      target.send("open 20", "OPENED");
+      ForkedJvm.Result handles = new ForkedJvm().cli("attach", pid, "handles", "--json");
+      assertEquals(0, handles.exitCode, handles.toString());
+      Map<String, Object> report = JSON.std.mapFrom(handles.stdout.trim());
+      JsonReference.assertDocuments("handle-report", List.of(report));
+      JsonReference.assertDocuments("handle-report.sites", (List<?>) report.get("sites"));
+      JsonReference.assertDocuments("handle-report.oldest_open", (List<?>) report.get("oldest_open"));
+
       // docs/watch.md's incident commands on a bundle this JVM writes.
       Path incidents = Files.createDirectory(tmp.resolve("incidents"));
       run(List.of("attach", pid, "watch", "start", "--dir", incidents.toString()));
       ForkedJvm.Result captured = new ForkedJvm().cli("attach", pid, "incident");
       assertEquals(0, captured.exitCode, captured.toString());
       String bundle = captured.stdout.trim();
+      Map<String, Object> manifest =
+          JSON.std.mapFrom(DocPages.read(Path.of(bundle, "manifest.json")));
+      JsonReference.assertDocuments("incident-manifest", List.of(manifest));
+      Map<String, Object> timeline =
+          JSON.std.mapFrom(DocPages.read(Path.of(bundle, "timeline.json")));
+      JsonReference.assertDocuments("incident-timeline.samples", (List<?>) timeline.get("samples"));
       for (List<String> command : commands("docs/watch.md", "watch-incident")) {
         List<String> args = new ArrayList<>();
         for (String word : command) {
@@ -150,7 +166,10 @@ class DocCommandsTest {
             .jvmArg(agent)
             .mainWithoutJar(InflaterProbe.class.getName());
     assertEquals(0, r.exitCode, r.toString());
-    assertTrue(DocPages.read(report).contains("nativemem-handle-report/1"), r.toString());
+    Map<String, Object> json = JSON.std.mapFrom(DocPages.read(report));
+    assertEquals("nativemem-handle-report/1", json.get("schema"), r.toString());
+    JsonReference.assertDocuments("handle-report", List.of(json));
+    JsonReference.assertDocuments("handle-report.kinds", (List<?>) json.get("kinds"));
   }
 
   /** docs/configuration.md's second table lists the settings the command lists, in its order. */

@@ -160,6 +160,41 @@ class DocsTest {
     assertTrue(lines <= 200, "README.md has " + lines + " lines: move detail into docs/");
   }
 
+  /**
+   * Each heading of docs/troubleshooting.md's "Messages nativemem prints" quotes a piece of a
+   * message the code still prints (string literals joined as the compiler joins them).
+   */
+  @Test
+  void troubleshootingQuotesMessagesTheCodePrints() throws IOException {
+    String page = DocPages.read(DocPages.ROOT.resolve("docs/troubleshooting.md"));
+    String ours = page.substring(0, page.indexOf("## Messages the JVM prints"));
+    StringBuilder code = new StringBuilder();
+    for (String dir : new String[] {"java", "rust/nativemem/src"}) {
+      try (Stream<Path> files = Files.walk(DocPages.ROOT.resolve(dir))) {
+        for (Path f :
+            (Iterable<Path>)
+                files
+                        .filter(p -> p.toString().matches(".*/src/main/java/.*\\.java|.*\\.rs"))
+                    ::iterator) {
+          code.append(DocPages.read(f));
+        }
+      }
+    }
+    String joined =
+        code.toString().replaceAll("\"\\s*\\+\\s*\"", "").replaceAll("\\\\\n\\s*", "");
+    Matcher m = Pattern.compile("(?m)^#### `(.+)`$").matcher(ours);
+    List<String> missing = new ArrayList<>();
+    int headings = 0;
+    while (m.find()) {
+      headings++;
+      if (!joined.contains(m.group(1))) {
+        missing.add(m.group(1));
+      }
+    }
+    assertTrue(headings >= 20, "headings found: " + headings);
+    assertEquals(List.of(), missing, "docs/troubleshooting.md quotes messages the code lacks");
+  }
+
   /** The sources of every test (and CI's script), where a block's name must appear. */
   private static String testSources() throws IOException {
     StringBuilder all = new StringBuilder(DocPages.read(DocPages.ROOT.resolve(".ci/run")));
