@@ -58,8 +58,7 @@ class DocCommandsTest {
   void theDemoRunsFromTheJar() throws Exception {
     List<List<String>> commands = commands("docs/getting-started.md", "getting-started-demo");
     assertEquals(List.of(List.of("demo")), commands);
-    ForkedJvm.Result r =
-        new ForkedJvm().jvmArg("-Dnativemem.profile.dir=" + tmp).cli("demo");
+    ForkedJvm.Result r = new ForkedJvm().jvmArg("-Dnativemem.profile.dir=" + tmp).cli("demo");
     assertEquals(0, r.exitCode, r.toString());
     assertTrue(r.stdout.contains("Where the memory is (nativemem breakdown)"), r.stdout);
     assertTrue(r.stdout.contains("flame graph of the workload's live native memory"), r.stdout);
@@ -86,7 +85,8 @@ class DocCommandsTest {
       }
       assertTrue(Files.isRegularFile(tmp.resolve("app.heap")), "the documented dump was written");
       Path earlier = tmp.resolve("app-1h-ago.heap");
-      assertEquals(0, new ForkedJvm().cli("attach", pid, "dump", "--out", earlier.toString()).exitCode);
+      assertEquals(
+          0, new ForkedJvm().cli("attach", pid, "dump", "--out", earlier.toString()).exitCode);
 
       // Open handles since tracking began: docs/json-reference.md's site and open-handle keys.
       target.send("open 20", "OPENED");
@@ -95,7 +95,8 @@ class DocCommandsTest {
       Map<String, Object> report = JSON.std.mapFrom(handles.stdout.trim());
       JsonReference.assertDocuments("handle-report", List.of(report));
       JsonReference.assertDocuments("handle-report.sites", (List<?>) report.get("sites"));
-      JsonReference.assertDocuments("handle-report.oldest_open", (List<?>) report.get("oldest_open"));
+      JsonReference.assertDocuments(
+          "handle-report.oldest_open", (List<?>) report.get("oldest_open"));
 
       // docs/watch.md's incident commands on a bundle this JVM writes.
       Path incidents = Files.createDirectory(tmp.resolve("incidents"));
@@ -187,7 +188,8 @@ class DocCommandsTest {
     int to = page.indexOf("<!-- settings elsewhere: end -->");
     assertTrue(from >= 0 && to > from, "docs/configuration.md lacks its second table's markers");
     List<String> documented = new ArrayList<>();
-    Matcher m = Pattern.compile("(?m)^\\| `(nativemem\\.[^`]+)` \\|").matcher(page.substring(from, to));
+    Matcher m =
+        Pattern.compile("(?m)^\\| `(nativemem\\.[^`]+)` \\|").matcher(page.substring(from, to));
     while (m.find()) {
       documented.add(m.group(1));
     }
@@ -196,7 +198,8 @@ class DocCommandsTest {
     ForkedJvm.Result markdown = new ForkedJvm().cli("settings", "--markdown");
     assertEquals(0, markdown.exitCode, markdown.toString());
     assertTrue(
-        page.contains("<!-- settings table: begin -->\n" + markdown.stdout + "<!-- settings table: end -->"),
+        page.contains(
+            "<!-- settings table: begin -->\n" + markdown.stdout + "<!-- settings table: end -->"),
         "docs/configuration.md's settings table differs from 'settings --markdown'");
   }
 

@@ -15,7 +15,10 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-/** The user-facing Markdown pages (README.md, CONTRIBUTING.md, docs/*.md) read as a reader sees them. */
+/**
+ * The user-facing Markdown pages (README.md, CONTRIBUTING.md, docs/*.md) read as a reader sees
+ * them.
+ */
 final class DocPages {
   static final Path ROOT = Paths.get(System.getProperty("user.dir")).getParent().normalize();
 
@@ -135,9 +138,6 @@ final class DocPages {
 
   /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens. */
   static String slug(String heading) {
-    return heading
-        .toLowerCase(Locale.ROOT)
-        .replaceAll("[^\\p{L}\\p{N} _-]", "")
-        .replace(' ', '-');
+    return heading.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-');
   }
 }

@@ -92,8 +92,8 @@ class DocsTest {
 
   /**
    * A shell or Java block carries {@code <!-- tested: NAME -->}, NAME written in quotes in a test
-   * (or in .ci/run), or {@code <!-- not run: why -->}; every block names its language, so a
-   * command cannot hide in an unlabelled one (output is {@code text}).
+   * (or in .ci/run), or {@code <!-- not run: why -->}; every block names its language, so a command
+   * cannot hide in an unlabelled one (output is {@code text}).
    */
   @Test
   void everyCommandOrCodeBlockIsTestedOrSaysWhyNot() throws IOException {
@@ -151,12 +151,14 @@ class DocsTest {
     assertEquals(
         "4-attach-kubectl-exec-no-jdkattach-needed",
         DocPages.slug("4. Attach: `kubectl exec`, no `jdk.attach` needed"));
-    assertEquals("native-handle-leaks-rocksdb-zlib", DocPages.slug("Native-handle leaks (RocksDB, zlib)"));
+    assertEquals(
+        "native-handle-leaks-rocksdb-zlib", DocPages.slug("Native-handle leaks (RocksDB, zlib)"));
   }
 
   @Test
   void theReadmeIsALandingPage() throws IOException {
-    long lines = DocPages.read(DocPages.ROOT.resolve("README.md")).chars().filter(c -> c == '\n').count();
+    long lines =
+        DocPages.read(DocPages.ROOT.resolve("README.md")).chars().filter(c -> c == '\n').count();
     assertTrue(lines <= 200, "README.md has " + lines + " lines: move detail into docs/");
   }
 
@@ -173,15 +175,13 @@ class DocsTest {
       try (Stream<Path> files = Files.walk(DocPages.ROOT.resolve(dir))) {
         for (Path f :
             (Iterable<Path>)
-                files
-                        .filter(p -> p.toString().matches(".*/src/main/java/.*\\.java|.*\\.rs"))
+                files.filter(p -> p.toString().matches(".*/src/main/java/.*\\.java|.*\\.rs"))
                     ::iterator) {
           code.append(DocPages.read(f));
         }
       }
     }
-    String joined =
-        code.toString().replaceAll("\"\\s*\\+\\s*\"", "").replaceAll("\\\\\n\\s*", "");
+    String joined = code.toString().replaceAll("\"\\s*\\+\\s*\"", "").replaceAll("\\\\\n\\s*", "");
     Matcher m = Pattern.compile("(?m)^#### `(.+)`$").matcher(ours);
     List<String> missing = new ArrayList<>();
     int headings = 0;

@@ -53,10 +53,14 @@ final class JsonReference {
       }
       List<String> undocumented = new ArrayList<>(written);
       undocumented.removeAll(all);
-      assertEquals(List.of(), undocumented, "docs/json-reference.md, " + section + ": keys written, not documented");
+      assertEquals(
+          List.of(),
+          undocumented,
+          "docs/json-reference.md, " + section + ": keys written, not documented");
       List<String> gone = new ArrayList<>(always);
       gone.removeAll(written);
-      assertEquals(List.of(), gone, "docs/json-reference.md, " + section + ": keys documented, not written");
+      assertEquals(
+          List.of(), gone, "docs/json-reference.md, " + section + ": keys documented, not written");
     }
   }
 }

@@ -18,7 +18,9 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** The settings table is the one place properties are declared, and docs/configuration.md shows it. */
+/**
+ * The settings table is the one place properties are declared, and docs/configuration.md shows it.
+ */
 class SettingsCommandTest {
   private static final Path REPO = Paths.get("../..");
   private static final String BEGIN = "<!-- settings table: begin -->\n";
@@ -29,8 +31,7 @@ class SettingsCommandTest {
     String readme = Files.readString(REPO.resolve("docs/configuration.md"));
     int begin = readme.indexOf(BEGIN);
     int end = readme.indexOf(END);
-    assertTrue(
-        begin >= 0 && end > begin, "docs/configuration.md lacks the settings table markers");
+    assertTrue(begin >= 0 && end > begin, "docs/configuration.md lacks the settings table markers");
     assertEquals(
         SettingsCommand.markdown(),
         readme.substring(begin + BEGIN.length(), end),
