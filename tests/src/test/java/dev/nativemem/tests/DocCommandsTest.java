@@ -173,6 +173,22 @@ class DocCommandsTest {
     JsonReference.assertDocuments("handle-report.kinds", (List<?>) json.get("kinds"));
   }
 
+  /** README's Flink line is docs/flink.md's FlinkDeployment's, which PodTest runs. */
+  @Test
+  void readmesFlinkLineIsTheDeploymentsOptions() throws Exception {
+    String line = null;
+    for (DocPages.Block block : DocPages.blocks(DocPages.ROOT.resolve("README.md"))) {
+      if ("readme-flink".equals(block.tested)) {
+        line = block.body.trim();
+      }
+    }
+    String key = "env.java.opts.taskmanager: ";
+    assertTrue(line != null && line.startsWith(key), "README's Flink line: " + line);
+    assertEquals(
+        DocBlocks.flinkTaskManagerOptions(),
+        List.of(line.substring(key.length()).trim().split("\\s+")));
+  }
+
   /** docs/configuration.md's second table lists the settings the command lists, in its order. */
   @Test
   void configurationPageListsEverySetting() throws Exception {

@@ -26,6 +26,9 @@ class DocsTest {
   /** A path to a Markdown page named in a YAML comment, as docs/prometheus-alerts.yaml does. */
   private static final Pattern DOC_PATH = Pattern.compile("\\bdocs/[A-Za-z0-9_.-]+\\.(md|yaml)");
 
+  /** A test class named in a "not run" reason: it must exist. */
+  private static final Pattern TEST_NAME = Pattern.compile("\\b[A-Z][A-Za-z]+(Test|Child)\\b");
+
   /** Languages whose blocks are commands or code a reader runs. */
   private static final List<String> RUNNABLE = List.of("sh", "bash", "shell", "java");
 
@@ -114,7 +117,14 @@ class DocsTest {
               && !tests.contains("tested: " + block.tested + " ")) {
             problems.add(where + ": no test names block '" + block.tested + "'");
           }
-        } else if (block.notRun == null || block.notRun.isEmpty()) {
+        } else if (block.notRun != null && !block.notRun.isEmpty()) {
+          Matcher test = TEST_NAME.matcher(block.notRun);
+          while (test.find()) {
+            if (!tests.contains("class " + test.group() + " ")) {
+              problems.add(where + ": the reason names " + test.group() + ", which is no test");
+            }
+          }
+        } else {
           problems.add(
               where
                   + ": a "
