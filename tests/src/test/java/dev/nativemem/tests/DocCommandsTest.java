@@ -76,12 +76,14 @@ class DocCommandsTest {
     try (AttachTargetProcess target =
         new AttachTargetProcess(
             List.of(ForkedJvm.TEST_CLASSES), "LD_PRELOAD", ForkedJvm.OWN_JEMALLOC.toString())) {
-      target.send("open 200", "OPENED");
       String pid = Long.toString(target.pid);
       for (List<String> command : commands) {
         List<String> args = replace(replace(command, "<pid>", pid), "$PID", pid);
         args = replace(args, "/tmp/app.heap", tmp.resolve("app.heap").toString());
         run(args);
+        if (args.containsAll(List.of("profile", "start"))) {
+          target.send("open 2000", "OPENED"); // zlib's buffers: what the dump then samples
+        }
       }
       assertTrue(Files.isRegularFile(tmp.resolve("app.heap")), "the documented dump was written");
       // The documented --base dump: the same dump stands in for one taken an hour earlier.
@@ -91,7 +93,10 @@ class DocCommandsTest {
       target.send("open 20", "OPENED");
       ForkedJvm.Result handles = new ForkedJvm().cli("attach", pid, "handles", "--json");
       assertEquals(0, handles.exitCode, handles.toString());
-      Map<String, Object> report = JSON.std.mapFrom(handles.stdout.trim());
+      Map<String, Object> attached = JSON.std.mapFrom(handles.stdout.trim());
+      JsonReference.assertDocuments("attach-handles", List.of(attached));
+      @SuppressWarnings("unchecked")
+      Map<String, Object> report = (Map<String, Object>) attached.get("report");
       JsonReference.assertDocuments("handle-report", List.of(report));
       JsonReference.assertDocuments("handle-report.sites", (List<?>) report.get("sites"));
       JsonReference.assertDocuments(
@@ -136,10 +141,17 @@ class DocCommandsTest {
     assertTrue(Files.size(tmp.resolve("fleet.pb.gz")) > 0, "the documented pprof file");
   }
 
+  /** Runs a documented command: exit 0, and its output on stdout or in the file it names. */
   private static void run(List<String> args) throws Exception {
     ForkedJvm.Result r = new ForkedJvm().cli(args.toArray(new String[0]));
     assertEquals(0, r.exitCode, args + ": " + r);
-    assertFalse(r.stdout.isBlank(), args + ": " + r);
+    int out = Math.max(args.indexOf("-o"), args.indexOf("--out"));
+    if (out >= 0 && !args.contains("attach")) {
+      Path file = Path.of(args.get(out + 1));
+      assertTrue(Files.isRegularFile(file) && Files.size(file) > 0, args + ": " + r);
+    } else {
+      assertFalse(r.stdout.isBlank(), args + ": " + r);
+    }
   }
 
   /** docs/handles.md's agent line, its application replaced by one that ends an Inflater. */
@@ -194,7 +206,7 @@ class DocCommandsTest {
     ForkedJvm.Result r = new ForkedJvm().cli("settings", "--json");
     assertEquals(0, r.exitCode, r.toString());
     List<String> printed = new ArrayList<>();
-    for (Object setting : JSON.std.listFrom(r.stdout.trim())) {
+    for (Object setting : (List<?>) JSON.std.mapFrom(r.stdout.trim()).get("settings")) {
       printed.add((String) ((Map<?, ?>) setting).get("property"));
     }
     String page = DocPages.read(DocPages.ROOT.resolve("docs/configuration.md"));
