@@ -154,6 +154,20 @@ class DocCommandsTest {
     }
   }
 
+  /** docs/cli.md shows the usage the jar prints, so a renamed command or option shows there. */
+  @Test
+  void cliPageShowsTheUsageTheJarPrints() throws Exception {
+    String shown = null;
+    for (DocPages.Block block : DocPages.blocks(DocPages.ROOT.resolve("docs/cli.md"))) {
+      if ("cli-help".equals(block.tested)) {
+        shown = block.body;
+      }
+    }
+    ForkedJvm.Result r = new ForkedJvm().cli("help");
+    assertEquals(0, r.exitCode, r.toString());
+    assertEquals(r.stdout, shown, "docs/cli.md's usage: paste 'java -jar nativemem.jar help'");
+  }
+
   /** docs/handles.md's agent line, its application replaced by one that ends an Inflater. */
   @Test
   void theAgentLineWritesItsReport() throws Exception {
