@@ -583,7 +583,7 @@ mod tests {
 
     #[test]
     fn record_size_is_what_the_docs_state() {
-        // README and handles/mod.rs state "about 80 bytes" per open handle, plus its map slot.
+        // docs/handles.md and handles/mod.rs state "about 80 bytes" per open handle, plus its map slot.
         assert!(
             std::mem::size_of::<Record>() <= 80,
             "{}",

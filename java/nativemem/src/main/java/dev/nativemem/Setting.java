@@ -5,8 +5,8 @@ import java.util.Properties;
 
 /**
  * Every {@code nativemem.*} system property, with its default and meaning: the one table the code
- * reads them through, {@code java -jar nativemem.jar settings} prints and the README's "Settings"
- * section is checked against. The ones set are logged once, when the native library loads ({@code
+ * reads them through, {@code java -jar nativemem.jar settings} prints and docs/configuration.md is
+ * checked against. The ones set are logged once, when the native library loads ({@code
  * internal.SettingsInEffect}).
  */
 public enum Setting {

@@ -10,7 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.Deflater;
 
-/** The README's "Use it from Java" block, as written there; ReadmeExampleTest runs it. */
+/**
+ * docs/getting-started.md's "Use it from Java" block, as written there; ReadmeExampleTest runs it.
+ */
 public final class ReadmeExample {
   private static final List<Deflater> LIVE = new ArrayList<>();
 

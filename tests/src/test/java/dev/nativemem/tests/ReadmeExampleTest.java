@@ -10,17 +10,13 @@ import java.nio.file.Paths;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's Java example is code that compiles and runs, not prose. */
+/** docs/getting-started.md's Java example is code that compiles and runs, not prose. */
 class ReadmeExampleTest {
   private static final Path ROOT = Paths.get(System.getProperty("user.dir")).getParent();
 
   @Test
   void readmeBlockIsTheExampleVerbatim() throws Exception {
-    String readme =
-        new String(Files.readAllBytes(ROOT.resolve("README.md")), StandardCharsets.UTF_8);
-    int section = readme.indexOf("## Use it from Java");
-    int start = readme.indexOf("```java\n", section) + "```java\n".length();
-    String block = readme.substring(start, readme.indexOf("```", start));
+    String block = DocBlocks.block("getting-started.md", "readme-example");
     String example =
         new String(
             Files.readAllBytes(

@@ -17,8 +17,9 @@ import org.apache.commons.cli.ParseException;
  * {@code java -jar nativemem.jar <command>}: the jar as a command-line tool.
  *
  * <p>Options are parsed by Apache Commons CLI (shaded): a JVM that runs one command loads about 30
- * of its classes, so the CLI starts in about twice a hello-world JVM's CPU time (README,
- * "Performance"). Exit codes: 0 on success and for help, 2 on a usage error, 1 when the work fails.
+ * of its classes, so the CLI starts in about twice a hello-world JVM's CPU time
+ * (docs/performance.md). Exit codes: 0 on success and for help, 2 on a usage error, 1 when the work
+ * fails.
  */
 public final class NativeMemoryCli {
   private static final int WIDTH = 100;

@@ -19,7 +19,7 @@ final class SettingsCommand extends CliCommand {
   Options options() {
     return new Options()
         .addOption(null, "json", false, "Print JSON.")
-        .addOption(null, "markdown", false, "Print the README's table.");
+        .addOption(null, "markdown", false, "Print docs/configuration.md's table.");
   }
 
   @Override
@@ -34,7 +34,7 @@ final class SettingsCommand extends CliCommand {
     return 0;
   }
 
-  /** The README's "Settings" table; a test keeps the README equal to it. */
+  /** docs/configuration.md's settings table; a test keeps the page equal to it. */
   static String markdown() {
     StringBuilder out = new StringBuilder("| system property | default | what it does |\n");
     out.append("| --- | --- | --- |\n");

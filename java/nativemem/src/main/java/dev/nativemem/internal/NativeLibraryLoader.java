@@ -237,7 +237,7 @@ public final class NativeLibraryLoader {
       if (jar != null) {
         try (ZipFile zip = new ZipFile(jar.toFile())) {
           // Read here, from the jar just opened: through the class's resource URL, a start would
-          // open the jar once more (about 10 ms of CPU, README "Start-up").
+          // open the jar once more (about 10 ms of CPU, docs/performance.md, "Start-up").
           synchronized (NativeLibraryLoader.class) {
             if (properties == null) {
               ZipEntry props = zip.getEntry(PROPERTIES);

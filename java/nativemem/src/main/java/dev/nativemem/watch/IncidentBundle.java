@@ -49,16 +49,16 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Writes one incident bundle (the layout in README, "Memory watch"): a 0700 directory made under a
- * temporary name in the watch directory, files 0600 made new, {@code manifest.json} listing what is
- * in it and what could not be captured and why, then renamed to its final name, so a reader never
- * sees half a bundle. Every step goes through directory handles (the watch directory's and the
- * temporary directory's, {@link DirectoryHandle}): nothing is looked up by name above them. Each
- * part is captured on its own: one that fails is listed as missing and the others are still
- * written; a full volume (ENOSPC) fails the whole capture and removes its temporary directory. The
- * cheapest and most telling parts come first, should the process be killed while writing (then only
- * a temporary directory stays, removed by the next watch). A trimmed capture (the volume is short
- * of space) leaves out the heap profile, the page and the allocator's report.
+ * Writes one incident bundle (the layout in docs/watch.md): a 0700 directory made under a temporary
+ * name in the watch directory, files 0600 made new, {@code manifest.json} listing what is in it and
+ * what could not be captured and why, then renamed to its final name, so a reader never sees half a
+ * bundle. Every step goes through directory handles (the watch directory's and the temporary
+ * directory's, {@link DirectoryHandle}): nothing is looked up by name above them. Each part is
+ * captured on its own: one that fails is listed as missing and the others are still written; a full
+ * volume (ENOSPC) fails the whole capture and removes its temporary directory. The cheapest and
+ * most telling parts come first, should the process be killed while writing (then only a temporary
+ * directory stays, removed by the next watch). A trimmed capture (the volume is short of space)
+ * leaves out the heap profile, the page and the allocator's report.
  */
 final class IncidentBundle {
   static final String SCHEMA = "nativemem-incident/1";

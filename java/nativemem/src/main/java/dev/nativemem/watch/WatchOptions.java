@@ -14,7 +14,7 @@ import java.util.Properties;
 /**
  * How the memory watch samples, when it captures a bundle and how many it keeps. Immutable: each
  * {@code with…} method returns a changed copy and checks its value. The defaults are the {@code
- * nativemem.watch.*} settings' (README, Memory watch). Units: durations are {@link Duration}s here
+ * nativemem.watch.*} settings' (docs/configuration.md). Units: durations are {@link Duration}s here
  * and seconds in the properties ({@code …Seconds}); thresholds are percent of the limit in both
  * ({@code …Percent}); sizes are bytes here and MiB in the property ({@code maxMiB}).
  *

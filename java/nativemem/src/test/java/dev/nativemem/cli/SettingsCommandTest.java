@@ -18,22 +18,24 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** The settings table is the one place properties are declared, and the README shows it. */
+/**
+ * The settings table is the one place properties are declared, and docs/configuration.md shows it.
+ */
 class SettingsCommandTest {
   private static final Path REPO = Paths.get("../..");
   private static final String BEGIN = "<!-- settings table: begin -->\n";
   private static final String END = "<!-- settings table: end -->";
 
   @Test
-  void readmeShowsTheTableTheCommandPrints() throws IOException {
-    String readme = Files.readString(REPO.resolve("README.md"));
+  void configurationPageShowsTheTableTheCommandPrints() throws IOException {
+    String readme = Files.readString(REPO.resolve("docs/configuration.md"));
     int begin = readme.indexOf(BEGIN);
     int end = readme.indexOf(END);
-    assertTrue(begin >= 0 && end > begin, "README.md lacks the settings table markers");
+    assertTrue(begin >= 0 && end > begin, "docs/configuration.md lacks the settings table markers");
     assertEquals(
         SettingsCommand.markdown(),
         readme.substring(begin + BEGIN.length(), end),
-        "README.md's settings table differs from the code's: paste the output of"
+        "docs/configuration.md's settings table differs from the code's: paste the output of"
             + " 'java -jar nativemem.jar settings --markdown' between its markers");
   }
 

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /** docs/flink.md's Java is {@link DocsExampleFunction}'s, verbatim (so it compiles). */
 class FlinkDocsTest {
+  // The block marked <!-- tested: flink-rich-function --> in docs/flink.md.
   @Test
   void javaBlockIsTheCompiledExample() throws Exception {
     String block =
