@@ -72,10 +72,10 @@ public final class HeapProfile {
   }
 
   /**
-   * The profile the library's dump just wrote ({@link NativeMemory#dumpProfile(Path)}), from the
-   * dump's own answer: its path and summary, so nothing is read again. Not for applications.
+   * The profile the library's dump just wrote ({@code NativeMemory.dumpProfile}), from the dump's
+   * own answer: its path and summary, so nothing is read again.
    */
-  public static HeapProfile dumped(Map<String, Object> dumped) {
+  static HeapProfile dumped(Map<String, Object> dumped) {
     Path path = Paths.get(Json.string(dumped, "path"));
     return new HeapProfile(path, timeOf(path, dumped), dumped);
   }

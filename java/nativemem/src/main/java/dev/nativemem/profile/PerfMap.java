@@ -1,5 +1,6 @@
 package dev.nativemem.profile;
 
+import dev.nativemem.internal.DiagnosticCommands;
 import dev.nativemem.internal.FileOwnership;
 import dev.nativemem.internal.FileTrees;
 import java.io.IOException;
