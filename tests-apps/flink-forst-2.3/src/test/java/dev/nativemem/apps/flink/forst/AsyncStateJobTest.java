@@ -9,9 +9,7 @@ import com.fasterxml.jackson.jr.ob.JSON;
 import dev.nativemem.apps.harness.AgentReport;
 import dev.nativemem.apps.harness.AppJvm;
 import dev.nativemem.apps.harness.AppRun;
-import java.io.File;
-import java.nio.file.Files;
-import java.nio.file.Paths;
+import dev.nativemem.apps.harness.JobClassPath;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -78,10 +76,7 @@ class AsyncStateJobTest {
     if (JAVA != 17) {
       return; // each test is skipped, with the reason
     }
-    String classPath =
-        System.getProperty("job.classes")
-            + File.pathSeparator
-            + Files.readString(Paths.get(System.getProperty("job.classpath.file"))).trim();
+    String classPath = JobClassPath.withClasses();
     run =
         new AppJvm("flink-forst-" + FLINK)
             .jvmArg(
@@ -216,7 +211,7 @@ class AsyncStateJobTest {
    */
   @Test
   void theCatalogueChecksOutAgainstThisReleasesJars() throws Exception {
-    String classPath = Files.readString(Paths.get(System.getProperty("job.classpath.file"))).trim();
+    String classPath = JobClassPath.dependencies();
     AppRun check = new AppJvm("known-leaks-forst-" + FLINK).knownLeaks(classPath, "--json");
     assertEquals(0, check.exitCode(), "a catalogue pattern matches nothing:\n" + check);
     Map<Object, Map<?, ?>> byId = new HashMap<>();
