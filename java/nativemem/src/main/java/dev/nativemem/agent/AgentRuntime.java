@@ -6,6 +6,7 @@ import dev.nativemem.Setting;
 import dev.nativemem.TrackingLevel;
 import dev.nativemem.handles.HandleTracker;
 import dev.nativemem.handles.NativeHandles;
+import dev.nativemem.handles.RocksFamily;
 import dev.nativemem.handles.TrackingOptions;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.internal.SettingsInEffect;
@@ -14,8 +15,10 @@ import java.lang.instrument.Instrumentation;
 import java.lang.instrument.UnmodifiableClassException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** Starts tracking once per JVM: options, native library, transformers, report at exit. */
@@ -47,7 +50,12 @@ public final class AgentRuntime {
               + ")");
       return;
     }
-    boolean rocks = options.tracksGroup(TrackingOptions.ROCKSDB_GROUP);
+    Set<RocksFamily> families = EnumSet.noneOf(RocksFamily.class);
+    for (RocksFamily family : RocksFamily.values()) {
+      if (options.tracksGroup(family.group())) {
+        families.add(family);
+      }
+    }
     boolean zip = options.tracksGroup(TrackingOptions.ZIP_GROUP);
     if (zip) {
       NativeLibraryLoader.wantJarIdentity(); // names the kept JDK classes (InstrumentedJdkClasses)
@@ -68,7 +76,7 @@ public final class AgentRuntime {
               + "); the agent is off, the application runs without it");
       return;
     }
-    HandleTransformer transformer = new HandleTransformer(rocks, zip);
+    HandleTransformer transformer = new HandleTransformer(families, zip);
     instrumentation.addTransformer(transformer, true);
     List<Class<?>> loaded = new ArrayList<>();
     for (Class<?> c : instrumentation.getAllLoadedClasses()) {

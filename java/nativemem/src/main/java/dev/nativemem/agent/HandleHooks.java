@@ -2,6 +2,7 @@ package dev.nativemem.agent;
 
 import dev.nativemem.handles.End;
 import dev.nativemem.handles.HandleTracker;
+import dev.nativemem.handles.RocksFamily;
 import dev.nativemem.handles.TrackingOptions;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -11,12 +12,13 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Called by instrumented RocksDB and {@code java.util.zip} code. Every hook is guarded: it never
- * throws into the caller and does nothing when re-entered from nativemem's own code.
+ * Called by instrumented RocksDB (and ForSt: {@link RocksFamily}) and {@code java.util.zip} code.
+ * Every hook is guarded: it never throws into the caller and does nothing when re-entered from
+ * nativemem's own code.
  */
 public final class HandleHooks {
   private static final HandleTracker TRACKER = HandleTracker.get();
-  private static final String ROCKS_OBJECT = "org.rocksdb.RocksObject";
+  private static final String ROCKS_OBJECT = "RocksObject";
   private static volatile boolean reported;
 
   private HandleHooks() {}
@@ -27,41 +29,58 @@ public final class HandleHooks {
     TRACKER.exit();
     End.values();
     KIND.get(HandleHooks.class);
+    GROUP.get(HandleHooks.class);
     new AtomicBoolean().get();
     guarded(() -> {}); // bootstraps the lambda machinery before any instrumented caller
     TRACKER.zipCreated(null, 0, -1);
     TRACKER.zipFreed(0, -1);
   }
 
-  private static final String ROCKSDB_PACKAGE = "org.rocksdb.";
   private static final String ZIP_JDK_POOL = "java.util.zip.ZipFile";
   private static final String ZIP_SPRING_POOL =
       "org.springframework.boot.loader.jar.NestedJarFileResources";
 
   /**
-   * A handle's kind is its RocksDB class: a subclass from elsewhere (Kafka Streams' options
-   * adapter) is counted, and filtered by {@code include}, as the RocksDB class it extends; the
-   * tracker remembers the subclass to show beside the kind.
+   * A handle's kind is its RocksDB class ({@link RocksFamily#kind}: {@code forst.Options} for
+   * ForSt's): a subclass from elsewhere (Kafka Streams' options adapter) is counted, and filtered
+   * by {@code include}, as the RocksDB class it extends; the tracker remembers the subclass to show
+   * beside the kind.
    */
   private static final ClassValue<String> KIND =
       new ClassValue<String>() {
         @Override
         protected String computeValue(Class<?> type) {
-          Class<?> base = type;
-          while (!base.getName().startsWith(ROCKSDB_PACKAGE) && base.getSuperclass() != null) {
-            base = base.getSuperclass();
-          }
-          if (!base.getName().startsWith(ROCKSDB_PACKAGE)) {
-            base = type;
-          }
+          Class<?> base = familyBase(type);
+          RocksFamily family = RocksFamily.ofClass(base.getName());
           String name = base.getName();
-          String kind = name.substring(name.lastIndexOf('.') + 1);
+          String simple = name.substring(name.lastIndexOf('.') + 1);
+          String kind = family == null ? simple : family.kind(simple);
           if (base != type) {
             TRACKER.subclassSeen(kind, type.getName());
           }
           return kind;
         }
       };
+
+  /** The tracking group of a RocksDB-family class: its family's, {@code rocksdb} by default. */
+  private static final ClassValue<String> GROUP =
+      new ClassValue<String>() {
+        @Override
+        protected String computeValue(Class<?> type) {
+          RocksFamily family = RocksFamily.ofClass(familyBase(type).getName());
+          return family == null ? TrackingOptions.ROCKSDB_GROUP : family.group();
+        }
+      };
+
+  /** {@code type}'s first class (itself or a superclass) in a RocksDB family, else itself. */
+  private static Class<?> familyBase(Class<?> type) {
+    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+      if (RocksFamily.ofClass(c.getName()) != null) {
+        return c;
+      }
+    }
+    return type;
+  }
 
   /**
    * Kinds that own no native memory: their {@code disposeInternal(long)} does nothing (RocksDB's
@@ -99,7 +118,8 @@ public final class HandleHooks {
         @Override
         protected Boolean computeValue(Class<?> type) {
           for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-            if (c.getName().equals(ROCKS_OBJECT)) {
+            RocksFamily family = RocksFamily.ofClass(c.getName());
+            if (family != null && c.getName().equals(family.className(ROCKS_OBJECT))) {
               return true;
             }
           }
@@ -208,10 +228,11 @@ public final class HandleHooks {
     return TRACKER.idOf(rocksObject, flag);
   }
 
-  private static void create(Object owner, long address, AtomicBoolean flag, String group) {
+  /** A RocksDB-family handle, counted in its family's group. */
+  private static void create(Object owner, long address, AtomicBoolean flag) {
     Class<?> type = owner.getClass();
     String kind = KIND.get(type);
-    if (TRACKER.tracks(kind, group) && !OWNS_NOTHING.get(type)) {
+    if (TRACKER.tracks(kind, GROUP.get(type)) && !OWNS_NOTHING.get(type)) {
       TRACKER.created(owner, kind, address, flag, flag != null && FINALIZABLE.get(type));
     }
   }
@@ -223,7 +244,7 @@ public final class HandleHooks {
     guarded(
         () -> {
           if (owningFlag != null && owningFlag.get()) {
-            create(owner, handle, owningFlag, TrackingOptions.ROCKSDB_GROUP);
+            create(owner, handle, owningFlag);
           }
         });
   }
@@ -236,7 +257,7 @@ public final class HandleHooks {
     guarded(
         () -> {
           if (owningFlag != null && owningFlag.get() && !IS_ROCKS_OBJECT.get(owner.getClass())) {
-            create(owner, 0, owningFlag, TrackingOptions.ROCKSDB_GROUP);
+            create(owner, 0, owningFlag);
           }
         });
   }
@@ -265,7 +286,7 @@ public final class HandleHooks {
   public static void mutableCreated(Object owner, long handle) {
     guarded(
         () -> {
-          create(owner, handle, null, TrackingOptions.ROCKSDB_GROUP);
+          create(owner, handle, null);
         });
   }
 
@@ -277,7 +298,7 @@ public final class HandleHooks {
         () -> {
           TRACKER.ended(owner, null, End.TRANSFERRED);
           if (owning) {
-            create(owner, handle, null, TrackingOptions.ROCKSDB_GROUP);
+            create(owner, handle, null);
           }
         });
   }

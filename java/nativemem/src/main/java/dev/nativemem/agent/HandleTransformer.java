@@ -1,7 +1,10 @@
 package dev.nativemem.agent;
 
+import dev.nativemem.handles.RocksFamily;
 import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
+import java.util.EnumSet;
+import java.util.Set;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.ClassWriter;
@@ -10,21 +13,20 @@ import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
 
 /**
- * Adds calls to {@link HandleHooks} at the base classes of RocksDB's Java API, where a block cache
- * passes from one RocksDB object to another (table configuration, options copies, column family
- * descriptors and handles, the opens of {@code RocksDB} and its subclasses), and in {@code
- * java.util.zip.Inflater}/{@code Deflater}. Only straight-line calls are added (no branches, no new
- * locals), so stack-map frames stay valid and retransformation of loaded classes is allowed.
+ * Adds calls to {@link HandleHooks} at the base classes of RocksDB's Java API (and of each fork in
+ * {@link RocksFamily}, ForSt's {@code org.forstdb}), where a block cache passes from one RocksDB
+ * object to another (table configuration, options copies, column family descriptors and handles,
+ * the opens of {@code RocksDB} and its subclasses), and in {@code java.util.zip.Inflater}/{@code
+ * Deflater}. Only straight-line calls are added (no branches, no new locals), so stack-map frames
+ * stay valid and retransformation of loaded classes is allowed.
  */
 final class HandleTransformer implements ClassFileTransformer {
   private static final String HOOKS = "dev/nativemem/agent/HandleHooks";
   private static final String FLAG = "Ljava/util/concurrent/atomic/AtomicBoolean;";
-  private static final String ROCKS = "org/rocksdb/";
-  private static final String IMMUTABLE = ROCKS + "AbstractImmutableNativeReference";
-  private static final String ROCKS_OBJECT = ROCKS + "RocksObject";
-  private static final String MUTABLE = ROCKS + "RocksMutableObject";
-  private static final String DESCRIPTOR = "L" + ROCKS + "ColumnFamilyDescriptor;";
-  private static final String FAMILY_HANDLE = "L" + ROCKS + "ColumnFamilyHandle;";
+  // Classes of a RocksDB family (RocksFamily), named inside its package.
+  private static final String IMMUTABLE = "AbstractImmutableNativeReference";
+  private static final String ROCKS_OBJECT = "RocksObject";
+  private static final String MUTABLE = "RocksMutableObject";
   private static final String INFLATER = "java/util/zip/Inflater";
   private static final String DEFLATER = "java/util/zip/Deflater";
   private static final String INFLATER_REF = INFLATER + "$InflaterZStreamRef";
@@ -35,11 +37,14 @@ final class HandleTransformer implements ClassFileTransformer {
   private static final String SPRING_POOL =
       "org/springframework/boot/loader/jar/NestedJarFileResources";
 
-  private final boolean rocks;
+  /** The RocksDB families whose classes are instrumented. */
+  private final Set<RocksFamily> families;
+
   private final boolean zip;
 
-  HandleTransformer(boolean rocks, boolean zip) {
-    this.rocks = rocks;
+  HandleTransformer(Set<RocksFamily> families, boolean zip) {
+    this.families =
+        families.isEmpty() ? EnumSet.noneOf(RocksFamily.class) : EnumSet.copyOf(families);
     this.zip = zip;
   }
 
@@ -58,21 +63,25 @@ final class HandleTransformer implements ClassFileTransformer {
     if (className.equals(SPRING_POOL)) {
       return zip;
     }
-    switch (className) {
+    RocksFamily family = RocksFamily.ofInternalName(className);
+    if (family == null || !families.contains(family)) {
+      return false;
+    }
+    switch (className.substring(family.internalPrefix().length())) {
       case IMMUTABLE:
       case ROCKS_OBJECT:
       case MUTABLE:
-      case ROCKS + "LRUCache":
-      case ROCKS + "ClockCache":
-      case ROCKS + "HyperClockCache":
-      case ROCKS + "ColumnFamilyOptions":
-      case ROCKS + "Options":
-      case ROCKS + "ColumnFamilyHandle":
-      case ROCKS + "RocksDB":
-      case ROCKS + "TtlDB":
-      case ROCKS + "TransactionDB":
-      case ROCKS + "OptimisticTransactionDB":
-        return rocks;
+      case "LRUCache":
+      case "ClockCache":
+      case "HyperClockCache":
+      case "ColumnFamilyOptions":
+      case "Options":
+      case "ColumnFamilyHandle":
+      case "RocksDB":
+      case "TtlDB":
+      case "TransactionDB":
+      case "OptimisticTransactionDB":
+        return true;
       default:
         return false;
     }
@@ -116,9 +125,14 @@ final class HandleTransformer implements ClassFileTransformer {
   private static final class ClassAdapter extends ClassVisitor {
     private final String owner;
 
+    /** The RocksDB family's package ({@code org/rocksdb/}), or null for the JDK's classes. */
+    private final String rocks;
+
     ClassAdapter(ClassVisitor next, String owner) {
       super(Opcodes.ASM9, next);
       this.owner = owner;
+      RocksFamily family = RocksFamily.ofInternalName(owner);
+      this.rocks = family == null ? null : family.internalPrefix();
     }
 
     @Override
@@ -129,14 +143,22 @@ final class HandleTransformer implements ClassFileTransformer {
     }
 
     private MethodVisitor methodAdapter(MethodVisitor next, int access, String name, String desc) {
+      return rocks == null
+          ? zipClassMethod(next, name, desc)
+          : rocksMethod(next, access, name, desc, owner.substring(rocks.length()));
+    }
+
+    /** A method of a RocksDB family's class {@code local} (named inside its package). */
+    private MethodVisitor rocksMethod(
+        MethodVisitor next, int access, String name, String desc, String local) {
       boolean ctor = name.equals("<init>");
-      switch (owner) {
+      switch (local) {
         case IMMUTABLE:
           if (ctor && desc.equals("(Z)V")) {
             return beforeReturn(
                 next,
                 mv -> {
-                  thisAndField(mv, IMMUTABLE, "owningHandle_", FLAG);
+                  thisAndField(mv, owner, "owningHandle_", FLAG);
                   hook(mv, "immutableCreated", "(Ljava/lang/Object;" + FLAG + ")V");
                 });
           }
@@ -144,7 +166,7 @@ final class HandleTransformer implements ClassFileTransformer {
             return atEntry(
                 next,
                 mv -> {
-                  thisAndField(mv, IMMUTABLE, "owningHandle_", FLAG);
+                  thisAndField(mv, owner, "owningHandle_", FLAG);
                   hook(mv, "closing", "(Ljava/lang/Object;" + FLAG + ")V");
                 });
           }
@@ -152,7 +174,7 @@ final class HandleTransformer implements ClassFileTransformer {
             return atEntry(
                 next,
                 mv -> {
-                  thisAndField(mv, IMMUTABLE, "owningHandle_", FLAG);
+                  thisAndField(mv, owner, "owningHandle_", FLAG);
                   hook(mv, "transferring", "(Ljava/lang/Object;" + FLAG + ")V");
                 });
           }
@@ -164,9 +186,9 @@ final class HandleTransformer implements ClassFileTransformer {
                 mv -> {
                   mv.visitVarInsn(Opcodes.ALOAD, 0);
                   mv.visitVarInsn(Opcodes.ALOAD, 0);
-                  mv.visitFieldInsn(Opcodes.GETFIELD, ROCKS_OBJECT, "nativeHandle_", "J");
+                  mv.visitFieldInsn(Opcodes.GETFIELD, owner, "nativeHandle_", "J");
                   mv.visitVarInsn(Opcodes.ALOAD, 0);
-                  mv.visitFieldInsn(Opcodes.GETFIELD, ROCKS_OBJECT, "owningHandle_", FLAG);
+                  mv.visitFieldInsn(Opcodes.GETFIELD, owner, "owningHandle_", FLAG);
                   hook(mv, "rocksCreated", "(Ljava/lang/Object;J" + FLAG + ")V");
                 });
           }
@@ -195,14 +217,14 @@ final class HandleTransformer implements ClassFileTransformer {
             return atEntry(
                 next,
                 mv -> {
-                  thisAndField(mv, MUTABLE, "owningHandle_", "Z");
+                  thisAndField(mv, owner, "owningHandle_", "Z");
                   hook(mv, "mutableClosing", "(Ljava/lang/Object;Z)V");
                 });
           }
           return next;
-        case ROCKS + "LRUCache":
-        case ROCKS + "ClockCache":
-        case ROCKS + "HyperClockCache":
+        case "LRUCache":
+        case "ClockCache":
+        case "HyperClockCache":
           if (ctor && desc.startsWith("(J")) {
             return beforeReturn(
                 next,
@@ -213,9 +235,9 @@ final class HandleTransformer implements ClassFileTransformer {
                 });
           }
           return next;
-        case ROCKS + "ColumnFamilyOptions":
-        case ROCKS + "Options":
-          if (name.equals("setTableFormatConfig") && desc.startsWith("(Lorg/rocksdb/")) {
+        case "ColumnFamilyOptions":
+        case "Options":
+          if (name.equals("setTableFormatConfig") && desc.startsWith("(L" + rocks)) {
             return atEntry(
                 next,
                 mv -> {
@@ -228,17 +250,25 @@ final class HandleTransformer implements ClassFileTransformer {
             return beforeReturn(next, mv -> eachReferenceArgument(mv, desc));
           }
           return next;
-        case ROCKS + "ColumnFamilyHandle":
+        case "ColumnFamilyHandle":
           if (name.equals("getDescriptor") && desc.startsWith("()L")) {
             return argumentAndResult(
                 next, 0, "descriptorFetched", "(Ljava/lang/Object;Ljava/lang/Object;)V");
           }
           return next;
-        case ROCKS + "RocksDB":
-        case ROCKS + "TtlDB":
-        case ROCKS + "TransactionDB":
-        case ROCKS + "OptimisticTransactionDB":
+        case "RocksDB":
+        case "TtlDB":
+        case "TransactionDB":
+        case "OptimisticTransactionDB":
           return rocksDbMethod(next, access, name, desc);
+        default:
+          return next;
+      }
+    }
+
+    /** A method of the JDK's zip classes or Spring Boot's nested-jar Inflater cache. */
+    private MethodVisitor zipClassMethod(MethodVisitor next, String name, String desc) {
+      switch (owner) {
         case INFLATER:
         case DEFLATER:
           return zipMethod(next, name);
@@ -275,8 +305,8 @@ final class HandleTransformer implements ClassFileTransformer {
       String returned = Type.getReturnType(desc).getDescriptor();
       if (name.startsWith("createColumnFamily")
           && args.length >= 1
-          && args[0].getDescriptor().equals(DESCRIPTOR)
-          && returned.equals(FAMILY_HANDLE)) {
+          && args[0].getDescriptor().equals("L" + rocks + "ColumnFamilyDescriptor;")
+          && returned.equals("L" + rocks + "ColumnFamilyHandle;")) {
         return argumentAndResult(
             next, 1, "columnFamilyCreated", "(Ljava/lang/Object;Ljava/lang/Object;)V");
       }
@@ -289,7 +319,7 @@ final class HandleTransformer implements ClassFileTransformer {
       }
       if ((access & Opcodes.ACC_STATIC) == 0
           || !name.startsWith("open")
-          || !returned.startsWith("L" + ROCKS)) {
+          || !returned.startsWith("L" + rocks)) {
         return next;
       }
       int[] lists = new int[2];
@@ -299,7 +329,7 @@ final class HandleTransformer implements ClassFileTransformer {
       for (Type arg : args) {
         if (arg.getDescriptor().equals("Ljava/util/List;") && found < 2) {
           lists[found++] = slot;
-        } else if (arg.getDescriptor().equals("L" + ROCKS + "Options;") && options < 0) {
+        } else if (arg.getDescriptor().equals("L" + rocks + "Options;") && options < 0) {
           options = slot;
         }
         slot += arg.getSize();

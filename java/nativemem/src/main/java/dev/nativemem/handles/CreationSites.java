@@ -10,10 +10,10 @@ import java.util.stream.Collectors;
  * the first frame of application code ({@code created at ...}).
  *
  * <p>Which code is the application's is decided by where its class comes from, not by its package
- * alone: the JDK (boot and platform class loaders), RocksDB (classes of {@code org.rocksdb} from
- * the same jar as {@code RocksObject}: RocksDB's own tests, in that package but elsewhere, are
- * application code), class loaders, nested-jar handlers and the user's {@code skip} prefixes are
- * not.
+ * alone: the JDK (boot and platform class loaders), RocksDB and ForSt (classes of {@code
+ * org.rocksdb} or {@code org.forstdb} from the same jar as that package's {@code RocksObject}:
+ * RocksDB's own tests, in that package but elsewhere, are application code), class loaders,
+ * nested-jar handlers and the user's {@code skip} prefixes are not.
  */
 public final class CreationSites {
   static final int MAX_FRAMES = 24;
@@ -84,13 +84,17 @@ public final class CreationSites {
     if (ClassLoader.class.isAssignableFrom(type)) {
       return true;
     }
-    return name.startsWith("org.rocksdb.") && fromRocksDbJar(type, loader);
+    RocksFamily family = RocksFamily.ofClass(name);
+    return family != null && fromFamilyJar(type, loader, family);
   }
 
-  /** Whether {@code type} comes from the jar that holds RocksDB's {@code RocksObject}. */
-  private static boolean fromRocksDbJar(Class<?> type, ClassLoader loader) {
+  /**
+   * Whether {@code type} comes from the jar that holds its family's {@code RocksObject} (RocksDB's
+   * or ForSt's).
+   */
+  private static boolean fromFamilyJar(Class<?> type, ClassLoader loader, RocksFamily family) {
     try {
-      Class<?> base = Class.forName("org.rocksdb.RocksObject", false, loader);
+      Class<?> base = Class.forName(family.className("RocksObject"), false, loader);
       String jar = location(base);
       return jar == null || jar.equals(location(type));
     } catch (ClassNotFoundException | LinkageError | RuntimeException e) {
@@ -105,7 +109,7 @@ public final class CreationSites {
 
   /**
    * The first frame of {@code stack} that is application code: the headline captured with it, or
-   * for a stack without one, the first frame outside the JDK, RocksDB and nativemem by name.
+   * for a stack without one, the first frame outside the JDK, RocksDB, ForSt and nativemem by name.
    */
   public static String applicationFrame(String stack) {
     if (stack.startsWith(HEADLINE)) {
@@ -139,6 +143,6 @@ public final class CreationSites {
     return body.startsWith("java.")
         || body.startsWith("jdk.")
         || body.startsWith("sun.")
-        || body.startsWith("org.rocksdb.");
+        || RocksFamily.ofClass(body) != null;
   }
 }

@@ -38,6 +38,8 @@ public final class LeakCatalogue {
           "org.apache.flink.state.rocksdb.restore.RocksDBHandle",
           "org.apache.flink.contrib.streaming.state.restore.RocksDBHandle",
           "org.apache.kafka.streams.state.internals.RocksDBStore",
+          "org.apache.flink.state.forst.ForStGeneralMultiGetOperation",
+          "org.forstdb.RocksDB",
           "org.apache.flink.util.InstantiationUtil");
 
   /** Read at the first use: {@link #VERSIONED_CLASSES}. */

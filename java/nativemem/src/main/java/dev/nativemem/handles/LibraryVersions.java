@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
 import java.util.Properties;
+import java.util.regex.Pattern;
 
 /**
  * The version of the library a class was loaded from, as its jar states it, and the comparison of
@@ -25,7 +26,9 @@ final class LibraryVersions {
    * manifest (for its package), else {@code version} of {@code
    * META-INF/maven/<group>/<artifact>/pom.properties} in the same jar, else {@code version} of
    * {@code resource} as its class loader finds it (for libraries that publish only such a file, as
-   * Kafka's {@code kafka/kafka-version.properties}).
+   * Kafka's {@code kafka/kafka-version.properties}), else the version in the name of its own jar
+   * when that name is exactly Maven's {@code <artifact>-<version>.jar} (forstjni's jar states its
+   * version nowhere else).
    */
   static String of(Class<?> type, String artifact, String resource) {
     Package pkg = type.getPackage();
@@ -40,7 +43,39 @@ final class LibraryVersions {
         return version;
       }
     }
-    return resource == null ? null : versionIn(type, resource, false);
+    String version = resource == null ? null : versionIn(type, resource, false);
+    return version != null || artifact == null ? version : versionInJarName(type, artifact);
+  }
+
+  /** A release number as Maven names jars: digits first, then digits, letters, dots, dashes. */
+  private static final Pattern RELEASE = Pattern.compile("[0-9][0-9A-Za-z.\\-]{0,63}");
+
+  /**
+   * {@code <version>} of {@code type}'s jar when its file is named {@code
+   * <artifactId>-<version>.jar} for the {@code group:artifactId} given, as Maven stores and copies
+   * it; null for any other name.
+   */
+  static String versionInJarName(Class<?> type, String artifact) {
+    try {
+      CodeSource source = type.getProtectionDomain().getCodeSource();
+      if (source == null || source.getLocation() == null) {
+        return null;
+      }
+      return versionInJarName(source.getLocation().getPath(), artifact);
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** {@link #versionInJarName(Class, String)} of a jar's path. */
+  static String versionInJarName(String path, String artifact) {
+    String file = path.substring(path.lastIndexOf('/') + 1);
+    String prefix = artifact.substring(artifact.indexOf(':') + 1) + "-";
+    if (!file.startsWith(prefix) || !file.endsWith(".jar")) {
+      return null;
+    }
+    String version = file.substring(prefix.length(), file.length() - ".jar".length());
+    return RELEASE.matcher(version).matches() ? version : null;
   }
 
   private static String versionIn(Class<?> type, String name, boolean sameJar) {

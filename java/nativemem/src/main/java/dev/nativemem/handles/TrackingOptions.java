@@ -18,18 +18,22 @@ import java.util.Set;
  *
  * <p>Keys: {@code level} (off, counts, sampled, full), {@code interval} (sampled: one stack per N
  * handles), {@code include} and {@code exclude} (kinds separated by {@code +}, such as {@code
- * ColumnFamilyOptions+Inflater}, or the groups {@code rocksdb} and {@code zip}), {@code report}
- * (file written at exit; JSON when it ends in {@code .json}, text otherwise), {@code skip} (class
- * name prefixes separated by {@code +} whose frames are never the "created at" line: the
- * application's own wrappers and frameworks), {@code known} (leaks accepted in this JVM, separated
- * by {@code +}: ids of the known-leak catalogue, such as {@code FLINK-39923}, or kinds); the memory
- * watch's keys pass through: {@code watch=on} and {@code watch.<name>=...} stand for {@code
- * -Dnativemem.watch=on} and {@code -Dnativemem.watch.<name>=...} ({@link #watchSettings()}).
+ * ColumnFamilyOptions+Inflater}, or the groups {@code rocksdb}, {@code forst} and {@code zip}),
+ * {@code report} (file written at exit; JSON when it ends in {@code .json}, text otherwise), {@code
+ * skip} (class name prefixes separated by {@code +} whose frames are never the "created at" line:
+ * the application's own wrappers and frameworks), {@code known} (leaks accepted in this JVM,
+ * separated by {@code +}: ids of the known-leak catalogue, such as {@code FLINK-39923}, or kinds);
+ * the memory watch's keys pass through: {@code watch=on} and {@code watch.<name>=...} stand for
+ * {@code -Dnativemem.watch=on} and {@code -Dnativemem.watch.<name>=...} ({@link #watchSettings()}).
  */
 public final class TrackingOptions {
   static final List<String> KEYS =
       Arrays.asList("level", "interval", "include", "exclude", "report", "skip", "known");
   public static final String ROCKSDB_GROUP = "rocksdb";
+
+  /** ForSt's kinds ({@code org.forstdb}, {@link RocksFamily#FORST}). */
+  public static final String FORST_GROUP = "forst";
+
   public static final String ZIP_GROUP = "zip";
   static final List<String> ZIP_KINDS = Arrays.asList("Inflater", "Deflater");
 
@@ -225,7 +229,10 @@ public final class TrackingOptions {
     return skip;
   }
 
-  /** Whether handles of {@code kind} from {@code group} ({@code rocksdb}, {@code zip}) count. */
+  /**
+   * Whether handles of {@code kind} from {@code group} ({@code rocksdb}, {@code forst}, {@code
+   * zip}) count.
+   */
   public boolean tracks(String kind, String group) {
     if (exclude.contains(kind) || exclude.contains(group)) {
       return false;
@@ -243,7 +250,8 @@ public final class TrackingOptions {
     }
     for (String kind : include) {
       boolean zipKind = ZIP_KINDS.contains(kind) || kind.equals(ZIP_GROUP);
-      if (!kind.equals(ROCKSDB_GROUP) && zipKind == group.equals(ZIP_GROUP)) {
+      boolean otherGroup = kind.equals(ROCKSDB_GROUP) || kind.equals(FORST_GROUP);
+      if (!otherGroup && zipKind == group.equals(ZIP_GROUP)) {
         return true;
       }
     }
