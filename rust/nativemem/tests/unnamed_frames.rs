@@ -1,6 +1,8 @@
-//! A frame in a static function of a stripped library can only be named after the nearest
-//! exported symbol before it: that name is a guess and every output marks it so. The same
-//! library with its symbol table names the static function exactly, without a mark.
+//! A frame in a static function of a stripped library has no name of its own: the nearest
+//! exported symbol before it is another function (jeprof shows that neighbour's name). Every
+//! output shows the object and file offset instead, with the nearest named caller on the stack:
+//! `libunnamed-stripped.so+0x1139 (called from exported_second)`. The same library with its
+//! symbol table names the static function exactly.
 
 use nativemem::profile::{Analysis, Format};
 use object::{Object, ObjectSegment};
@@ -57,15 +59,21 @@ fn file_offset(library: &Path, address: u64) -> u64 {
         .expect("address in a loaded segment")
 }
 
-/// A dump with one 1 MiB stack whose leaf is `address`, the library mapped from offset 0.
-fn dump_into(dir: &Path, name: &str, library: &Path, address: u64) -> std::path::PathBuf {
+/// A dump with one 1 MiB stack of these file offsets (leaf first; the callers' as return
+/// addresses, one past the call), the library mapped from offset 0.
+fn dump_into(dir: &Path, name: &str, library: &Path, stack: &[u64]) -> std::path::PathBuf {
     let dump = dir.join(name);
+    let addresses: Vec<String> = stack
+        .iter()
+        .enumerate()
+        .map(|(i, offset)| format!("0x{:x}", BASE + offset + u64::from(i > 0)))
+        .collect();
     std::fs::write(
         &dump,
         format!(
-            "heap_v2/1\n  t*: 1: 1048576 [0: 0]\n@ 0x{:x}\n  t*: 1: 1048576 [0: 0]\n\
+            "heap_v2/1\n  t*: 1: 1048576 [0: 0]\n@ {}\n  t*: 1: 1048576 [0: 0]\n\
              MAPPED_LIBRARIES:\n{:x}-{:x} r-xp 00000000 00:00 1 {}\n",
-            BASE + address,
+            addresses.join(" "),
             BASE,
             BASE + 0x10_0000,
             library.display()
@@ -81,19 +89,19 @@ fn leaf(dump: &Path) -> String {
 }
 
 #[test]
-fn stripped_library_names_are_marked_as_guesses() {
+fn unnamed_code_shows_object_offset_and_nearest_named_caller() {
     for program in ["cc", "strip", "nm"] {
         if Command::new(program).arg("--version").output().is_err() {
             eprintln!("skipped: {program} is missing (apt-get install gcc binutils)");
             return;
         }
     }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("guessed_names");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("unnamed_frames");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let source = dir.join("guess.c");
+    let source = dir.join("unnamed.c");
     std::fs::write(&source, SOURCE).unwrap();
-    let full = dir.join("libguess.so");
+    let full = dir.join("libunnamed.so");
     let status = Command::new("cc")
         .args(["-shared", "-fPIC", "-O1", "-fno-toplevel-reorder", "-o"])
         .arg(&full)
@@ -101,7 +109,7 @@ fn stripped_library_names_are_marked_as_guesses() {
         .status()
         .expect("run cc");
     assert!(status.success());
-    let stripped = dir.join("libguess-stripped.so");
+    let stripped = dir.join("libunnamed-stripped.so");
     std::fs::copy(&full, &stripped).unwrap();
     tool("strip", &["--strip-all"], &stripped);
 
@@ -119,37 +127,55 @@ fn stripped_library_names_are_marked_as_guesses() {
     );
     let probe = hidden + 4;
     let offset = file_offset(&full, probe);
+    let caller = file_offset(&full, nm_address(&symbols, "exported_second") + 4);
 
-    // With the symbol table: the exact static name, unmarked.
+    // With the symbol table: the exact static name.
     assert_eq!(
-        leaf(&dump_into(&dir, "full.heap", &full, offset)),
+        leaf(&dump_into(&dir, "full.heap", &full, &[offset, caller])),
         "hidden_static"
     );
 
-    // Stripped: the nearest export, marked with its distance and a question mark.
-    let guess = format!("exported_first+0x{:x}?", probe - exported);
-    let dump = dump_into(&dir, "stripped.heap", &stripped, offset);
-    assert_eq!(leaf(&dump), guess);
+    // Stripped: object and file offset, completed by the named caller; never the neighbour
+    // `exported_first`, whose symbol ends before the address.
+    let shown = format!("libunnamed-stripped.so+0x{offset:x} (called from exported_second)");
+    let dump = dump_into(&dir, "stripped.heap", &stripped, &[offset, caller]);
+    assert_eq!(leaf(&dump), shown);
 
     let analysis = Analysis::open(&dump, None).unwrap();
     let text = String::from_utf8(analysis.render(Format::Text, 5).unwrap()).unwrap();
-    assert!(text.contains(&guess), "{text}");
+    assert!(text.contains(&shown), "{text}");
+    assert!(!text.contains("exported_first"), "{text}");
+    let collapsed = String::from_utf8(analysis.render(Format::Collapsed, 5).unwrap()).unwrap();
+    assert_eq!(
+        collapsed.trim_end(),
+        format!("exported_second;{shown} 1048576"),
+        "collapsed stacks"
+    );
     let svg = String::from_utf8(analysis.render(Format::Svg, 5).unwrap()).unwrap();
-    assert!(svg.contains(&guess), "flame graph lacks {guess}");
+    assert!(svg.contains(&shown), "flame graph lacks {shown}");
     let mut pprof = Vec::new();
     flate2::read::GzDecoder::new(&analysis.render(Format::Pprof, 5).unwrap()[..])
         .read_to_end(&mut pprof)
         .unwrap();
     assert!(
-        pprof.windows(guess.len()).any(|w| w == guess.as_bytes()),
-        "pprof string table lacks {guess}"
+        pprof.windows(shown.len()).any(|w| w == shown.as_bytes()),
+        "pprof string table lacks {shown}"
     );
+    assert!(
+        !pprof.windows(14).any(|w| w == b"exported_first"),
+        "pprof names the neighbour"
+    );
+
+    // Nothing named above it: the object and offset alone.
+    let alone = dump_into(&dir, "alone.heap", &stripped, &[offset]);
+    assert_eq!(leaf(&alone), format!("libunnamed-stripped.so+0x{offset:x}"));
+
     // The exported function itself is named exactly (its size covers the address).
     let exact = dump_into(
         &dir,
         "export.heap",
         &stripped,
-        file_offset(&full, exported + 1),
+        &[file_offset(&full, exported + 1)],
     );
     assert_eq!(leaf(&exact), "exported_first");
 }
