@@ -62,24 +62,32 @@ fn file_offset(library: &Path, address: u64) -> u64 {
 /// A dump with one 1 MiB stack of these file offsets (leaf first; the callers' as return
 /// addresses, one past the call), the library mapped from offset 0.
 fn dump_into(dir: &Path, name: &str, library: &Path, stack: &[u64]) -> std::path::PathBuf {
+    dump_stacks(dir, name, library, &[stack])
+}
+
+/// A dump with a 1 MiB stack for each of `stacks`, as [`dump_into`] writes one.
+fn dump_stacks(dir: &Path, name: &str, library: &Path, stacks: &[&[u64]]) -> std::path::PathBuf {
     let dump = dir.join(name);
-    let addresses: Vec<String> = stack
-        .iter()
-        .enumerate()
-        .map(|(i, offset)| format!("0x{:x}", BASE + offset + u64::from(i > 0)))
-        .collect();
-    std::fs::write(
-        &dump,
-        format!(
-            "heap_v2/1\n  t*: 1: 1048576 [0: 0]\n@ {}\n  t*: 1: 1048576 [0: 0]\n\
-             MAPPED_LIBRARIES:\n{:x}-{:x} r-xp 00000000 00:00 1 {}\n",
-            addresses.join(" "),
-            BASE,
-            BASE + 0x10_0000,
-            library.display()
-        ),
-    )
-    .unwrap();
+    let mut text = format!(
+        "heap_v2/1\n  t*: {n}: {} [0: 0]\n",
+        stacks.len() * 1048576,
+        n = stacks.len()
+    );
+    for stack in stacks {
+        let addresses: Vec<String> = stack
+            .iter()
+            .enumerate()
+            .map(|(i, offset)| format!("0x{:x}", BASE + offset + u64::from(i > 0)))
+            .collect();
+        text += &format!("@ {}\n  t*: 1: 1048576 [0: 0]\n", addresses.join(" "));
+    }
+    text += &format!(
+        "MAPPED_LIBRARIES:\n{:x}-{:x} r-xp 00000000 00:00 1 {}\n",
+        BASE,
+        BASE + 0x10_0000,
+        library.display()
+    );
+    std::fs::write(&dump, text).unwrap();
     dump
 }
 
@@ -164,6 +172,33 @@ fn unnamed_code_shows_object_offset_and_nearest_named_caller() {
     assert!(
         !pprof.windows(14).any(|w| w == b"exported_first"),
         "pprof names the neighbour"
+    );
+
+    // Per stack: the same code under two callers is two sites, each with its own caller.
+    let first = file_offset(&full, exported + 1);
+    let two = dump_stacks(
+        &dir,
+        "two-callers.heap",
+        &stripped,
+        &[&[offset, caller], &[offset, first]],
+    );
+    let mut sites: Vec<_> = Analysis::open(&two, None)
+        .unwrap()
+        .report(5)
+        .top_flat
+        .into_iter()
+        .filter(|s| s.flat_bytes > 0)
+        .map(|s| (s.name, s.flat_bytes))
+        .collect();
+    sites.sort();
+    let under =
+        |caller: &str| format!("libunnamed-stripped.so+0x{offset:x} (called from {caller})");
+    assert_eq!(
+        sites,
+        [
+            (under("exported_first"), 1048576),
+            (under("exported_second"), 1048576)
+        ]
     );
 
     // Nothing named above it: the object and offset alone.
