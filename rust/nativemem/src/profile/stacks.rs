@@ -4,7 +4,7 @@ use super::demangle::short_name;
 use super::mappings::Mapping;
 use super::parse::HeapDump;
 use super::strip::is_allocator_frame;
-use super::symbolize::{without_guess, Symbolizer};
+use super::symbolize::Symbolizer;
 use super::unbias::unbias;
 use std::collections::HashMap;
 
@@ -181,6 +181,27 @@ impl<'s, 'm> Resolver<'s, 'm> {
                 out.push(location);
             }
         }
+        self.name_by_callers(out);
+    }
+
+    /// Completes each unnamed frame of a stack (leaf first) with the nearest named function
+    /// that called it there: `libz.so.1+0x3a10 (called from inflateInit2_)`. The code's own name
+    /// is gone (a stripped static function); its object, offset and caller say where it is.
+    fn name_by_callers(&mut self, stack: &mut [usize]) {
+        let mut caller = None;
+        for slot in stack.iter_mut().rev() {
+            let location = *slot;
+            if self.builder.unnamed[location] {
+                if let Some(function) = caller {
+                    *slot = self
+                        .builder
+                        .called_from(&mut self.stacks, location, function);
+                }
+            } else if let Some(&(function, _)) = self.stacks.locations[location].lines.first() {
+                // The innermost level: an inlined function makes the call, not its container.
+                caller = Some(function);
+            }
+        }
     }
 
     /// The stacks, with the dump's and the symbolizer's warnings.
@@ -205,6 +226,10 @@ struct Builder {
     functions: HashMap<Function, usize>,
     /// Per location: whether it is an allocator frame.
     allocator: Vec<bool>,
+    /// Per location: whether nothing names its code ([`super::symbolize::Resolved::unnamed`]).
+    unnamed: Vec<bool>,
+    /// (unnamed location, calling function) → the location naming it after that caller.
+    called_from: HashMap<(usize, usize), usize>,
 }
 
 impl Builder {
@@ -228,20 +253,18 @@ impl Builder {
                     full_name: line.function,
                     file: line.file,
                 };
-                let index = *self.functions.entry(function.clone()).or_insert_with(|| {
-                    stacks.functions.push(function);
-                    stacks.functions.len() - 1
-                });
-                (index, line.line)
+                (self.function(stacks, function), line.line)
             })
             .collect();
-        // jeprof judges a location by its outermost function (the one that holds the code); a
-        // guessed name counts by the symbol it was guessed from.
-        let outer = lines
-            .last()
-            .map(|(f, _)| without_guess(&stacks.functions[*f].name));
+        // jeprof judges a location by its outermost function (the one that holds the code), and
+        // unnamed code by the symbol below it, as it names it (a stripped jemalloc's internals).
+        let outer = match &resolved.nearest_symbol {
+            Some(nearest) => Some(short_name(nearest)),
+            None => lines.last().map(|(f, _)| stacks.functions[*f].name.clone()),
+        };
         self.allocator
-            .push(resolved.in_allocator || outer.is_some_and(is_allocator_frame));
+            .push(resolved.in_allocator || outer.is_some_and(|name| is_allocator_frame(&name)));
+        self.unnamed.push(resolved.unnamed);
         stacks.locations.push(Location {
             address,
             mapping: resolved.mapping,
@@ -249,6 +272,54 @@ impl Builder {
         });
         stacks.locations.len() - 1
     }
+
+    fn function(&mut self, stacks: &mut Stacks, function: Function) -> usize {
+        *self.functions.entry(function.clone()).or_insert_with(|| {
+            stacks.functions.push(function);
+            stacks.functions.len() - 1
+        })
+    }
+
+    /// The location of unnamed code `location` as seen under `caller` (a function index): same
+    /// address and mapping, named `object+0xoffset (called from caller)`.
+    fn called_from(&mut self, stacks: &mut Stacks, location: usize, caller: usize) -> usize {
+        if let Some(&known) = self.called_from.get(&(location, caller)) {
+            return known;
+        }
+        let (address, mapping, own) = {
+            let base = &stacks.locations[location];
+            let own = base
+                .lines
+                .first()
+                .map_or("", |(f, _)| &stacks.functions[*f].name);
+            (base.address, base.mapping, own.to_owned())
+        };
+        let name = called_from_name(&own, &stacks.functions[caller].name);
+        let function = self.function(
+            stacks,
+            Function {
+                name: name.clone(),
+                full_name: name,
+                file: None,
+            },
+        );
+        self.allocator.push(false);
+        self.unnamed.push(false);
+        stacks.locations.push(Location {
+            address,
+            mapping,
+            lines: vec![(function, 0)],
+        });
+        let known = stacks.locations.len() - 1;
+        self.called_from.insert((location, caller), known);
+        known
+    }
+}
+
+/// How unnamed code is shown under its nearest named caller: `libz.so.1+0x3a10 (called from
+/// inflateInit2_)`.
+pub fn called_from_name(unnamed: &str, caller: &str) -> String {
+    format!("{unnamed} (called from {caller})")
 }
 
 #[cfg(test)]

@@ -2,11 +2,12 @@
 //!
 //! Each mapped object is opened once (from the sidecar's saved copy when there is one) and
 //! queried with DWARF (inlined frames included) or, lacking it, the symbol table. A symbol names
-//! an address exactly only when its `[address, address + size)` covers it; otherwise (a stripped
-//! object's nearest exported symbol, an unsized label) the name is a guess and says so:
-//! `inflateBackEnd+0x13a6?`. Addresses in no file are looked up in the JVM perf map
-//! (JIT-compiled Java methods). Whatever cannot be named stays as `module+0xoffset`, never
-//! dropped.
+//! an address only when its `[address, address + size)` covers it: the nearest exported symbol
+//! before a stripped object's static function is another function, whose name would mislead
+//! (jeprof shows `inflateBackEnd` for zlib's static allocation hook). Addresses in no file are
+//! looked up in the JVM perf map (JIT-compiled Java methods). Whatever cannot be named stays as
+//! `module+0xoffset` (file offset), never dropped, and is marked [`Resolved::unnamed`] so that a
+//! stack can say which named function it runs under ([`super::stacks`]).
 
 use super::demangle::demangle;
 use super::mappings::MemoryMap;
@@ -38,6 +39,12 @@ pub struct Resolved {
     /// A Java frame recorded by the backtrace hook: its name reads like a Java stack trace's
     /// line and is shown as it is.
     pub java: bool,
+    /// Nothing names this code (no covering symbol, no debug info, no perf-map entry): its line
+    /// is `module+0xoffset`, or the bare address outside any file.
+    pub unnamed: bool,
+    /// For unnamed code, the symbol nearest below it: not its name, only a hint that it is the
+    /// allocator's (a stripped jemalloc's static functions lie between its exports).
+    pub nearest_symbol: Option<String>,
 }
 
 /// Symbolizes addresses of one dump; caches each object file.
@@ -81,59 +88,78 @@ impl<'m> Symbolizer<'m> {
                 mapping: None,
                 in_allocator: false,
                 java: true,
+                unnamed: false,
+                nearest_symbol: None,
             };
         }
         let Some(index) = self.map.find(address) else {
+            let (line, unnamed) = self.unmapped(address);
             return Resolved {
-                lines: vec![self.unmapped(address)],
+                lines: vec![line],
                 mapping: None,
                 in_allocator: false,
                 java: false,
+                unnamed,
+                nearest_symbol: None,
             };
         };
         let mapping = self.map.get(index);
         let offset = mapping.file_offset_of(address);
         let module = mapping.module_name().to_owned();
-        let (lines, in_allocator) = match mapping.file().map(str::to_owned) {
+        let found = match mapping.file().map(str::to_owned) {
             Some(file) => self.lookup(&file, offset).unwrap_or_default(),
-            None => (Vec::new(), false),
+            None => Found::default(),
         };
-        let lines = if lines.is_empty() {
+        let (lines, unnamed) = if found.lines.is_empty() {
             match self.sidecar.perf_map().find(address) {
-                Some(method) => vec![java_frame(method)],
+                Some(method) => (vec![java_frame(method)], false),
                 // Anonymous memory (a JIT code cache) has no module to be relative to.
-                None if mapping.file().is_none() => vec![self.unmapped(address)],
-                None => vec![unknown(&module, offset)],
+                None if mapping.file().is_none() => {
+                    let (line, unnamed) = self.unmapped(address);
+                    (vec![line], unnamed)
+                }
+                None => (vec![unknown(&module, offset)], true),
             }
         } else {
-            lines
+            (found.lines, false)
         };
         Resolved {
             lines,
             mapping: Some(index),
-            in_allocator,
+            in_allocator: found.in_allocator,
             java: false,
+            unnamed,
+            nearest_symbol: found.nearest_symbol.filter(|_| unnamed),
         }
     }
 
-    fn unmapped(&self, address: u64) -> Line {
+    /// The perf map's Java method at `address`, else the bare address (unnamed).
+    fn unmapped(&self, address: u64) -> (Line, bool) {
         match self.sidecar.perf_map().find(address) {
-            Some(method) => java_frame(method),
-            None => Line {
-                function: format!("0x{address:x}"),
-                file: None,
-                line: 0,
-            },
+            Some(method) => (java_frame(method), false),
+            None => (
+                Line {
+                    function: format!("0x{address:x}"),
+                    file: None,
+                    line: 0,
+                },
+                true,
+            ),
         }
     }
 
-    fn lookup(&mut self, file: &str, offset: u64) -> Option<(Vec<Line>, bool)> {
+    fn lookup(&mut self, file: &str, offset: u64) -> Option<Found> {
         if !self.objects.contains_key(file) {
             let opened = self.open(file);
             self.objects.insert(file.to_owned(), opened);
         }
         let object = self.objects.get(file)?.as_ref()?;
-        Some((object.lines(offset), object.is_allocator))
+        let (lines, nearest_symbol) = object.lines(offset);
+        Some(Found {
+            lines,
+            in_allocator: object.is_allocator,
+            nearest_symbol,
+        })
     }
 
     fn open(&mut self, file: &str) -> Option<ObjectFile> {
@@ -158,6 +184,14 @@ impl<'m> Symbolizer<'m> {
             }
         }
     }
+}
+
+/// What an object file says of an offset.
+#[derive(Default)]
+struct Found {
+    lines: Vec<Line>,
+    in_allocator: bool,
+    nearest_symbol: Option<String>,
 }
 
 impl ObjectFile {
@@ -224,7 +258,9 @@ impl ObjectFile {
             .map_or(offset, |(start, _, vaddr)| offset - start + vaddr)
     }
 
-    fn lines(&self, offset: u64) -> Vec<Line> {
+    /// The functions at `offset`, innermost first; when none has a name, the symbol nearest
+    /// below (which is not its name) instead.
+    fn lines(&self, offset: u64) -> (Vec<Line>, Option<String>) {
         let probe = self.virtual_address(offset);
         let mut lines = Vec::new();
         if let Ok(mut frames) = self.loader.find_frames(probe) {
@@ -250,22 +286,28 @@ impl ObjectFile {
                 outer.function = full;
             }
         }
-        if lines.is_empty() {
-            if let Some(symbol) = symbol {
+        if !lines.is_empty() {
+            return (lines, None);
+        }
+        match symbol {
+            Some(Symbol::Exact(name)) => {
                 let location = self.loader.find_location(probe).ok().flatten();
                 lines.push(Line {
-                    function: symbol.name(),
+                    function: demangle(name),
                     file: location.as_ref().and_then(|l| l.file).map(str::to_owned),
                     line: location.as_ref().and_then(|l| l.line).unwrap_or(0),
                 });
+                (lines, None)
             }
+            Some(Symbol::Nearest(name)) => (lines, Some(demangle(name))),
+            None => (lines, None),
         }
-        lines
     }
 }
 
 /// Code symbols by address: functions and the untyped labels of assembly code (`_start`,
-/// `_dl_start_user`), as `nm` lists them; an address takes the nearest symbol at or below it.
+/// `_dl_start_user`), as `nm` lists them; an address takes the nearest symbol at or below it if
+/// that symbol covers it (an unsized label covers everything up to the next symbol).
 struct SymbolTable {
     /// (address, size, name), by address.
     entries: Vec<(u64, u64, String)>,
@@ -276,32 +318,9 @@ struct SymbolTable {
 enum Symbol<'t> {
     /// The symbol's `[address, address + size)` covers the address.
     Exact(&'t str),
-    /// Only the nearest symbol below, `offset` bytes before: the code may be another function
-    /// (a static one of a stripped object, whose name is gone).
-    Nearest { name: &'t str, offset: u64 },
-}
-
-impl Symbol<'_> {
-    /// The demangled name; a guess is marked `name+0xoffset?`.
-    fn name(&self) -> String {
-        match self {
-            Symbol::Exact(name) => demangle(name),
-            Symbol::Nearest { name, offset } => guessed(&demangle(name), *offset),
-        }
-    }
-}
-
-/// How a name taken from the nearest symbol is shown: `inflateBackEnd+0x13a6?`.
-pub fn guessed(name: &str, offset: u64) -> String {
-    format!("{name}+0x{offset:x}?")
-}
-
-/// The name a guess was made from (`inflateBackEnd` for `inflateBackEnd+0x13a6?`), or `name`.
-pub fn without_guess(name: &str) -> &str {
-    name.strip_suffix('?')
-        .and_then(|n| n.rsplit_once("+0x"))
-        .filter(|(_, hex)| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
-        .map_or(name, |(base, _)| base)
+    /// Only the nearest symbol below, which ends before the address: the code is another
+    /// function (a static one of a stripped object, whose name is gone).
+    Nearest(&'t str),
 }
 
 impl SymbolTable {
@@ -341,11 +360,11 @@ impl SymbolTable {
     fn find(&self, address: u64) -> Option<Symbol<'_>> {
         let after = self.entries.partition_point(|e| e.0 <= address);
         let (start, size, name) = self.entries.get(after.checked_sub(1)?)?;
-        let offset = address - start;
-        Some(if offset < *size {
+        // An unsized label (assembly's `_start`) runs to the next symbol, as `nm` reads it.
+        Some(if address - start < *size || *size == 0 {
             Symbol::Exact(name)
         } else {
-            Symbol::Nearest { name, offset }
+            Symbol::Nearest(name)
         })
     }
 }
@@ -438,22 +457,22 @@ mod tests {
         let resolved = symbolizer.resolve(0x1010);
         assert_eq!(resolved.lines[0].function, "libgone.so+0x4010");
         assert_eq!(resolved.mapping, Some(0));
-        assert_eq!(symbolizer.resolve(0x5).lines[0].function, "0x5");
+        assert!(resolved.unnamed);
+        let outside = symbolizer.resolve(0x5);
+        assert_eq!(outside.lines[0].function, "0x5");
+        assert!(outside.unnamed);
         assert_eq!(symbolizer.warnings.len(), 1, "{:?}", symbolizer.warnings);
     }
 
     #[test]
-    fn a_name_is_exact_only_where_its_symbol_covers_the_address() {
+    fn a_name_is_given_only_where_its_symbol_covers_the_address() {
         let table = SymbolTable {
             entries: vec![(0x100, 0x20, "inflate".into()), (0x200, 0, "_start".into())],
         };
         assert_eq!(table.find(0x11f), Some(Symbol::Exact("inflate")));
-        assert_eq!(table.find(0x120).unwrap().name(), "inflate+0x20?");
-        assert_eq!(table.find(0x210).unwrap().name(), "_start+0x10?");
+        assert_eq!(table.find(0x120), Some(Symbol::Nearest("inflate")));
+        assert_eq!(table.find(0x210), Some(Symbol::Exact("_start")));
         assert_eq!(table.find(0xff), None);
-        assert_eq!(without_guess("inflateBackEnd+0x13a6?"), "inflateBackEnd");
-        assert_eq!(without_guess("malloc"), "malloc");
-        assert_eq!(without_guess("what?"), "what?");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 package dev.nativemem.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -15,6 +16,39 @@ import org.junit.jupiter.api.io.TempDir;
 class DemoJarTest {
   private static final Path DEMO_JAR =
       Paths.get(System.getProperty("nativemem.demo.jar", "missing-nativemem-demo.jar"));
+
+  /**
+   * With Java frames on, the profile's first lines name the planted workload's own Java lines
+   * (where a newcomer would change the code), and no frame is named after a neighbouring symbol
+   * (the old `inflateBackEnd+0x13a5?`): code without a symbol shows its object, offset and nearest
+   * named caller.
+   */
+  private static void assertReportLeadsWithTheWorkloadsJavaLines(String stdout) {
+    String[] lines = stdout.split("\n");
+    int heading = -1;
+    for (int i = 0; i < lines.length && heading < 0; i++) {
+      if (lines[i].contains("Java lines that own the live native memory")) {
+        heading = i;
+      }
+    }
+    assertTrue(heading >= 0, "no Java lines lead the profile:\n" + stdout);
+    assertTrue(
+        stdout.indexOf("Java lines that own") < stdout.indexOf("analysed in this JVM"),
+        "the Java lines come after the native sites:\n" + stdout);
+    // The heading, the column names, then the workload's lines, largest first.
+    Pattern workloadLine =
+        Pattern.compile(
+            "\\s+[0-9.]+ [KMG]iB\\s+[0-9.]+%  dev\\.nativemem\\.demo\\."
+                + "(ZipWorkload|RocksDbWorkload)\\.run\\((ZipWorkload|RocksDbWorkload)\\.java:[0-9]+\\)");
+    assertTrue(
+        heading + 2 < lines.length && workloadLine.matcher(lines[heading + 2]).matches(),
+        "the first owner is not a workload line:\n" + stdout);
+    assertTrue(
+        stdout.contains("ZipWorkload.run(ZipWorkload.java:"),
+        "the zip workload's 2000 open streams are not among the owners:\n" + stdout);
+    Matcher guess = Pattern.compile("\\+0x[0-9a-f]+\\?").matcher(stdout);
+    assertFalse(guess.find(), "a neighbour's name with a '?' is shown:\n" + stdout);
+  }
 
   @Test
   void demoJarRunsEverySectionWithRocksDb(@TempDir Path dir) throws Exception {
@@ -43,6 +77,7 @@ class DemoJarTest {
     assertTrue(svg.find(), r.stdout);
     assertTrue(Files.size(Paths.get(svg.group(1))) > 1000, svg.group(1));
     assertTrue(r.stdout.matches("(?s).*analysed in this JVM.*rocksdb::.*"), r.stdout);
+    assertReportLeadsWithTheWorkloadsJavaLines(r.stdout);
     try (java.util.stream.Stream<Path> files = Files.list(dir)) {
       java.util.List<String> heaps =
           files

@@ -1,15 +1,18 @@
 package dev.nativemem.demo;
 
 import dev.nativemem.NativeMemory;
+import dev.nativemem.ProfilingUnavailableException;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.PreloadAllocator;
 import dev.nativemem.profile.HeapProfile;
 import dev.nativemem.profile.HeapProfiler;
+import dev.nativemem.profile.ProfileReport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -18,6 +21,13 @@ import java.util.concurrent.TimeUnit;
  * workload and dump a profile; otherwise run this section again in a child JVM that has one.
  */
 public final class ProfilingDemo {
+  /** The workload's own classes, whose lines the report leads with. */
+  private static final List<String> WORKLOAD_CLASSES =
+      Arrays.asList(ZipWorkload.class.getName(), "dev.nativemem.demo.RocksDbWorkload");
+
+  /** Cumulative sites searched for the workload's Java lines (every frame of its few stacks). */
+  private static final int OWNER_SEARCH = 500;
+
   /** Set in the child so it never starts another. */
   private static final String CHILD_PROPERTY = "nativemem.demo.child";
 
@@ -98,6 +108,22 @@ public final class ProfilingDemo {
     }
   }
 
+  /**
+   * Turns on the Java frames above each sampled allocation ({@code
+   * -Dnativemem.profile.javaFrames=true} does it at start); says what that gives, or why not.
+   */
+  private static String javaFrames(HeapProfiler profiler) {
+    try {
+      if (profiler.javaFrames(true)) {
+        return "Java frames on (HeapProfiler.javaFrames(true)): each sample names the Java line"
+            + " above its native allocation";
+      }
+      return "Java frames could not be turned on: stacks end at the JNI call";
+    } catch (ProfilingUnavailableException e) {
+      return "Java frames unavailable (" + e.getMessage() + "): stacks end at the JNI call";
+    }
+  }
+
   /** Whether rocksdbjni is on the class path, without loading classes that need it. */
   static boolean rocksDbPresent() {
     try {
@@ -115,6 +141,7 @@ public final class ProfilingDemo {
             + "; sampling one allocation per "
             + ByteFormat.human(profiler.sampleIntervalBytes())
             + " on average");
+    System.out.println("  " + javaFrames(profiler));
     profiler.start();
     System.out.println("  profiling started (prof.active); running a native-memory workload:");
     List<AutoCloseable> live = new ArrayList<>();
@@ -147,6 +174,12 @@ public final class ProfilingDemo {
               + Paths.get(System.getProperty("java.home"), "bin", "java")
               + " "
               + profile.path());
+      ProfileReport report = profile.analyze(OWNER_SEARCH);
+      System.out.println();
+      for (String line : JavaOwners.render(report, WORKLOAD_CLASSES)) {
+        System.out.println("  " + line);
+      }
+      System.out.println();
       System.out.println("  or without jeprof, analysed in this JVM (flat, then cumulative):");
       for (String line : profile.analyze(10).toString().split("\n")) {
         System.out.println("  " + line);
