@@ -120,6 +120,11 @@ impl Fleet {
     /// base, one sample per stack and process, labelled with its process; for a difference, one
     /// sample per stack with its per-process average growth.
     pub fn pprof(&self, time_nanos: i64) -> Vec<u8> {
+        pprof::gzip(&self.pprof_message(time_nanos))
+    }
+
+    /// The pprof message [`Fleet::pprof`] encodes.
+    pub fn pprof_message(&self, time_nanos: i64) -> proto::Profile {
         let mut strings = Strings::default();
         let mut profile = pprof::header(&mut strings, self.sample_interval(), time_nanos);
         let located = &self.located;
@@ -147,7 +152,7 @@ impl Fleet {
             }
         }
         profile.string_table = strings.table;
-        pprof::gzip(&profile)
+        profile
     }
 
     /// Per stack of locations with a change: the current dumps' per-process average minus the
