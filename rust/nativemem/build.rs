@@ -1,9 +1,16 @@
-//! Generates the pprof types from the published `profile.proto`: protox parses it in Rust (no
-//! system `protoc`, so a fresh machine builds with cargo alone), prost-build writes the types.
+//! Generates the pprof types from the published `profile.proto` and the OTLP profiles types from
+//! opentelemetry-proto's `v1development` files (commit ac2c4b5, the version the Collector v0.165.0
+//! accepts): protox parses them in Rust (no system `protoc`, so a fresh machine builds with cargo
+//! alone), prost-build writes the types.
+
+const PROTOS: [&str; 2] = [
+    "proto/profile.proto",
+    "proto/opentelemetry/proto/collector/profiles/v1development/profiles_service.proto",
+];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    println!("cargo:rerun-if-changed=proto/profile.proto");
-    let descriptors = protox::compile(["proto/profile.proto"], ["proto/"])?;
+    println!("cargo:rerun-if-changed=proto");
+    let descriptors = protox::compile(PROTOS, ["proto/"])?;
     prost_build::Config::new().compile_fds(descriptors)?;
     Ok(())
 }

@@ -3,9 +3,10 @@
 
 use super::exports::{from_java, json_to_java};
 use super::BridgeError;
+use crate::profile::export::ExportRequest;
 use crate::profile::{self, Request};
 use jni::objects::JString;
-use jni::sys::jstring;
+use jni::sys::{jbyteArray, jstring};
 use std::path::PathBuf;
 
 export! {
@@ -21,5 +22,15 @@ export! {
         let request: Request = serde_json::from_str(&from_java(env, &request, "request")?)
             .map_err(|e| BridgeError::InvalidArgument(format!("malformed profile request: {e}")))?;
         json_to_java(env, &request.run()?)
+    }
+}
+
+export! {
+    /// An [`ExportRequest`] as JSON in, the request body to send out.
+    fn exportPayload(env, request: JString<'l>) -> jbyteArray {
+        let request: ExportRequest = serde_json::from_str(&from_java(env, &request, "request")?)
+            .map_err(|e| BridgeError::InvalidArgument(format!("malformed export request: {e}")))?;
+        let body = request.render()?;
+        Ok(env.byte_array_from_slice(&body)?.into_raw())
     }
 }

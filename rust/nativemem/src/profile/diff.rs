@@ -26,6 +26,7 @@ pub fn difference(current: &Stacks, base: &Stacks) -> Stacks {
                             name: name.clone(),
                             full_name: name.clone(),
                             file: None,
+                            java: false,
                         });
                         result.locations.push(Location {
                             address: 0,

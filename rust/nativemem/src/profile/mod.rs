@@ -9,12 +9,14 @@ pub mod bundle_layout;
 pub mod collapsed;
 pub mod demangle;
 pub mod diff;
+pub mod export;
 pub mod flamegraph;
 pub mod fleet;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod java_frames;
 pub mod mappings;
+pub mod otlp;
 pub mod parse;
 pub mod pprof;
 pub mod report;

@@ -58,8 +58,7 @@ impl Request {
             true => Vec::new(),
             false => inputs::expand(&self.bases, &mut warnings)?,
         };
-        let per_process =
-            self.bases.is_empty() && self.outputs.iter().any(|o| o.format == Format::Pprof);
+        let per_process = self.outputs.iter().any(|o| o.format == Format::Pprof);
         let mut fleet = Fleet::new(per_process);
         fleet.warnings = warnings;
         // Unnamed addresses of two processes do not match; those of one dump (and its own

@@ -13,9 +13,11 @@ use std::collections::HashMap;
 pub struct Function {
     /// jeprof's short name (no arguments or template parameters): the name sites are shown by.
     pub name: String,
-    /// Demangled full name.
+    /// Demangled full name; for a Java frame `Class.method`, its line left to the location.
     pub full_name: String,
     pub file: Option<String>,
+    /// A Java method named by the sidecar (its `name` ends in `(File.java:line)`).
+    pub java: bool,
 }
 
 /// A code address and the functions (inlined ones first) it belongs to.
@@ -46,6 +48,8 @@ pub struct Stacks {
     pub mappings: Vec<Mapping>,
     pub sample_interval: u64,
     pub warnings: Vec<String>,
+    /// Build IDs (lowercase hex) of the mapped files, where known.
+    pub build_ids: HashMap<String, String>,
 }
 
 /// jeprof ignores addresses above this (fake entries seen on some systems).
@@ -204,8 +208,21 @@ impl<'s, 'm> Resolver<'s, 'm> {
         }
     }
 
+    /// The build ID of a mapped file (see [`Symbolizer::build_id`]).
+    pub fn build_id(&self, file: &str) -> &str {
+        self.symbolizer.build_id(file)
+    }
+
     /// The stacks, with the dump's and the symbolizer's warnings.
     pub fn finish(mut self, dump: &HeapDump) -> Stacks {
+        for mapping in dump.mappings.all() {
+            if let Some(file) = mapping.file() {
+                let id = self.symbolizer.build_id(file);
+                if !id.is_empty() {
+                    self.stacks.build_ids.insert(file.to_owned(), id.to_owned());
+                }
+            }
+        }
         self.stacks.warnings = dump.warnings.clone();
         self.stacks.warnings.append(&mut self.symbolizer.warnings);
         self.stacks
@@ -218,6 +235,14 @@ pub fn label(name: &str, level: usize, last: usize) -> String {
         format!("{name} (inline)")
     } else {
         name.to_owned()
+    }
+}
+
+/// `Class.method` of a Java frame's name `Class.method(File.java:42)`.
+pub fn java_method(name: &str) -> &str {
+    match name.strip_suffix(')').and_then(|n| n.rfind('(')) {
+        Some(at) => &name[..at],
+        None => name,
     }
 }
 
@@ -250,8 +275,13 @@ impl Builder {
                     } else {
                         short_name(&line.function)
                     },
-                    full_name: line.function,
+                    full_name: if java {
+                        java_method(&line.function).to_owned()
+                    } else {
+                        line.function
+                    },
                     file: line.file,
+                    java,
                 };
                 (self.function(stacks, function), line.line)
             })
@@ -340,6 +370,7 @@ pub(crate) mod tests {
                                 name: name.to_string(),
                                 full_name: name.to_string(),
                                 file: None,
+                                java: false,
                             });
                             stacks.locations.push(Location {
                                 address: 0,

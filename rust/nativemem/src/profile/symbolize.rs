@@ -62,6 +62,8 @@ struct ObjectFile {
     /// PT_LOAD segments: (file offset, file size, virtual address).
     segments: Vec<(u64, u64, u64)>,
     is_allocator: bool,
+    /// The ELF build ID in lowercase hex; empty when the file has none.
+    build_id: String,
 }
 
 impl<'m> Symbolizer<'m> {
@@ -133,6 +135,18 @@ impl<'m> Symbolizer<'m> {
         }
     }
 
+    /// The build ID (lowercase hex) of a mapped file: the one read from the file when it was
+    /// opened to name an address, else the sidecar's; empty when neither knows it.
+    pub fn build_id(&self, file: &str) -> &str {
+        match self.objects.get(file) {
+            Some(Some(object)) => &object.build_id,
+            _ => self
+                .sidecar
+                .object(file)
+                .map_or("", |o| o.build_id.as_str()),
+        }
+    }
+
     /// The perf map's Java method at `address`, else the bare address (unnamed).
     fn unmapped(&self, address: u64) -> (Line, bool) {
         match self.sidecar.perf_map().find(address) {
@@ -201,17 +215,15 @@ impl ObjectFile {
         let checked = fd_path(&data);
         let cache = object::ReadCache::new(data.try_clone().map_err(|e| e.to_string())?);
         let file = object::File::parse(&cache).map_err(|e| format!("not an object file ({e})"))?;
-        if !expected_build_id.is_empty() {
-            let actual: String = match file.build_id() {
-                Ok(Some(id)) => id.iter().map(|b| format!("{b:02x}")).collect(),
-                _ => String::new(),
-            };
-            if actual != expected_build_id {
-                return Err(format!(
-                    "build id {actual} differs from {expected_build_id} at dump time (the file \
-                     changed, or the dump comes from another machine)"
-                ));
-            }
+        let actual: String = match file.build_id() {
+            Ok(Some(id)) => id.iter().map(|b| format!("{b:02x}")).collect(),
+            _ => String::new(),
+        };
+        if !expected_build_id.is_empty() && actual != expected_build_id {
+            return Err(format!(
+                "build id {actual} differs from {expected_build_id} at dump time (the file \
+                 changed, or the dump comes from another machine)"
+            ));
         }
         let segments = file
             .segments()
@@ -247,6 +259,7 @@ impl ObjectFile {
             symbols,
             segments,
             is_allocator,
+            build_id: actual,
         })
     }
 

@@ -2,12 +2,13 @@
 //! sidecar and unbiased with its own sample interval, its stacks merged by function names into
 //! one [`StackTable`]. Memory grows with the distinct stacks of all dumps and a little per dump
 //! (its totals and its flat bytes per site), not with the dumps' sizes; with `per_process` (for
-//! pprof's process labels) it also keeps each dump's distinct stacks.
+//! pprof) it also keeps each dump's distinct stacks of code locations ([`Located`]).
 //!
 //! A group of base dumps may be added too: every figure is then the per-process average of the
 //! current dumps minus that of the base dumps.
 
 pub mod inputs;
+pub mod located;
 pub mod render;
 pub mod table;
 
@@ -19,6 +20,7 @@ use super::unbias::unbias;
 use super::{ProfileError, IMPLAUSIBLE_BYTES};
 use crate::files::Links;
 use inputs::Dump;
+use located::{DumpLocations, Located};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -42,7 +44,8 @@ pub struct Process {
     pub bytes: f64,
     /// Unbiased bytes per leaf label (flat).
     pub flat: FxHashMap<u32, f64>,
-    /// `(node, objects, bytes)` per distinct stack, kept only with `per_process`.
+    /// `(stack of locations in [`Fleet::located`], objects, bytes)` per distinct stack, kept only
+    /// with `per_process`.
     pub samples: Vec<(u32, f64, f64)>,
 }
 
@@ -59,6 +62,8 @@ pub struct Fleet {
     pub names: Vec<String>,
     ids: FxHashMap<String, u32>,
     pub stacks: StackTable,
+    /// Every dump's code locations, kept with `per_process`.
+    pub located: Located,
     pub current: Group,
     pub base: Group,
     /// Per label: the last current process it was seen in, and in how many it was.
@@ -75,7 +80,8 @@ pub struct Fleet {
 }
 
 impl Fleet {
-    /// An empty fleet; with `per_process`, each dump's own stacks are kept (pprof labels).
+    /// An empty fleet; with `per_process`, each dump's own stacks of code locations are kept
+    /// (pprof: addresses, mappings, lines, process labels).
     pub fn new(per_process: bool) -> Fleet {
         Fleet {
             per_process,
@@ -136,6 +142,7 @@ impl Fleet {
             base,
             presence,
             per_process,
+            located,
             ..
         } = self;
         let group = match role {
@@ -146,6 +153,7 @@ impl Fleet {
         let mut labels_of: Vec<Box<[u32]>> = Vec::new();
         let mut sample_of: FxHashMap<u32, usize> = FxHashMap::default();
         let (mut locations, mut frames) = (Vec::new(), Vec::<u32>::new());
+        let mut dump_locations = DumpLocations::default();
         stream.for_each(&mut |addresses, counts| {
             resolver.locations(addresses, &mut locations);
             if locations.is_empty() {
@@ -189,6 +197,14 @@ impl Fleet {
                 }
             }
             if *per_process {
+                let build_id = |file: &str| resolver.build_id(file).to_owned();
+                let node = located.intern_stack(
+                    &mut dump_locations,
+                    &resolver.stacks,
+                    &locations,
+                    &build_id,
+                    &mut frames,
+                );
                 let at = *sample_of.entry(node).or_insert_with(|| {
                     process.samples.push((node, 0.0, 0.0));
                     process.samples.len() - 1

@@ -1,6 +1,7 @@
 //! A [`Fleet`]'s outputs: the report (with "in N of M processes" per site and, if asked, each
-//! process's total), text, collapsed stacks, flame graph, and pprof whose samples carry their
-//! process (`pid`, `host`, `dump`, `dump_time_ms` labels) for `go tool pprof -tagfocus`.
+//! process's total), text, collapsed stacks, flame graph, and pprof (code locations with their
+//! mappings, files and lines) whose samples carry their process (`pid`, `host`, `dump`,
+//! `dump_time_ms` labels) for `go tool pprof -tagfocus`.
 
 use super::table::EMPTY;
 use super::{Fleet, Group};
@@ -114,41 +115,32 @@ impl Fleet {
         flamegraph::draw(&self.folded(&names), title)
     }
 
-    /// Gzipped pprof: one function and location per site name; without a base, one sample per
-    /// stack and process, labelled with the process when the fleet kept per-process stacks.
+    /// Gzipped pprof of the code locations the fleet kept (`per_process`): each process's
+    /// mappings, its locations at their addresses, functions with files and lines. Without a
+    /// base, one sample per stack and process, labelled with its process; for a difference, one
+    /// sample per stack with its per-process average growth.
     pub fn pprof(&self, time_nanos: i64) -> Vec<u8> {
+        pprof::gzip(&self.pprof_message(time_nanos))
+    }
+
+    /// The pprof message [`Fleet::pprof`] encodes.
+    pub fn pprof_message(&self, time_nanos: i64) -> proto::Profile {
         let mut strings = Strings::default();
         let mut profile = pprof::header(&mut strings, self.sample_interval(), time_nanos);
-        for (i, name) in self.names.iter().enumerate() {
-            let id = i as u64 + 1;
-            let name = strings.id(name);
-            profile.function.push(proto::Function {
-                id,
-                name,
-                system_name: name,
-                ..Default::default()
-            });
-            profile.location.push(proto::Location {
-                id,
-                line: vec![proto::Line {
-                    function_id: id,
-                    ..Default::default()
-                }],
-                ..Default::default()
-            });
-        }
+        let located = &self.located;
+        located.fill(&mut profile, &mut strings);
         let mut values = Integers::default();
         let mut sample = |node: u32, objects: f64, bytes: f64, label: Vec<proto::Label>| {
-            let frames = self.stacks.frames(node);
             profile.sample.push(proto::Sample {
-                location_id: frames.iter().map(|&l| u64::from(l) + 1).collect(),
+                location_id: located.location_ids(node),
                 value: values.next(objects, bytes),
                 label,
             });
         };
-        let kept = self.current.processes.iter().any(|p| !p.samples.is_empty());
-        if self.is_difference() || !kept {
-            self.for_each_stack(|node, [objects, bytes]| sample(node, objects, bytes, Vec::new()));
+        if self.is_difference() {
+            for (node, [objects, bytes]) in self.growth_by_location_stack() {
+                sample(node, objects, bytes, Vec::new());
+            }
         } else {
             for process in &self.current.processes {
                 let labels = process_labels(process, &mut strings);
@@ -160,7 +152,25 @@ impl Fleet {
             }
         }
         profile.string_table = strings.table;
-        pprof::gzip(&profile)
+        profile
+    }
+
+    /// Per stack of locations with a change: the current dumps' per-process average minus the
+    /// base dumps', in stack order.
+    fn growth_by_location_stack(&self) -> BTreeMap<u32, [f64; 2]> {
+        let mut growth: BTreeMap<u32, [f64; 2]> = BTreeMap::new();
+        for (group, sign) in [(&self.current, 1.0), (&self.base, -1.0)] {
+            let n = group.processes.len().max(1) as f64;
+            for process in &group.processes {
+                for &(node, objects, bytes) in &process.samples {
+                    let weight = growth.entry(node).or_default();
+                    weight[0] += sign * objects / n;
+                    weight[1] += sign * bytes / n;
+                }
+            }
+        }
+        growth.retain(|&node, weight| node != EMPTY && *weight != [0.0; 2]);
+        growth
     }
 
     /// The current dumps' group.

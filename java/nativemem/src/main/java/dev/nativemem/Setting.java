@@ -148,6 +148,25 @@ public enum Setting {
       "`true`: starting the watch turns jemalloc heap sampling on (as `HeapProfiler.start()`"
           + " does; logged when it does), so bundles carry a heap profile of what was sampled"
           + " since; `false`: sampling stays as it is and bundles have no heap profile."),
+  EXPORT(
+      "nativemem.export",
+      "off",
+      null,
+      "`otlp` or `pyroscope`: every `nativemem.export.interval`, send the live native heap (a dump"
+          + " made into one request) to `nativemem.export.endpoint`; the agent argument"
+          + " `export=otlp` does the same. See docs/continuous-profiling.md."),
+  EXPORT_ENDPOINT(
+      "nativemem.export.endpoint",
+      null,
+      "none",
+      "Base URL of the profiling backend: an OpenTelemetry Collector's OTLP/HTTP receiver"
+          + " (`http://otel-collector:4318`, `/v1development/profiles` appended) or Pyroscope"
+          + " (`http://pyroscope:4040`, `/ingest` appended)."),
+  EXPORT_INTERVAL(
+      "nativemem.export.interval",
+      "60s",
+      null,
+      "Time between two exports: `60s`, `2m`, `1500ms`, or seconds; at least 1s."),
   JUNIT_REQUIRE_AGENT(
       "nativemem.junit.requireAgent",
       "true",

@@ -115,6 +115,11 @@ public final class AgentRuntime {
     settings.putAll(System.getProperties());
     settings.putAll(options.watchSettings());
     WatchStart.startIfOn(settings);
+    try {
+      dev.nativemem.export.ProfileExporter.startIfOn(settings);
+    } catch (RuntimeException e) {
+      System.err.println("nativemem agent: no profile export: " + e.getMessage());
+    }
   }
 
   /**

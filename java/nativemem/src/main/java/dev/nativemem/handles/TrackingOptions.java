@@ -87,11 +87,18 @@ public final class TrackingOptions {
         int eq = pair.indexOf('=');
         String key = (eq < 0 ? pair : pair.substring(0, eq)).trim();
         String value = eq < 0 ? "" : pair.substring(eq + 1).trim();
-        if (key.equals("watch") || key.startsWith("watch.")) {
+        if (key.equals("watch")
+            || key.startsWith("watch.")
+            || key.equals("export")
+            || key.startsWith("export.")) {
           String property = "nativemem." + key;
           if (!Setting.of(property).isPresent()) {
             throw new IllegalArgumentException(
-                "unknown option '" + key + "'; the watch's options are " + WATCH_KEYS);
+                "unknown option '"
+                    + key
+                    + "'; the watch's options are "
+                    + WATCH_KEYS
+                    + ", the export's export, export.endpoint, export.interval");
           }
           watch.setProperty(property, value);
           continue;
@@ -124,7 +131,7 @@ public final class TrackingOptions {
                     + key
                     + "'; valid options are "
                     + String.join(", ", KEYS)
-                    + ", watch, watch.<name>");
+                    + ", watch, watch.<name>, export, export.endpoint, export.interval");
         }
       }
     }

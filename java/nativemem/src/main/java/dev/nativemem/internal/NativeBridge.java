@@ -147,6 +147,12 @@ public final class NativeBridge {
   public static native String dumpProfileJson(String target, String saveFrom, String perfMap);
 
   /**
+   * The request body of one continuous export: {@code requestJson} names the dump, the protocol
+   * ({@code otlp}, {@code pyroscope}), resource attributes, time and a profile id.
+   */
+  public static native byte[] exportPayload(String requestJson);
+
+  /**
    * Writes {@code contents} to the new file {@code path} as every file nativemem creates is written
    * (SECURITY.md: temp name, 0600, never replacing, refused in a directory others could swap);
    * returns false, writing nothing, if {@code path} exists. {@code noun} and {@code example}

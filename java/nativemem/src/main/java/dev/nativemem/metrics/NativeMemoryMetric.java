@@ -189,7 +189,20 @@ public enum NativeMemoryMetric {
       null,
       "1 when jemalloc is sampling allocations now, else 0",
       Tags.NONE,
-      (s, out) -> out.value(s.profilingActive() ? 1 : 0));
+      (s, out) -> out.value(s.profilingActive() ? 1 : 0)),
+  EXPORT_SENT(
+      "nativemem.export.sent",
+      null,
+      "Profiles the continuous export delivered to its endpoint (nativemem.export)",
+      Tags.NONE,
+      (s, out) -> out.value(dev.nativemem.export.ProfileExporter.sent())),
+  EXPORT_DROPPED(
+      "nativemem.export.dropped",
+      null,
+      "Profiles the continuous export never delivered: pushed out of its full queue while the"
+          + " endpoint was slow or down, or refused after every retry",
+      Tags.NONE,
+      (s, out) -> out.value(dev.nativemem.export.ProfileExporter.dropped()));
 
   /** The {@code known} tag of leaked handles that match no catalogue entry. */
   public static final String NO_KNOWN_LEAK = "none";

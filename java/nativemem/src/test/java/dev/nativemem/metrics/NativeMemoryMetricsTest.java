@@ -60,7 +60,9 @@ class NativeMemoryMetricsTest {
             "nativemem_handles_leaked_total",
             "nativemem_cache_capacity_bytes",
             "nativemem_profiling_ready",
-            "nativemem_profiling_active");
+            "nativemem_profiling_active",
+            "nativemem_export_sent",
+            "nativemem_export_dropped");
     List<String> names =
         Arrays.stream(NativeMemoryMetric.values())
             .map(NativeMemoryMetric::prometheusName)
