@@ -331,6 +331,7 @@ impl Builder {
                 name: name.clone(),
                 full_name: name,
                 file: None,
+                java: false,
             },
         );
         self.allocator.push(false);

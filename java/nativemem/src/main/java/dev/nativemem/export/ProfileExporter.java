@@ -1,11 +1,13 @@
 package dev.nativemem.export;
 
-import dev.nativemem.profile.HeapProfiler;
-import dev.nativemem.NativeMemory;
 import dev.nativemem.Setting;
 import dev.nativemem.internal.FileTrees;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
+import dev.nativemem.internal.NativeLibraryLoader;
+import dev.nativemem.memory.MemoryReader;
+import dev.nativemem.profile.HeapProfiler;
+import dev.nativemem.profile.ProfileDump;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -101,7 +103,7 @@ public final class ProfileExporter {
     if (config == null || running != null) {
       return;
     }
-    HeapProfiler profiler = NativeMemory.profiling();
+    HeapProfiler profiler = HeapProfiler.get();
     if (!profiler.isAvailable()) {
       throw new IllegalStateException(
           Setting.EXPORT + " needs heap profiling: " + profiler.unavailableReason());
@@ -133,8 +135,8 @@ public final class ProfileExporter {
             System::getenv,
             host,
             ProcessHandle.current().pid(),
-            NativeMemory.allocator().kind().toString().toLowerCase(java.util.Locale.ROOT),
-            NativeMemory.version().java());
+            MemoryReader.allocator().kind().toString().toLowerCase(java.util.Locale.ROOT),
+            NativeLibraryLoader.javaVersion());
     ProfileExporter exporter = new ProfileExporter(config, labels, dir);
     exporter.thread("nativemem-export", exporter::captureLoop).start();
     exporter.thread("nativemem-export-send", exporter::sendLoop).start();
@@ -176,7 +178,7 @@ public final class ProfileExporter {
     Path dump = dir.resolve("export-" + (++sequence) + ".heap");
     Path sidecar = dir.resolve(dump.getFileName() + ".symbols");
     try {
-      NativeMemory.dumpProfile(dump);
+      ProfileDump.write(dump);
       Map<String, Object> request = new LinkedHashMap<>();
       request.put("dump", dump.toString());
       request.put("protocol", config.protocol.jsonName());
