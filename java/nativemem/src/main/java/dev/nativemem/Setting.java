@@ -60,7 +60,8 @@ public enum Setting {
       "nativemem.handles.include",
       "",
       "all kinds",
-      "Kinds to track joined by `+` (`ColumnFamilyOptions+Statistics`), or the groups `rocksdb`, `zip`."),
+      "Kinds to track joined by `+` (`ColumnFamilyOptions+Statistics`), or the groups `rocksdb`,"
+          + " `forst`, `zip`."),
   HANDLES_EXCLUDE(
       "nativemem.handles.exclude", "", "none", "Kinds or groups not to track, joined by `+`."),
   HANDLES_REPORT(
