@@ -2,6 +2,8 @@ package dev.nativemem.handles;
 
 import dev.nativemem.Setting;
 import dev.nativemem.TrackingLevel;
+import dev.nativemem.handles.tracking.End;
+import dev.nativemem.handles.tracking.TrackingOptions;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import java.lang.ref.Reference;
@@ -591,7 +593,7 @@ public final class HandleTracker {
    * Opens a scope on this thread; threads started while it is open inherit it. {@code everySite}:
    * record the creation stack of every handle created in it, whatever the level.
    */
-  public HandleScopeBooks openScope(String name, boolean everySite) {
+  HandleScopeBooks openScope(String name, boolean everySite) {
     NativeLibraryLoader.load();
     HandleScopeBooks books = new HandleScopeBooks(name, currentScope.get(), everySite);
     currentScope.set(books);
@@ -599,7 +601,7 @@ public final class HandleTracker {
   }
 
   /** Closes {@code books} on this thread, restoring the scope that was current before it. */
-  public void closeScope(HandleScopeBooks books) {
+  void closeScope(HandleScopeBooks books) {
     if (currentScope.get() == books) {
       currentScope.set(books.parent);
     }

@@ -7,6 +7,7 @@ import dev.nativemem.internal.FileTrees;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
+import dev.nativemem.profile.sampling.SamplingStatus;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.ZoneOffset;
