@@ -221,7 +221,7 @@ public final class HandleTracker {
   }
 
   /** The classes seen extending {@code kind}, sorted. */
-  public List<String> subclassesOf(String kind) {
+  List<String> subclassesOf(String kind) {
     Set<String> classes = subclasses.get(kind);
     if (classes == null) {
       return Collections.emptyList();
@@ -512,7 +512,7 @@ public final class HandleTracker {
    * Runs the garbage collector and processes what it found, waiting at most {@code timeoutMillis}.
    * Returns whether the collector finished within the time.
    */
-  public boolean collectGarbage(long timeoutMillis) throws InterruptedException {
+  boolean collectGarbage(long timeoutMillis) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     boolean sentinelSeen = false;
     for (int round = 0; round < 2; round++) {
@@ -544,7 +544,7 @@ public final class HandleTracker {
   }
 
   /** Memory of the Java side's records, about: a weak reference and map entries per record. */
-  public long javaMemoryBytes() {
+  long javaMemoryBytes() {
     long records = byFlag.size() + byOwner.size() + awaitingFinalizer.size() + zip.recordCount();
     return records * 120 + zip.countedByAddress() * 50L;
   }
@@ -559,14 +559,14 @@ public final class HandleTracker {
   }
 
   /** Processes collected owners and returns the registry's report as JSON. */
-  public String reportJson() {
+  String reportJson() {
     drain(Integer.MAX_VALUE);
     reconcileClosedByOverride();
     sendCounted();
     return NativeBridge.handlesReportJson();
   }
 
-  public String siteText(int site) {
+  String siteText(int site) {
     return NativeBridge.handlesSiteText(site);
   }
 

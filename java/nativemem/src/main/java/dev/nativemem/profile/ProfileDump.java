@@ -49,7 +49,7 @@ public final class ProfileDump {
   }
 
   /** {@code <dir>/nativemem-<pid>-<UTC time>.heap}. */
-  public static Path defaultTarget() {
+  private static Path defaultTarget() {
     String configured = Setting.PROFILE_DIR.value();
     String dir = configured != null ? configured : System.getProperty("java.io.tmpdir");
     String name =
