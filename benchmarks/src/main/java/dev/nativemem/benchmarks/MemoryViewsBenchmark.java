@@ -3,7 +3,7 @@ package dev.nativemem.benchmarks;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.memory.AllocatorStats;
 import dev.nativemem.memory.MemoryBreakdown;
-import dev.nativemem.memory.NmtSummary;
+import dev.nativemem.memory.reading.NmtSummary;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

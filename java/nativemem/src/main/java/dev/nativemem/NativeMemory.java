@@ -11,11 +11,10 @@ import dev.nativemem.memory.ProcessMemory;
 import dev.nativemem.memory.Remedies;
 import dev.nativemem.profile.HeapProfile;
 import dev.nativemem.profile.HeapProfiler;
-import dev.nativemem.profile.JavaFramesSetting;
 import dev.nativemem.profile.ProfileDump;
 import dev.nativemem.watch.MemoryWatch;
 import dev.nativemem.watch.WatchOptions;
-import dev.nativemem.watch.WatchStart;
+import dev.nativemem.watch.starting.WatchStart;
 import java.nio.file.Path;
 import java.util.Objects;
 

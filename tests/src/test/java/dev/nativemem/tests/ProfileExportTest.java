@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.nativemem.ProfileReport;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
+import dev.nativemem.profile.ProfileReport;
 import dev.nativemem.profile.ProfileRequest;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;

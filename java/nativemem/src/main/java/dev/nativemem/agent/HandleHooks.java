@@ -1,9 +1,9 @@
 package dev.nativemem.agent;
 
-import dev.nativemem.handles.End;
 import dev.nativemem.handles.HandleTracker;
-import dev.nativemem.handles.RocksFamily;
-import dev.nativemem.handles.TrackingOptions;
+import dev.nativemem.handles.tracking.End;
+import dev.nativemem.handles.tracking.RocksFamily;
+import dev.nativemem.handles.tracking.TrackingOptions;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package dev.nativemem.agent;
 
-import dev.nativemem.handles.RocksFamily;
+import dev.nativemem.handles.tracking.RocksFamily;
 import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
 import java.util.EnumSet;

@@ -1,7 +1,7 @@
 package dev.nativemem.cli;
 
-import dev.nativemem.handles.CatalogueCheck;
-import dev.nativemem.handles.LeakCatalogue;
+import dev.nativemem.handles.catalogue.CatalogueCheck;
+import dev.nativemem.handles.catalogue.LeakCatalogue;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.TerminalText;
 import java.io.File;

@@ -1,5 +1,7 @@
 package dev.nativemem.handles;
 
+import dev.nativemem.handles.catalogue.LeakCatalogue;
+import dev.nativemem.handles.tracking.RocksFamily;
 import java.security.CodeSource;
 import java.util.Arrays;
 import java.util.List;

@@ -1,6 +1,7 @@
 package dev.nativemem.handles;
 
 import dev.nativemem.NativeMemoryException;
+import dev.nativemem.handles.catalogue.LeakCatalogue;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.TerminalText;

@@ -1,6 +1,7 @@
 package dev.nativemem.handles;
 
 import dev.nativemem.handles.HandleScopeBooks.ScopeEntry;
+import dev.nativemem.handles.catalogue.LeakCatalogue;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.nativemem.handles;
 
+import dev.nativemem.handles.tracking.End;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -9,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** Counts of the handles created while a scope was current, in any thread it started. */
-public final class HandleScopeBooks {
+final class HandleScopeBooks {
   /** Leaked handles kept per scope for reporting; the count goes on past it. */
   static final int MAX_LEAKS_KEPT = 10_000;
 
@@ -98,7 +99,7 @@ public final class HandleScopeBooks {
   }
 
   /** One open or leaked handle of a scope. */
-  public static final class ScopeEntry {
+  static final class ScopeEntry {
     public final String kind;
     public final int site;
     public final boolean leaked;

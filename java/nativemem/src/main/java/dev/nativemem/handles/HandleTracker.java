@@ -2,6 +2,8 @@ package dev.nativemem.handles;
 
 import dev.nativemem.Setting;
 import dev.nativemem.TrackingLevel;
+import dev.nativemem.handles.tracking.End;
+import dev.nativemem.handles.tracking.TrackingOptions;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import java.lang.ref.Reference;
@@ -219,7 +221,7 @@ public final class HandleTracker {
   }
 
   /** The classes seen extending {@code kind}, sorted. */
-  public List<String> subclassesOf(String kind) {
+  List<String> subclassesOf(String kind) {
     Set<String> classes = subclasses.get(kind);
     if (classes == null) {
       return Collections.emptyList();
@@ -510,7 +512,7 @@ public final class HandleTracker {
    * Runs the garbage collector and processes what it found, waiting at most {@code timeoutMillis}.
    * Returns whether the collector finished within the time.
    */
-  public boolean collectGarbage(long timeoutMillis) throws InterruptedException {
+  boolean collectGarbage(long timeoutMillis) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     boolean sentinelSeen = false;
     for (int round = 0; round < 2; round++) {
@@ -542,7 +544,7 @@ public final class HandleTracker {
   }
 
   /** Memory of the Java side's records, about: a weak reference and map entries per record. */
-  public long javaMemoryBytes() {
+  long javaMemoryBytes() {
     long records = byFlag.size() + byOwner.size() + awaitingFinalizer.size() + zip.recordCount();
     return records * 120 + zip.countedByAddress() * 50L;
   }
@@ -557,14 +559,14 @@ public final class HandleTracker {
   }
 
   /** Processes collected owners and returns the registry's report as JSON. */
-  public String reportJson() {
+  String reportJson() {
     drain(Integer.MAX_VALUE);
     reconcileClosedByOverride();
     sendCounted();
     return NativeBridge.handlesReportJson();
   }
 
-  public String siteText(int site) {
+  String siteText(int site) {
     return NativeBridge.handlesSiteText(site);
   }
 
@@ -591,7 +593,7 @@ public final class HandleTracker {
    * Opens a scope on this thread; threads started while it is open inherit it. {@code everySite}:
    * record the creation stack of every handle created in it, whatever the level.
    */
-  public HandleScopeBooks openScope(String name, boolean everySite) {
+  HandleScopeBooks openScope(String name, boolean everySite) {
     NativeLibraryLoader.load();
     HandleScopeBooks books = new HandleScopeBooks(name, currentScope.get(), everySite);
     currentScope.set(books);
@@ -599,7 +601,7 @@ public final class HandleTracker {
   }
 
   /** Closes {@code books} on this thread, restoring the scope that was current before it. */
-  public void closeScope(HandleScopeBooks books) {
+  void closeScope(HandleScopeBooks books) {
     if (currentScope.get() == books) {
       currentScope.set(books.parent);
     }

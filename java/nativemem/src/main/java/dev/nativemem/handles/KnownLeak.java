@@ -1,5 +1,6 @@
 package dev.nativemem.handles;
 
+import dev.nativemem.handles.catalogue.LeakCatalogue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -1,6 +1,7 @@
 package dev.nativemem.handles;
 
 import dev.nativemem.NativeMemoryException;
+import dev.nativemem.handles.tracking.End;
 
 /**
  * A resource the application registered with {@link NativeHandles#track}: close this instead of the

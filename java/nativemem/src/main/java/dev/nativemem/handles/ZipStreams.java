@@ -1,5 +1,6 @@
 package dev.nativemem.handles;
 
+import dev.nativemem.handles.tracking.TrackingOptions;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;

@@ -1,5 +1,6 @@
 package dev.nativemem.incident;
 
+import dev.nativemem.incident.layout.BundleLayout;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;

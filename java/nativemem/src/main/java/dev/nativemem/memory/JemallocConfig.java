@@ -49,11 +49,6 @@ public final class JemallocConfig {
     return v instanceof Boolean ? Optional.of((Boolean) v) : Optional.empty();
   }
 
-  /** {@code opt.lg_prof_sample}: log2 of the mean bytes between samples. */
-  public Optional<Long> lgProfSample() {
-    return Optional.ofNullable(Json.optionalNumber(json, "lg_prof_sample"));
-  }
-
   /** {@code background_thread}: background purging threads on now. */
   public boolean backgroundThread() {
     return Json.bool(json, "background_thread");
@@ -72,11 +67,6 @@ public final class JemallocConfig {
   /** {@code opt.tcache}: thread caches enabled. */
   public boolean threadCache() {
     return Json.bool(json, "tcache");
-  }
-
-  /** {@code arenas.page}, bytes. */
-  public long pageBytes() {
-    return Json.number(json, "page_bytes");
   }
 
   Map<String, Object> asMap() {

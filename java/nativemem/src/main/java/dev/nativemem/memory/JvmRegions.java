@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * Compiler.codecache}, and how much of them is resident. The reservations never move, so they are
  * read once; residency is counted per call ({@code mincore}, in the native library).
  */
-public final class JvmRegions {
+final class JvmRegions {
   /** {@code [0x…, 0x…)}, {@code [0x…, 0x…, 0x…)} or {@code [0x…, 0x…, 0x…]}: first to last. */
   private static final Pattern RANGE =
       Pattern.compile(

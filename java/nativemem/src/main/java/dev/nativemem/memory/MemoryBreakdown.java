@@ -3,6 +3,7 @@ package dev.nativemem.memory;
 import dev.nativemem.handles.HandleReport;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
+import dev.nativemem.memory.reading.NmtSummary;
 import java.lang.management.MemoryUsage;
 import java.util.ArrayList;
 import java.util.Collections;

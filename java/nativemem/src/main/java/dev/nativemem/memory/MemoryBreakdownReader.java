@@ -1,6 +1,7 @@
 package dev.nativemem.memory;
 
 import dev.nativemem.handles.HandleReport;
+import dev.nativemem.memory.reading.NmtSummary;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;

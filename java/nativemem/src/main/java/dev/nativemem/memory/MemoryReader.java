@@ -5,6 +5,7 @@ import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
+import dev.nativemem.memory.reading.NmtSummary;
 import java.util.List;
 import java.util.Objects;
 

@@ -5,7 +5,7 @@ import dev.nativemem.memory.AllocatorStats;
 import dev.nativemem.memory.MemoryBreakdown;
 import dev.nativemem.memory.MemoryReader;
 import dev.nativemem.memory.MemorySnapshot;
-import dev.nativemem.profile.SamplingStatus;
+import dev.nativemem.profile.sampling.SamplingStatus;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -4,6 +4,7 @@ import dev.nativemem.ProfilingUnavailableException;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
+import dev.nativemem.profile.sampling.SamplingStatus;
 
 /**
  * Sampling heap profiles from the jemalloc serving this process ({@code NativeMemory.profiling()}).

@@ -20,7 +20,7 @@ import java.util.Set;
  * The JVM's perf map ({@code Compiler.perfmap}): address ranges of JIT-compiled methods, so native
  * stacks that enter Java code can be named. JDK 17+; JDK 11 has no such command.
  */
-public final class PerfMap {
+final class PerfMap {
   private static final String OPERATION = "compilerPerfmap";
   private static final int STICKY = 01000;
 

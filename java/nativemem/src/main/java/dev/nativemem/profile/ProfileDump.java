@@ -7,6 +7,7 @@ import dev.nativemem.internal.FileTrees;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
+import dev.nativemem.profile.sampling.SamplingStatus;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.ZoneOffset;
@@ -48,7 +49,7 @@ public final class ProfileDump {
   }
 
   /** {@code <dir>/nativemem-<pid>-<UTC time>.heap}. */
-  public static Path defaultTarget() {
+  private static Path defaultTarget() {
     String configured = Setting.PROFILE_DIR.value();
     String dir = configured != null ? configured : System.getProperty("java.io.tmpdir");
     String name =

@@ -166,7 +166,7 @@ public final class MemoryWatch implements AutoCloseable {
     return ring.size();
   }
 
-  public boolean isRunning() {
+  boolean isRunning() {
     return running;
   }
 

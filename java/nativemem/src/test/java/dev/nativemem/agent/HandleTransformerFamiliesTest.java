@@ -3,7 +3,7 @@ package dev.nativemem.agent;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.handles.RocksFamily;
+import dev.nativemem.handles.tracking.RocksFamily;
 import java.util.EnumSet;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,7 @@ package dev.nativemem.profile;
 
 import static dev.nativemem.ContractFixtures.check;
 
+import dev.nativemem.profile.sampling.SamplingStatus;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import org.junit.jupiter.api.Test;

@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.handles.TrackingOptions;
+import dev.nativemem.handles.tracking.TrackingOptions;
+import dev.nativemem.watch.starting.WatchStart;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Properties;

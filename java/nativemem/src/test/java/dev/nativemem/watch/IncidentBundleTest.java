@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nativemem.NativeMemory;
 import dev.nativemem.NativeMemoryException;
-import dev.nativemem.incident.BundleLayout;
+import dev.nativemem.incident.layout.BundleLayout;
 import dev.nativemem.internal.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

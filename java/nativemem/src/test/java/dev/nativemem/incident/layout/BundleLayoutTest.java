@@ -1,8 +1,9 @@
-package dev.nativemem.incident;
+package dev.nativemem.incident.layout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nativemem.incident.IncidentPage;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.nativemem.memory;
+package dev.nativemem.memory.reading;
 
 import dev.nativemem.NativeMemoryException;
 import dev.nativemem.internal.DiagnosticCommands;

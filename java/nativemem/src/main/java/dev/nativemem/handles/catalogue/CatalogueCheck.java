@@ -1,4 +1,4 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.catalogue;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;

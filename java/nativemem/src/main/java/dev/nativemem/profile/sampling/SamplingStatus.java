@@ -1,4 +1,4 @@
-package dev.nativemem.profile;
+package dev.nativemem.profile.sampling;
 
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;

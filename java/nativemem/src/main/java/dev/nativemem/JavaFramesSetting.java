@@ -1,6 +1,5 @@
-package dev.nativemem.profile;
+package dev.nativemem;
 
-import dev.nativemem.Setting;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.internal.SettingsInEffect;
@@ -9,7 +8,7 @@ import dev.nativemem.internal.SettingsInEffect;
  * {@code -Dnativemem.profile.javaFrames=true}: Java frames on when the front door starts (the
  * library loader applies no setting of its own).
  */
-public final class JavaFramesSetting {
+final class JavaFramesSetting {
   private JavaFramesSetting() {}
 
   /** Turns Java frames on if the setting says so; a failure is told on the log, never thrown. */

@@ -1,7 +1,8 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.tracking;
 
 import dev.nativemem.Setting;
 import dev.nativemem.TrackingLevel;
+import dev.nativemem.handles.catalogue.LeakCatalogue;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.catalogue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,10 +1,11 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.tracking;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nativemem.handles.catalogue.LibraryVersions;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 

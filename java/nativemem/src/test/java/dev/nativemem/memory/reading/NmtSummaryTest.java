@@ -1,4 +1,4 @@
-package dev.nativemem.memory;
+package dev.nativemem.memory.reading;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,4 +1,4 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.tracking;
 
 /**
  * RocksDB's Java API and the forks that ship it under another package with the same classes: the

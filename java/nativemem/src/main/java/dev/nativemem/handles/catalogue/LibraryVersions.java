@@ -1,4 +1,4 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.catalogue;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * The version of the library a class was loaded from, as its jar states it, and the comparison of
  * release numbers. Never guesses: a jar that states no version reads as unknown (null).
  */
-final class LibraryVersions {
+public final class LibraryVersions {
   /** pom.properties and version files are a few hundred bytes; more is not one of them. */
   static final int MAX_PROPERTIES_BYTES = 64 * 1024;
 
@@ -68,7 +68,7 @@ final class LibraryVersions {
   }
 
   /** {@link #versionInJarName(Class, String)} of a jar's path. */
-  static String versionInJarName(String path, String artifact) {
+  public static String versionInJarName(String path, String artifact) {
     String file = path.substring(path.lastIndexOf('/') + 1);
     String prefix = artifact.substring(artifact.indexOf(':') + 1) + "-";
     if (!file.startsWith(prefix) || !file.endsWith(".jar")) {

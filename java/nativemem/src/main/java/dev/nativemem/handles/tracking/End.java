@@ -1,4 +1,4 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.tracking;
 
 /** How a handle stopped owning its native memory; codes match the Rust registry's. */
 public enum End {
@@ -8,7 +8,8 @@ public enum End {
   /** Leaked, then freed by the finalizer's {@code close()} (rocksdbjni before 7). */
   FINALIZED(3);
 
-  final int code;
+  /** The code the Rust registry uses for this end. */
+  public final int code;
 
   End(int code) {
     this.code = code;

@@ -1,4 +1,4 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.catalogue;
 
 import dev.nativemem.internal.Json;
 import java.io.IOException;
@@ -89,7 +89,7 @@ public final class LeakCatalogue {
   }
 
   /** Notes the version of {@code type}'s library if a versioned entry depends on it. */
-  static void noteIfVersioned(Class<?> type) {
+  public static void noteIfVersioned(Class<?> type) {
     if (VERSIONED_CLASSES.contains(type.getName())) {
       get().note(type);
     }

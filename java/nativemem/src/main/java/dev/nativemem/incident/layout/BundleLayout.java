@@ -1,4 +1,4 @@
-package dev.nativemem.incident;
+package dev.nativemem.incident.layout;
 
 /**
  * The file names of an incident bundle ({@code nativemem-incident-<pid>-<time>-<trigger>/}), the

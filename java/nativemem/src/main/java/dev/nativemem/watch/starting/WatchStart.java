@@ -1,6 +1,8 @@
-package dev.nativemem.watch;
+package dev.nativemem.watch.starting;
 
 import dev.nativemem.Setting;
+import dev.nativemem.watch.MemoryWatch;
+import dev.nativemem.watch.WatchOptions;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
