@@ -48,10 +48,8 @@ public final class AsyncStateJob {
         StreamExecutionEnvironment.getExecutionEnvironment(
             Configuration.fromMap(settings(restarts, base)));
     env.setParallelism(1);
-    env.fromSequence(0, RECORDS - 1)
-        .keyBy(v -> v % KEYS)
-        .enableAsyncState()
-        .process(new AsyncCounter(restarts))
+    AsyncProcess.process(
+            env.fromSequence(0, RECORDS - 1).keyBy(v -> v % KEYS), new AsyncCounter(restarts))
         .name("async-counter")
         .addSink(new MaxPerKey())
         .name("max-per-key");
