@@ -1,8 +1,8 @@
 package dev.nativemem.apps.actuator;
 
+import dev.nativemem.NativeMemory;
 import dev.nativemem.handles.HandleReport;
 import dev.nativemem.handles.NativeHandles;
-import dev.nativemem.NativeMemory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;

@@ -130,12 +130,20 @@ class AsyncStateJobTest {
         () -> assertEquals(0, report.count("ReadOptions", "created"), report.summary()));
   }
 
-  /** FLINK-40327: one ReadOptions per batch of asynchronous reads, never closed. */
+  /**
+   * FLINK-40327: one ReadOptions per batch of asynchronous reads, never closed. ForSt logs a batch
+   * only when it completes, so each logged batch is one leak, and a batch cut off by the planned
+   * failover (or run synchronously) leaks one more without a line: the logged batches are the least
+   * the tracker must find. In most runs the two are equal.
+   */
   @Test
-  void leakedReadOptionsAtTheMultiGetEqualTheReadBatchesFlinkLogged() {
+  void leakedReadOptionsAtTheMultiGetAreAtLeastTheReadBatchesFlinkLogged() {
     long batches = readBatches();
     assertTrue(batches > 0, "the job must read state asynchronously\n" + run);
-    assertEquals(batches, leakedAt("forst.ReadOptions", MULTI_GET_LINE), report.summary());
+    long leaked = leakedAt("forst.ReadOptions", MULTI_GET_LINE);
+    assertTrue(
+        leaked >= batches,
+        leaked + " leaked at the multi-get, " + batches + " batches logged\n" + report.summary());
   }
 
   /**
