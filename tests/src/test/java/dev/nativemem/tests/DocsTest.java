@@ -201,7 +201,8 @@ class DocsTest {
         missing.add(m.group(1));
       }
     }
-    assertTrue(headings >= 20, "headings found: " + headings);
+    // One heading per message the product prints (docs/troubleshooting.md): a floor keeps it so.
+    assertTrue(headings >= 150, "headings found: " + headings);
     assertEquals(List.of(), missing, "docs/troubleshooting.md quotes messages the code lacks");
   }
 
