@@ -2,7 +2,9 @@
 //! on whatever parses. Failures proptest finds are kept in `proptest-regressions/` and replayed
 //! first on every run; the hand-picked ones below stay as plain tests.
 
-use nativemem::profile::{collapsed, flamegraph, parse, pprof, report, sidecar, symbolize, Stacks};
+use nativemem::profile::{
+    collapsed, flamegraph, parse, report, sidecar, stacks_pprof, symbolize, Stacks,
+};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -18,7 +20,7 @@ fn analyse_everything(input: &[u8]) {
     let _ = report::render_text(&r, "fuzz");
     let _ = collapsed::render(&stacks);
     let _ = collapsed::render_difference(&stacks, &stacks);
-    let _ = pprof::render(&stacks, 0);
+    let _ = stacks_pprof::render(&stacks, 0);
     if stacks.samples.len() < 50 {
         let _ = flamegraph::render(&stacks, None, "fuzz");
     }

@@ -23,6 +23,7 @@ pub mod report;
 pub mod request;
 pub mod sidecar;
 pub mod stacks;
+pub mod stacks_pprof;
 pub mod strip;
 pub mod symbolize;
 pub mod unbias;
@@ -258,7 +259,7 @@ impl Analysis {
                 };
                 flamegraph::render(&self.current, self.base.as_ref(), &title)?
             }
-            Format::Pprof => pprof::render(self.shown(), modified_nanos(&self.path)),
+            Format::Pprof => stacks_pprof::render(self.shown(), modified_nanos(&self.path)),
         })
     }
 

@@ -54,8 +54,11 @@ class ModuleDescriptorTest {
     assertEquals(
         Set.of(
             "dev.nativemem",
+            "dev.nativemem.handles",
             "dev.nativemem.incident",
+            "dev.nativemem.memory",
             "dev.nativemem.metrics",
+            "dev.nativemem.profile",
             "dev.nativemem.watch"),
         exported);
     assertTrue(module.opens().isEmpty(), module.opens().toString());

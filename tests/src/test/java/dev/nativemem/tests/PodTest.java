@@ -298,7 +298,11 @@ class PodTest {
           if (command.contains("grep")) {
             assertEquals(block, Arrays.asList(out.split("\n")), command);
           } else {
-            assertEquals(JSON.std.mapFrom(log.json.get(0)), JSON.std.mapFrom(out), command);
+            // jq prints 85.0 as 85: numbers are compared by value.
+            assertEquals(
+                byValue(JSON.std.mapFrom(log.json.get(0))),
+                byValue(JSON.std.mapFrom(out)),
+                command);
           }
         }
       } finally {
@@ -388,5 +392,25 @@ class PodTest {
     } finally {
       Files.delete(err);
     }
+  }
+
+  /** {@code json} with every number as a {@link java.math.BigDecimal} without trailing zeros. */
+  private static Object byValue(Object json) {
+    if (json instanceof Number) {
+      return new java.math.BigDecimal(json.toString()).stripTrailingZeros();
+    }
+    if (json instanceof Map) {
+      Map<Object, Object> out = new java.util.LinkedHashMap<>();
+      ((Map<?, ?>) json).forEach((k, v) -> out.put(k, byValue(v)));
+      return out;
+    }
+    if (json instanceof List) {
+      List<Object> out = new ArrayList<>();
+      for (Object v : (List<?>) json) {
+        out.add(byValue(v));
+      }
+      return out;
+    }
+    return json;
   }
 }
