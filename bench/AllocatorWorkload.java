@@ -55,6 +55,28 @@ public final class AllocatorWorkload {
         w.join();
       }
       System.out.println("PEAK_RSS " + Measurement.peakRssBytes());
+      if (Boolean.getBoolean("bench.export")) {
+        // What the agent's export sent while the workload ran (export-workload-cost.sh).
+        System.out.println("EXPORTS " + dev.nativemem.export.ProfileExporter.sent());
+        System.out.println("EXPORT_BYTES " + dev.nativemem.export.ProfileExporter.sentBytes());
+        System.out.println("EXPORT_DROPPED " + dev.nativemem.export.ProfileExporter.dropped());
+        // The export threads' own CPU and the whole process's, both since the JVM started.
+        com.sun.management.ThreadMXBean mx =
+            (com.sun.management.ThreadMXBean)
+                java.lang.management.ManagementFactory.getThreadMXBean();
+        long exportCpu = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+          if (t.getName().startsWith("nativemem-export")) {
+            exportCpu += Math.max(0, mx.getThreadCpuTime(t.getId()));
+          }
+        }
+        System.out.println("EXPORT_THREADS_CPU_NS " + exportCpu);
+        System.out.println(
+            "PROCESS_CPU_NS "
+                + ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                    .getProcessCpuTime());
+      }
       if (Boolean.getBoolean("bench.javaFrames")) {
         // The hook's own counters: samples taken, and those with Java frames.
         System.out.println(
