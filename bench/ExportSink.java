@@ -4,8 +4,8 @@ import java.net.InetSocketAddress;
 
 /**
  * A local endpoint for the export benchmark (not a test): answers every request 200 with an empty
- * body on 127.0.0.1, in a process of its own so that its CPU is not the exporting JVM's. Prints
- * its port, then serves until killed. {@code java bench/ExportSink.java}
+ * body on 127.0.0.1, in a process of its own so that its CPU is not the exporting JVM's. Prints its
+ * port, then serves until killed. {@code java bench/ExportSink.java}
  */
 public final class ExportSink {
   public static void main(String[] args) throws Exception {
