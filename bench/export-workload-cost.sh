@@ -115,3 +115,7 @@ awk -v m="$med" -v i="$interval" -v s="$sent" -v b="$bytes" -v e="$export_ns" -v
   if (w > 0) printf "export threads (dump, analysis, send) in the window: %.0f ms CPU per export, median %.2f%% of the JVM'"'"'s CPU (range %s%%)\n", e / w / 1e6, sh, r
   if (f != "-") printf "the first export (in the warm-up; loads classes, symbol tables): %.0f ms CPU (median)\n", f / 1e6
   if (s > 0) printf "bytes per export (OTLP request body): %.1f KiB over %d exports\n", b / s / 1024, s }'
+# The sink's own count of what arrived, to check the exporter's.
+kill "$sink_pid" && wait "$sink_pid" 2>/dev/null || true
+sink_pid=""
+awk '$1 == "RECEIVED" && $2 > 0 { printf "the sink received %d bodies, %.1f KiB each\n", $2, $3 / $2 / 1024 }' "$work/sink.port"
