@@ -48,13 +48,27 @@ public final class AllocatorWorkload {
         workers[t] = new Thread(() -> work(db, running, measuring, ops));
         workers[t].start();
       }
-      Thread.sleep(2000); // warm-up: JIT, caches, arenas
+      // warm-up: JIT, caches, arenas (export-workload-cost.sh: past the first export, both sides)
+      Thread.sleep(Long.getLong("bench.warmupMillis", 2000));
+      if (Boolean.getBoolean("bench.export")) {
+        System.out.println("EXPORTS_AT_START " + dev.nativemem.export.ProfileExporter.sent());
+        System.out.println("EXPORT_THREADS_CPU_NS_AT_START " + exportThreadsCpu());
+        System.out.println("PROCESS_CPU_NS_AT_START " + processCpu());
+      }
       Measurement.throughput(measuring, ops, seconds);
       running.set(false);
       for (Thread w : workers) {
         w.join();
       }
       System.out.println("PEAK_RSS " + Measurement.peakRssBytes());
+      if (Boolean.getBoolean("bench.export")) {
+        // What the agent's export sent while the workload ran (export-workload-cost.sh).
+        System.out.println("EXPORTS " + dev.nativemem.export.ProfileExporter.sent());
+        System.out.println("EXPORT_BYTES " + dev.nativemem.export.ProfileExporter.sentBytes());
+        System.out.println("EXPORT_DROPPED " + dev.nativemem.export.ProfileExporter.dropped());
+        System.out.println("EXPORT_THREADS_CPU_NS " + exportThreadsCpu());
+        System.out.println("PROCESS_CPU_NS " + processCpu());
+      }
       if (Boolean.getBoolean("bench.javaFrames")) {
         // The hook's own counters: samples taken, and those with Java frames.
         System.out.println(
@@ -65,6 +79,26 @@ public final class AllocatorWorkload {
         walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
+  }
+
+  /** CPU time of the export's threads (dump and analysis, sender) since they started. */
+  private static long exportThreadsCpu() {
+    com.sun.management.ThreadMXBean mx =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long total = 0;
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().startsWith("nativemem-export")) {
+        total += Math.max(0, mx.getThreadCpuTime(t.getId()));
+      }
+    }
+    return total;
+  }
+
+  /** CPU time of the whole process (user + sys of every thread). */
+  private static long processCpu() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   private static byte[] key(int i) {
