@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.metrics.MetricConfig;
@@ -18,11 +19,22 @@ public final class CapturingReporter implements MetricReporter {
   /** One notification of an added gauge. */
   public record Added(String name, String identifier, Map<String, String> variables) {}
 
-  /** Every gauge Flink added, in order, duplicates kept (a second registration shows twice). */
+  /**
+   * Every gauge and counter Flink added, in order, duplicates kept (a second registration shows
+   * twice).
+   */
   static final List<Added> ADDED = new CopyOnWriteArrayList<>();
 
-  /** The gauges registered now, by identifier. */
-  static final Map<String, Gauge<?>> LIVE = new ConcurrentHashMap<>();
+  /** The gauges and counters registered now, by identifier. */
+  static final Map<String, Metric> LIVE = new ConcurrentHashMap<>();
+
+  /** The value of the gauge or the count of the counter registered as {@code identifier}. */
+  static double value(String identifier) {
+    Metric metric = LIVE.get(identifier);
+    return metric instanceof Counter counter
+        ? counter.getCount()
+        : ((Number) ((Gauge<?>) metric).getValue()).doubleValue();
+  }
 
   @Override
   public void open(MetricConfig config) {}
@@ -32,10 +44,10 @@ public final class CapturingReporter implements MetricReporter {
 
   @Override
   public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
-    if (metric instanceof Gauge<?> gauge) {
+    if (metric instanceof Gauge<?> || metric instanceof Counter) {
       String identifier = group.getMetricIdentifier(name);
       ADDED.add(new Added(name, identifier, Map.copyOf(group.getAllVariables())));
-      LIVE.put(identifier, gauge);
+      LIVE.put(identifier, metric);
     }
   }
 

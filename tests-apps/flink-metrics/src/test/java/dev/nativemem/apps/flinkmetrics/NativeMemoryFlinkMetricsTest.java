@@ -97,9 +97,7 @@ class NativeMemoryFlinkMetricsTest {
       NativeMemoryMetrics reading = NativeMemoryMetrics.current();
       Map<String, Double> gauges = new HashMap<>();
       for (CapturingReporter.Added a : added) {
-        gauges.put(
-            seriesKey(a),
-            ((Number) CapturingReporter.LIVE.get(a.identifier()).getValue()).doubleValue());
+        gauges.put(seriesKey(a), CapturingReporter.value(a.identifier()));
       }
       if (NativeMemoryMetrics.current() != reading) {
         continue;
@@ -153,7 +151,7 @@ class NativeMemoryFlinkMetricsTest {
                 .findFirst()
                 .orElseThrow()
             * 1024;
-    double gauge = ((Number) CapturingReporter.LIVE.get(rss.identifier()).getValue()).doubleValue();
+    double gauge = CapturingReporter.value(rss.identifier());
     assertTrue(Math.abs(gauge - proc) < 32 << 20, "gauge " + gauge + " vs VmRSS " + proc);
   }
 }
