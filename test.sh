@@ -14,7 +14,7 @@
 # and end-to-end tests, the dependencies' licenses); the core jar built again and compared; the
 # RocksDB block-cache truth test; each fuzz target of the parsers of untrusted input for 10 s on its
 # committed corpus (rust/nativemem/fuzz/run.sh, which installs nightly Rust and cargo-fuzz when
-# missing); the Java build again on JDK 25 when
+# missing); the library's modules and end-to-end tests again on JDK 25 when
 # /usr/lib/jvm/temurin-25-jdk-amd64 (or $JDK25_HOME) exists.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -75,10 +75,12 @@ build/reproducible-jar.sh
 # time: a crash, a hang or memory beyond a parser's bound fails the run (SECURITY.md, "Fuzzing").
 rust/nativemem/fuzz/run.sh --seconds 10
 
-# The same Java build on the newest JDK (format checked once, above).
+# The library's modules and end-to-end tests again on the newest JDK (format checked once, above);
+# the real-application tests (tests-apps) run once, above: their frameworks are tested on JDK 17.
 jdk25="${JDK25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 if [[ -x $jdk25/bin/java ]]; then
-  JAVA_HOME=$jdk25 mvn -B verify -Dspotless.check.skip=true
+  JAVA_HOME=$jdk25 mvn -B verify -Dspotless.check.skip=true \
+    -pl java/nativemem-bom,java/nativemem,java/nativemem-junit,java/nativemem-flink,java/nativemem-micrometer,java/nativemem-demo,tests,benchmarks
 else
   echo "test.sh: no JDK 25 at $jdk25 (set JDK25_HOME): the JDK 25 run is skipped"
 fi
