@@ -43,6 +43,7 @@ public final class ProfileExportChild {
     System.out.println(
         "DROPPED_METRIC " + (long) metrics.value(NativeMemoryMetric.EXPORT_DROPPED).orElse(-1));
     System.out.println("DONE " + LIVE.size());
+    System.out.println("DONE_AT_MS " + System.currentTimeMillis());
   }
 
   static Object[] plant() {

@@ -13,7 +13,9 @@ import dev.nativemem.profile.ProfileReport;
 import dev.nativemem.profile.ProfileRequest;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.net.http.HttpClient;
@@ -61,9 +63,15 @@ class ProfileExportTest {
   /** A child exporting every second for {@code seconds} to {@code server}. */
   private static ForkedJvm.Result exportTo(
       HttpServer server, String protocol, Path dir, int seconds) throws Exception {
-    String endpoint = "http://127.0.0.1:" + server.getAddress().getPort();
+    return exportTo(server.getAddress().getPort(), protocol, "1s", dir, seconds);
+  }
+
+  /** A child exporting every {@code interval} for {@code seconds} to a local {@code port}. */
+  private static ForkedJvm.Result exportTo(
+      int port, String protocol, String interval, Path dir, int seconds) throws Exception {
+    String endpoint = "http://127.0.0.1:" + port;
     return exportingJvm(
-            "export=" + protocol + ",export.endpoint=" + endpoint + ",export.interval=1s")
+            "export=" + protocol + ",export.endpoint=" + endpoint + ",export.interval=" + interval)
         .main(
             ProfileExportChild.class.getName(),
             dir.resolve("child.heap").toString(),
@@ -185,11 +193,10 @@ class ProfileExportTest {
     throw new AssertionError("the collector wrote nothing for the posted dump");
   }
 
-  @Test
-  void pyroscopeIngestGetsAPprofWithTheLabelsInItsName() throws Exception {
+  /** Pyroscope's {@code /ingest} answering 200, keeping each request's method, query and body. */
+  private static HttpServer pyroscopeStub(List<String> queries, List<byte[]> bodies)
+      throws IOException {
     HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    List<String> queries = new CopyOnWriteArrayList<>();
-    List<byte[]> bodies = new CopyOnWriteArrayList<>();
     server.createContext(
         "/ingest",
         exchange -> {
@@ -199,6 +206,14 @@ class ProfileExportTest {
           exchange.close();
         });
     server.start();
+    return server;
+  }
+
+  @Test
+  void pyroscopeIngestGetsAPprofWithTheLabelsInItsName() throws Exception {
+    List<String> queries = new CopyOnWriteArrayList<>();
+    List<byte[]> bodies = new CopyOnWriteArrayList<>();
+    HttpServer server = pyroscopeStub(queries, bodies);
     Path dir = HeapProfilingTest.freshDir("export-pyroscope");
     try {
       ForkedJvm.Result r = exportTo(server, "pyroscope", dir, 3);
@@ -255,6 +270,54 @@ class ProfileExportTest {
       assertTrue(Long.parseLong(HeapProfilingTest.line(r, "SLOWEST_STEP_MS")) < 1_000, r.stdout);
     } finally {
       server.stop(0);
+    }
+  }
+
+  @Test
+  void theIntervalBeforeAnExitIsExportedAtTheExit() throws Exception {
+    List<String> queries = new CopyOnWriteArrayList<>();
+    List<byte[]> bodies = new CopyOnWriteArrayList<>();
+    HttpServer server = pyroscopeStub(queries, bodies);
+    Path dir = HeapProfilingTest.freshDir("export-at-exit");
+    try {
+      // Ten minutes between exports: no export comes due while the application runs, only at its
+      // exit.
+      ForkedJvm.Result r = exportTo(server.getAddress().getPort(), "pyroscope", "600s", dir, 2);
+      assertEquals(0, r.exitCode, r.toString());
+      assertEquals("0", HeapProfilingTest.line(r, "SENT"), r.toString());
+      assertEquals(1, queries.size(), queries + "\n" + r);
+      Map<String, String> query = query(queries.get(0));
+      long from = Long.parseLong(query.get("from"));
+      long until = Long.parseLong(query.get("until"));
+      assertTrue(from < until && until - from < 600, query.toString());
+      Path go = OtelCollector.go();
+      if (go != null) {
+        Path file = dir.resolve("at-exit.pb.gz");
+        Files.write(file, bodies.get(0));
+        String lines = run(go.toString(), "tool", "pprof", "-top", "-lines", file.toString());
+        assertTrue(lines.contains(plantedLine(r)), lines);
+      } else {
+        try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(bodies.get(0)))) {
+          assertTrue(in.readAllBytes().length > 0);
+        }
+      }
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  @Test
+  void anEndpointThatNeverAnswersDelaysTheExitByTheExportsBoundAtMost() throws Exception {
+    // Accepts connections (the kernel's backlog) and never reads or answers.
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Path dir = HeapProfilingTest.freshDir("export-at-exit-silent");
+      ForkedJvm.Result r = exportTo(silent.getLocalPort(), "otlp", "600s", dir, 1);
+      assertEquals(0, r.exitCode, r.toString());
+      long exitMillis = System.currentTimeMillis();
+      long doneMillis = Long.parseLong(HeapProfilingTest.line(r, "DONE_AT_MS"));
+      // The hook's bound is 5 s; the rest of the JVM's exit is far under the margin.
+      assertTrue(exitMillis - doneMillis < 5_000 + 4_000, (exitMillis - doneMillis) + " ms");
+      assertTrue(exitMillis - doneMillis >= 2_000, "the hook tried: " + (exitMillis - doneMillis));
     }
   }
 

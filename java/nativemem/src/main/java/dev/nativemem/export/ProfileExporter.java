@@ -28,7 +28,9 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Continuous export of the live native heap: every interval a dump into a private directory, made
@@ -38,6 +40,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * one pushes out the oldest when the endpoint is slow or down, and each body that is never
  * delivered (pushed out, or refused after {@value #ATTEMPTS} attempts with backoff) counts in
  * {@link #dropped()} (the metric {@code nativemem.export.dropped}).
+ *
+ * <p>When the JVM exits normally (its last thread ends, {@code System.exit}, SIGTERM from a pod's
+ * stop), a shutdown hook exports the interval begun since the last export and sends what is still
+ * queued, one attempt each, within {@value #AT_EXIT_SECONDS} s in all; what it cannot deliver in
+ * that time counts as dropped. A JVM killed outright (SIGKILL, the kernel's OOM killer) runs no
+ * hook: the last interval is lost, which is what the memory watch's incident bundle is for.
  */
 public final class ProfileExporter {
   static final int QUEUE = 4;
@@ -45,6 +53,10 @@ public final class ProfileExporter {
   private static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
   private static final int CONNECT_TIMEOUT_MS = 10_000;
   private static final int READ_TIMEOUT_MS = 30_000;
+
+  /** What the export at exit may add to a JVM's exit, at most. */
+  static final int AT_EXIT_SECONDS = 5;
+
   private static final AtomicLong SENT = new AtomicLong();
   private static final AtomicLong DROPPED = new AtomicLong();
   private static final AtomicLong SENT_BYTES = new AtomicLong();
@@ -57,6 +69,15 @@ public final class ProfileExporter {
   private final SecureRandom ids = new SecureRandom();
   private long sequence;
   private boolean failing;
+
+  /** Start of the interval the next profile covers, in epoch milliseconds. */
+  private volatile long intervalStart = System.currentTimeMillis();
+
+  /** Held while a dump is taken and made into a body: the exit's last one waits for it. */
+  private final ReentrantLock capturing = new ReentrantLock();
+
+  private Thread capturer;
+  private Thread sender;
 
   private static final class Body {
     final byte[] bytes;
@@ -138,8 +159,12 @@ public final class ProfileExporter {
             MemoryReader.allocator().kind().toString().toLowerCase(java.util.Locale.ROOT),
             NativeLibraryLoader.javaVersion());
     ProfileExporter exporter = new ProfileExporter(config, labels, dir);
-    exporter.thread("nativemem-export", exporter::captureLoop).start();
-    exporter.thread("nativemem-export-send", exporter::sendLoop).start();
+    exporter.capturer = exporter.thread("nativemem-export", exporter::captureLoop);
+    exporter.sender = exporter.thread("nativemem-export-send", exporter::sendLoop);
+    exporter.capturer.start();
+    exporter.sender.start();
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(exporter::exportAtExit, "nativemem-export-at-exit"));
     running = exporter;
   }
 
@@ -151,16 +176,18 @@ public final class ProfileExporter {
   }
 
   private void captureLoop() {
-    long from = System.currentTimeMillis();
     while (true) {
       try {
         Thread.sleep(config.interval.toMillis());
       } catch (InterruptedException e) {
         return;
       }
-      long until = System.currentTimeMillis();
+      capturing.lock();
       try {
-        Body body = new Body(capture(until, until - from), from / 1000, until / 1000);
+        if (Thread.currentThread().isInterrupted()) {
+          return; // the exit takes the last interval
+        }
+        Body body = captureInterval();
         while (!queue.offer(body)) {
           if (queue.poll() != null) {
             DROPPED.incrementAndGet();
@@ -168,9 +195,67 @@ public final class ProfileExporter {
         }
       } catch (RuntimeException e) {
         System.err.println("nativemem export: no profile this interval: " + e.getMessage());
+      } finally {
+        capturing.unlock();
       }
-      from = until;
     }
+  }
+
+  /** The body of the interval since the last one, which ends now; called holding the lock. */
+  private Body captureInterval() {
+    long from = intervalStart;
+    long until = System.currentTimeMillis();
+    intervalStart = until;
+    return new Body(capture(until, until - from), from / 1000, until / 1000);
+  }
+
+  /**
+   * The shutdown hook: the export threads stop, the interval since the last export becomes one more
+   * body, and every body not yet delivered is sent once, all within {@value #AT_EXIT_SECONDS} s;
+   * the rest counts as dropped.
+   */
+  void exportAtExit() {
+    long deadline = System.nanoTime() + AT_EXIT_SECONDS * 1_000_000_000L;
+    capturer.interrupt();
+    sender.interrupt();
+    List<Body> last = new ArrayList<>();
+    try {
+      // A dump being made is waited for, while time is left to send it.
+      if (capturing.tryLock(remainingMillis(deadline) * 3 / 5, TimeUnit.MILLISECONDS)) {
+        try {
+          queue.drainTo(last);
+          last.add(captureInterval());
+        } finally {
+          capturing.unlock();
+        }
+      } else {
+        queue.drainTo(last); // a dump still being made: its interval is lost
+      }
+    } catch (InterruptedException | RuntimeException e) {
+      System.err.println("nativemem export: no profile at exit: " + e.getMessage());
+      queue.drainTo(last);
+    }
+    for (Body body : last) {
+      int millis = (int) remainingMillis(deadline) / 2; // to connect, then to read the reply
+      boolean delivered = false;
+      if (millis > 0) {
+        try {
+          delivered = post(body, millis, millis) / 100 == 2;
+        } catch (IOException e) {
+          delivered = false;
+        }
+      }
+      if (delivered) {
+        SENT.incrementAndGet();
+        SENT_BYTES.addAndGet(body.bytes.length);
+      } else {
+        DROPPED.incrementAndGet();
+      }
+    }
+  }
+
+  private static long remainingMillis(long deadlineNanos) {
+    return Math.max(0, (deadlineNanos - System.nanoTime()) / 1_000_000);
   }
 
   /** The request body of a dump taken now; the dump and its sidecar are removed. */
@@ -212,6 +297,7 @@ public final class ProfileExporter {
       try {
         deliver(body);
       } catch (InterruptedException e) {
+        DROPPED.incrementAndGet(); // stopped between attempts by the exit
         return;
       }
     }
@@ -222,7 +308,7 @@ public final class ProfileExporter {
     String problem = null;
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
-        int status = post(body);
+        int status = post(body, CONNECT_TIMEOUT_MS, READ_TIMEOUT_MS);
         if (status / 100 == 2) {
           SENT.incrementAndGet();
           SENT_BYTES.addAndGet(body.bytes.length);
@@ -257,14 +343,14 @@ public final class ProfileExporter {
   }
 
   /** One POST of {@code body}; its HTTP status. */
-  private int post(Body body) throws IOException {
+  private int post(Body body, int connectTimeoutMillis, int readTimeoutMillis) throws IOException {
     URI uri =
         config.protocol == ExportConfig.Protocol.OTLP
             ? config.endpoint
             : pyroscopeUri(config.endpoint, labels, body.fromSeconds, body.untilSeconds);
     HttpURLConnection http = (HttpURLConnection) uri.toURL().openConnection();
-    http.setConnectTimeout(CONNECT_TIMEOUT_MS);
-    http.setReadTimeout(READ_TIMEOUT_MS);
+    http.setConnectTimeout(connectTimeoutMillis);
+    http.setReadTimeout(readTimeoutMillis);
     http.setInstanceFollowRedirects(false);
     http.setUseCaches(false);
     http.setDoOutput(true);

@@ -193,12 +193,14 @@ public enum NativeMemoryMetric {
   EXPORT_SENT(
       "nativemem.export.sent",
       null,
+      Type.COUNTER,
       "Profiles the continuous export delivered to its endpoint (nativemem.export)",
       Tags.NONE,
       (s, out) -> out.value(dev.nativemem.export.ProfileExporter.sent())),
   EXPORT_DROPPED(
       "nativemem.export.dropped",
       null,
+      Type.COUNTER,
       "Profiles the continuous export never delivered: pushed out of its full queue while the"
           + " endpoint was slow or down, or refused after every retry",
       Tags.NONE,

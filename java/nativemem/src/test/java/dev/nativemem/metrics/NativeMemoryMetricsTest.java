@@ -61,8 +61,8 @@ class NativeMemoryMetricsTest {
             "nativemem_cache_capacity_bytes",
             "nativemem_profiling_ready",
             "nativemem_profiling_active",
-            "nativemem_export_sent",
-            "nativemem_export_dropped");
+            "nativemem_export_sent_total",
+            "nativemem_export_dropped_total");
     List<String> names =
         Arrays.stream(NativeMemoryMetric.values())
             .map(NativeMemoryMetric::prometheusName)
