@@ -17,10 +17,20 @@ extern "C" {
     static mut JEMALLOC_CONF: *const c_char;
 }
 
-/// Freed dirty pages go back to the OS after about a second, purged by jemalloc's background
-/// threads instead of application threads; muzzy pages are released at once (jemalloc 5.3's
-/// own muzzy default).
-const DECAY: &[u8] = b"dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true";
+/// Freed dirty pages go back to the OS after about a second; muzzy pages are released at once
+/// (jemalloc 5.3's own muzzy default).
+const DECAY: &[u8] = b"dirty_decay_ms:1000,muzzy_decay_ms:0";
+/// In a JVM, jemalloc's background threads purge instead of application threads.
+///
+/// Only in a JVM: an image's `ENV LD_PRELOAD` reaches every process of the container, and a
+/// background thread makes each of them multi-threaded from its first `malloc`. A tool that drops
+/// privileges (`setpriv`, `su`, `runuser`, `su-exec`) changes its uid thread by thread through
+/// glibc's setxid broadcast; once the uid is dropped the background thread may no longer change
+/// its gid, and glibc aborts the process (SIGABRT) — before the JVM ever starts.
+const BACKGROUND: &[u8] = b",background_thread:true";
+/// The launcher of every JVM this allocator is documented for (`java`, Flink's and Kafka's
+/// scripts, Spring Boot's buildpacks all exec it).
+const JVM_LAUNCHER: &[u8] = b"java";
 /// Sampling compiled in and enabled but inactive: `prof.active` starts it at run time.
 const PROFILING: &[u8] = b"prof:true,prof_active:false";
 
@@ -64,11 +74,12 @@ fn configure() {
         Ok(_) => {
             let cpus = container_cpus::detect().effective;
             let user = user_conf();
+            let jvm = is_jvm();
             // SAFETY: only the thread that won the exchange writes CONF and JEMALLOC_CONF, and
             // jemalloc has not run yet: every entry point calls `ensure` first.
             unsafe {
                 let buf = &mut *core::ptr::addr_of_mut!(CONF);
-                JEMALLOC_CONF = match compose(buf, cpus, user) {
+                JEMALLOC_CONF = match compose(buf, cpus, jvm, user) {
                     Some(_) => buf.as_ptr().cast(),
                     // A MALLOC_CONF too long to combine: the user's options alone.
                     None => user.map_or(core::ptr::null(), |u| u.as_ptr()),
@@ -83,6 +94,25 @@ fn configure() {
             }
         }
     }
+}
+
+/// Whether this process's executable is named `java`; reads `/proc/self/exe` into a stack buffer
+/// (nothing here may allocate).
+fn is_jvm() -> bool {
+    let mut path = [0u8; 4096];
+    // SAFETY: readlink writes at most `path.len()` bytes into the buffer and allocates nothing.
+    let n = unsafe {
+        libc::readlink(
+            c"/proc/self/exe".as_ptr(),
+            path.as_mut_ptr().cast(),
+            path.len(),
+        )
+    };
+    let Ok(n) = usize::try_from(n) else {
+        return false;
+    };
+    let path = &path[..n.min(path.len())];
+    path.rsplit(|&b| b == b'/').next() == Some(JVM_LAUNCHER)
 }
 
 /// `MALLOC_CONF` from the environment, if set and not empty.
@@ -107,15 +137,18 @@ pub(crate) fn narenas_for(cpus: u32) -> u32 {
     }
 }
 
-/// Writes `<profiling>,narenas:<n>,<decay>[,<user>]` and a NUL into `buf`; returns the length
-/// without the NUL, or `None` if it does not fit.
-pub(crate) fn compose(buf: &mut [u8], cpus: u32, user: Option<&CStr>) -> Option<usize> {
+/// Writes `<profiling>,narenas:<n>,<decay>[,background_thread:true][,<user>]` and a NUL into
+/// `buf`; returns the length without the NUL, or `None` if it does not fit.
+pub(crate) fn compose(buf: &mut [u8], cpus: u32, jvm: bool, user: Option<&CStr>) -> Option<usize> {
     let mut w = Writer { buf, len: 0 };
     w.put(PROFILING)?;
     w.put(b",narenas:")?;
     w.put_u32(narenas_for(cpus))?;
     w.put(b",")?;
     w.put(DECAY)?;
+    if jvm {
+        w.put(BACKGROUND)?;
+    }
     if let Some(user) = user {
         w.put(b",")?;
         w.put(user.to_bytes())?;

@@ -14,7 +14,12 @@ fn read_bool(key: &str) -> bool {
 
 /// Runs one test of this binary in a child process with extra environment.
 fn child(test: &str, env: &[(&str, &str)]) -> String {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    child_of(&std::env::current_exe().unwrap(), test, env)
+}
+
+/// Runs one test of `exe` (a copy of this binary) in a child process with extra environment.
+fn child_of(exe: &std::path::Path, test: &str, env: &[(&str, &str)]) -> String {
+    let mut cmd = Command::new(exe);
     cmd.args(["--exact", test, "--nocapture", "--include-ignored"])
         .env_remove("MALLOC_CONF")
         .env_remove("_RJEM_MALLOC_CONF")
@@ -87,7 +92,10 @@ fn defaults_take_effect_in_this_process() {
     assert!(!read_bool("opt.prof_active"), "but not active");
     assert!(!read_bool("prof.active"));
     assert_eq!(read_i64("opt.dirty_decay_ms"), 1000);
-    assert!(read_bool("opt.background_thread"));
+    assert!(
+        !read_bool("opt.background_thread"),
+        "no background thread outside a JVM (this test binary)"
+    );
     assert!(read_bool("config.prof"));
 }
 
@@ -108,6 +116,25 @@ fn malloc_conf_is_honoured_and_overrides_defaults() {
         value(&report, "malloc_conf").ends_with(",narenas:3,prof_active:true,lg_prof_sample:12"),
         "user's options after ours: {report}"
     );
+}
+
+#[test]
+fn a_jvm_gets_background_threads() {
+    // This binary under the JVM launcher's name: a hard link, which /proc/self/exe names as it
+    // was run (a copy would be written while other tests fork: "text file busy" at its exec).
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe
+        .parent()
+        .unwrap()
+        .join(format!("jvm-named-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let java = dir.join("java");
+    std::fs::hard_link(&exe, &java).unwrap();
+    let report = child_of(&java, "tests::report_options", &[]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(value(&report, "background_thread"), "true", "{report}");
+    let report = child("tests::report_options", &[]);
+    assert_eq!(value(&report, "background_thread"), "false", "{report}");
 }
 
 #[test]
@@ -132,7 +159,7 @@ fn prefixed_variable_still_wins_last() {
 fn compose_writes_defaults_then_user_options() {
     let mut buf = [0u8; 256];
     let user = CString::new("narenas:2").unwrap();
-    let len = conf::compose(&mut buf, 3, Some(&user)).unwrap();
+    let len = conf::compose(&mut buf, 3, true, Some(&user)).unwrap();
     let text = std::str::from_utf8(&buf[..len]).unwrap();
     assert_eq!(
         text,
@@ -140,9 +167,14 @@ fn compose_writes_defaults_then_user_options() {
          dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true,narenas:2"
     );
     assert_eq!(buf[len], 0);
+    let len = conf::compose(&mut buf, 3, false, None).unwrap();
+    assert_eq!(
+        std::str::from_utf8(&buf[..len]).unwrap(),
+        "prof:true,prof_active:false,narenas:12,dirty_decay_ms:1000,muzzy_decay_ms:0"
+    );
     assert_eq!(conf::narenas_for(1), 1);
     let mut small = [0u8; 16];
-    assert_eq!(conf::compose(&mut small, 3, None), None);
+    assert_eq!(conf::compose(&mut small, 3, true, None), None);
 }
 
 #[test]

@@ -124,7 +124,7 @@ final class OtherUsers {
     }
   }
 
-  private static void deleteTree(Path dir) {
+  static void deleteTree(Path dir) {
     try (Stream<Path> all = Files.walk(dir)) {
       all.sorted((a, b) -> b.getNameCount() - a.getNameCount())
           .forEach(

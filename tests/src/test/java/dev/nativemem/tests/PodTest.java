@@ -8,11 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.jr.ob.JSON;
+import com.sun.net.httpserver.HttpServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -317,6 +320,79 @@ class PodTest {
       run(List.of("umount", volume.toString()));
       Files.deleteIfExists(volume);
       Files.deleteIfExists(memory);
+    }
+  }
+
+  @Test
+  void theContinuousExportSendsFromTheJreAsTheContainersUser() throws Exception {
+    requireRoot("the JVM runs as uid " + UID + " (setpriv), its volume is a tmpfs mount");
+    Path jre = PodRuntime.jre();
+    Path volume = OtherUsers.newDirectory("pod-export-" + System.nanoTime());
+    mountTmpfs(volume);
+    // The child's own dump at its end, in the shared sticky /tmp (the volume is 0777).
+    Path dump = Paths.get("/tmp", "nativemem-pod-export-" + System.nanoTime() + ".heap");
+    List<byte[]> bodies = new CopyOnWriteArrayList<>();
+    HttpServer collector = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    collector.createContext(
+        "/v1development/profiles",
+        exchange -> {
+          bodies.add(exchange.getRequestBody().readAllBytes());
+          exchange.sendResponseHeaders(200, -1);
+          exchange.close();
+        });
+    collector.start();
+    try {
+      // The allocator, extracted when the image is built (root, the docs' `RUN ... env --dir`).
+      Path image = OtherUsers.newDirectory("pod-export-image-" + System.nanoTime());
+      List<String> extract =
+          List.of(
+              jre.resolve("bin/java").toString(),
+              "-jar",
+              ForkedJvm.JAR.toString(),
+              "env",
+              "--dir",
+              image.resolve("nativemem").toString());
+      String preload = null;
+      for (String line : run(extract).split("\n")) {
+        if (line.startsWith("export LD_PRELOAD=")) {
+          preload = line.substring("export LD_PRELOAD=".length());
+        }
+      }
+      assertNotNull(preload, "env printed an LD_PRELOAD line");
+      ForkedJvm.Result r =
+          new ForkedJvm()
+              .withTestClasses()
+              .java(jre.resolve("bin/java"))
+              .launcher(
+                  "sh",
+                  "-c",
+                  "exec setpriv --reuid "
+                      + UID
+                      + " --regid "
+                      + UID
+                      + " --clear-groups env HOME=/nonexistent \"$0\" \"$@\"")
+              // As an image's ENV sets it: for the shell and setpriv too, not the JVM alone.
+              .env("LD_PRELOAD", preload)
+              .jvmArg(
+                  "-javaagent:"
+                      + ForkedJvm.JAR
+                      + "=export=otlp,export.endpoint=http://127.0.0.1:"
+                      + collector.getAddress().getPort()
+                      + ",export.interval=1s")
+              .main(ProfileExportChild.class.getName(), dump.toString(), "3", "2000");
+      assertEquals(0, r.exitCode, r.toString());
+      assertFalse(r.stderr.contains("nativemem export"), r.stderr); // no failure, no warning
+      assertTrue(Long.parseLong(HeapProfilingTest.line(r, "SENT")) >= 1, r.toString());
+      assertFalse(bodies.isEmpty(), r.toString());
+      // The profile names the planting Java method: Java frames from the JRE, as that user.
+      String last = new String(bodies.get(bodies.size() - 1), StandardCharsets.ISO_8859_1);
+      assertTrue(last.contains(ProfileExportChild.class.getName() + ".plant"), r.toString());
+    } finally {
+      collector.stop(0);
+      Files.deleteIfExists(dump);
+      OtherUsers.deleteTree(Paths.get(dump + ".symbols"));
+      run(List.of("umount", volume.toString()));
+      Files.deleteIfExists(volume);
     }
   }
 

@@ -88,8 +88,11 @@ final class EnvCommand extends CliCommand {
             + PreloadAllocator.narenas(here)
             + ")");
     System.out.println(
-        "  dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true   freed memory returns to"
-            + " the OS within about a second");
+        "  dirty_decay_ms:1000,muzzy_decay_ms:0   freed memory returns to the OS within about a"
+            + " second");
+    System.out.println(
+        "  background_thread:true        in processes named java only: purged off the"
+            + " application's threads");
     System.out.println("Options in MALLOC_CONF are applied after these and override them.");
     String conf = cpus == null ? null : "narenas:" + PreloadAllocator.narenas(cpus);
     System.out.println();
