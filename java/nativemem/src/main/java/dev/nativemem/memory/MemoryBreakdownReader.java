@@ -43,12 +43,10 @@ final class MemoryBreakdownReader {
           new MemoryBreakdown.Pool(
               pool.getName(), pool.getCount(), pool.getMemoryUsed(), pool.getTotalCapacity()));
     }
-    boolean resident = view == MemoryBreakdown.View.RESIDENT;
-    return new JvmMemory(
-        heap,
-        nonHeapPools,
-        bufferPools,
-        resident ? JvmRegions.heapResidentBytes() : null,
-        resident ? JvmRegions.codeCacheResidentBytes() : null);
+    Long[] resident =
+        view == MemoryBreakdown.View.RESIDENT
+            ? JvmRegions.heapAndCodeCacheResidentBytes()
+            : new Long[2];
+    return new JvmMemory(heap, nonHeapPools, bufferPools, resident[0], resident[1]);
   }
 }
