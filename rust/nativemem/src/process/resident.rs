@@ -51,7 +51,8 @@ impl Mappings {
         }
     }
 
-    /// The text of `/proc/self/maps` (the only way before Linux 6.11).
+    /// The text of `/proc/self/maps` (the only way before Linux 6.11), for tests to compare.
+    #[cfg(test)]
     fn listed() -> Mappings {
         match File::open("/proc/self/maps") {
             Ok(file) => Mappings::listed_from(file),
