@@ -28,8 +28,8 @@ final class JvmRegions {
 
   /**
    * Resident bytes of the Java heap's reservation and of the code cache's, in one pass over the
-   * mappings; either is null where its address range is not known (ZGC prints none for the heap;
-   * a JVM without diagnostic commands prints neither) or part of it is not mapped.
+   * mappings; either is null where its address range is not known (ZGC prints none for the heap; a
+   * JVM without diagnostic commands prints neither) or part of it is not mapped.
    */
   static Long[] heapAndCodeCacheResidentBytes() {
     List<long[]> heapRanges = heapRanges();

@@ -49,8 +49,8 @@ public final class NmtSummary {
 
   /**
    * Set once NMT answered that it is not enabled: it is chosen at the JVM's start and can only be
-   * shut down later, never started, so that answer holds for the JVM's life and the command is
-   * not run again (it cost a scrape of the metrics about 0.2 ms).
+   * shut down later, never started, so that answer holds for the JVM's life and the command is not
+   * run again (it cost a scrape of the metrics about 0.2 ms).
    */
   private static volatile boolean off;
 
