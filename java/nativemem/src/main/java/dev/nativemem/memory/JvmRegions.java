@@ -27,16 +27,29 @@ final class JvmRegions {
   private JvmRegions() {}
 
   /**
-   * Resident bytes of the Java heap's reservation, or null where the collector does not print its
-   * address range (ZGC) or the JVM has no diagnostic commands.
+   * Resident bytes of the Java heap's reservation and of the code cache's, in one pass over the
+   * mappings; either is null where its address range is not known (ZGC prints none for the heap; a
+   * JVM without diagnostic commands prints neither) or part of it is not mapped.
    */
-  public static Long heapResidentBytes() {
-    return resident(heapRanges());
-  }
-
-  /** Resident bytes of the code cache's reservation, or null where it is not known. */
-  public static Long codeCacheResidentBytes() {
-    return resident(codeCacheRanges());
+  static Long[] heapAndCodeCacheResidentBytes() {
+    List<long[]> heapRanges = heapRanges();
+    List<long[]> codeRanges = codeCacheRanges();
+    Long[] out = new Long[2];
+    if (heapRanges.isEmpty() && codeRanges.isEmpty()) {
+      return out;
+    }
+    List<long[]> all = new ArrayList<>(heapRanges);
+    all.addAll(codeRanges);
+    long[] flat = new long[2 * all.size()];
+    for (int i = 0; i < all.size(); i++) {
+      flat[2 * i] = all.get(i)[0];
+      flat[2 * i + 1] = all.get(i)[1];
+    }
+    List<?> bytes =
+        (List<?>) Json.parseObject(NativeBridge.residentRangesJson(flat)).get("resident_bytes");
+    out[0] = heapRanges.isEmpty() ? null : sum(bytes.subList(0, heapRanges.size()));
+    out[1] = codeRanges.isEmpty() ? null : sum(bytes.subList(heapRanges.size(), bytes.size()));
+    return out;
   }
 
   /** The heap's reserved {@code [start, end)} ranges (one for most collectors; none for ZGC). */
@@ -88,22 +101,14 @@ final class JvmRegions {
     return Collections.unmodifiableList(merged);
   }
 
-  private static Long resident(List<long[]> ranges) {
-    if (ranges.isEmpty()) {
-      return null;
-    }
-    long[] flat = new long[2 * ranges.size()];
-    for (int i = 0; i < ranges.size(); i++) {
-      flat[2 * i] = ranges.get(i)[0];
-      flat[2 * i + 1] = ranges.get(i)[1];
-    }
-    return residentTotal(Json.parseObject(NativeBridge.residentRangesJson(flat)));
-  }
-
   /** The sum of the native {@code residentRangesJson()}; null if part of a range is unmapped. */
   public static Long residentTotal(Map<String, Object> json) {
+    return sum((List<?>) json.get("resident_bytes"));
+  }
+
+  private static Long sum(List<?> residentBytes) {
     long total = 0;
-    for (Object bytes : (List<?>) json.get("resident_bytes")) {
+    for (Object bytes : residentBytes) {
       if (!(bytes instanceof Number)) {
         return null; // part of a range is not mapped: the text described something else
       }

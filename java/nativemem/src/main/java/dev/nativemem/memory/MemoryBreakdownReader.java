@@ -13,6 +13,16 @@ import java.util.Map;
 
 /** Reads the JVM's MXBeans and resident ranges, and builds a {@link MemoryBreakdown} from them. */
 final class MemoryBreakdownReader {
+  /**
+   * The JVM's memory pools and buffer pools: fixed for its life (a pool that stops being used turns
+   * invalid, it is not replaced), so looked up once rather than on every reading.
+   */
+  private static final class Pools {
+    static final List<MemoryPoolMXBean> MEMORY = ManagementFactory.getMemoryPoolMXBeans();
+    static final List<BufferPoolMXBean> BUFFERS =
+        ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class);
+  }
+
   private MemoryBreakdownReader() {}
 
   /**
@@ -30,7 +40,7 @@ final class MemoryBreakdownReader {
   private static JvmMemory readJvm(MemoryBreakdown.View view) {
     MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
     List<MemoryBreakdown.Pool> nonHeapPools = new ArrayList<>();
-    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+    for (MemoryPoolMXBean pool : Pools.MEMORY) {
       if (pool.getType() == MemoryType.NON_HEAP && pool.isValid()) {
         MemoryUsage usage = pool.getUsage();
         nonHeapPools.add(
@@ -38,17 +48,15 @@ final class MemoryBreakdownReader {
       }
     }
     List<MemoryBreakdown.Pool> bufferPools = new ArrayList<>();
-    for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+    for (BufferPoolMXBean pool : Pools.BUFFERS) {
       bufferPools.add(
           new MemoryBreakdown.Pool(
               pool.getName(), pool.getCount(), pool.getMemoryUsed(), pool.getTotalCapacity()));
     }
-    boolean resident = view == MemoryBreakdown.View.RESIDENT;
-    return new JvmMemory(
-        heap,
-        nonHeapPools,
-        bufferPools,
-        resident ? JvmRegions.heapResidentBytes() : null,
-        resident ? JvmRegions.codeCacheResidentBytes() : null);
+    Long[] resident =
+        view == MemoryBreakdown.View.RESIDENT
+            ? JvmRegions.heapAndCodeCacheResidentBytes()
+            : new Long[2];
+    return new JvmMemory(heap, nonHeapPools, bufferPools, resident[0], resident[1]);
   }
 }

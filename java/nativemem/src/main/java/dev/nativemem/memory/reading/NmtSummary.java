@@ -48,14 +48,23 @@ public final class NmtSummary {
   }
 
   /**
+   * Set once NMT answered that it is not enabled: it is chosen at the JVM's start and can only be
+   * shut down later, never started, so that answer holds for the JVM's life and the command is not
+   * run again (it cost a scrape of the metrics about 0.2 ms).
+   */
+  private static volatile boolean off;
+
+  /**
    * The summary of this JVM, or {@code null} when NMT is off or the JVM has no DiagnosticCommand
    * MBean (not HotSpot).
    */
   public static NmtSummary read() {
-    if (!DiagnosticCommands.available()) {
+    if (off || !DiagnosticCommands.available()) {
       return null;
     }
-    return parse(run());
+    NmtSummary summary = parse(run());
+    off = summary == null;
+    return summary;
   }
 
   /** The DiagnosticCommand's raw text, as {@code jcmd} would print it. */
