@@ -2,6 +2,8 @@ package dev.nativemem.handles;
 
 import dev.nativemem.NativeMemoryException;
 import dev.nativemem.handles.catalogue.LeakCatalogue;
+import dev.nativemem.handles.tracking.CreationSites;
+import dev.nativemem.handles.tracking.HandleTracker;
 import dev.nativemem.internal.Json;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -2,6 +2,7 @@ package dev.nativemem.handles;
 
 import dev.nativemem.Setting;
 import dev.nativemem.TrackingLevel;
+import dev.nativemem.handles.tracking.HandleTracker;
 import dev.nativemem.internal.NativeLibraryLoader;
 import java.util.Objects;
 
