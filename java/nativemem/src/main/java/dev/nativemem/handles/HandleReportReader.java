@@ -30,6 +30,31 @@ final class HandleReportReader {
         tracker.javaMemoryBytes());
   }
 
+  /**
+   * Counts per kind and cache capacities only, from the registry's summary ({@code
+   * handlesSummaryJson}): no site, zombie cache or open handle is listed, none is copied out.
+   */
+  static HandleReport summary(HandleTracker tracker) {
+    LeakCatalogue.get(); // as for the report: its Inflater is counted alike
+    Map<String, Object> json = Json.parseObject(tracker.summaryJson());
+    List<HandleReport.KindCount> kinds = new ArrayList<>();
+    for (Map<String, Object> k : list(json, "kinds")) {
+      kinds.add(kind(k));
+    }
+    return new HandleReport(
+        tracker.agentActive(),
+        tracker.options().toString(),
+        kinds,
+        new ArrayList<>(),
+        new ArrayList<>(),
+        new ArrayList<>(),
+        Json.number(json, "open_cache_capacity_bytes"),
+        Json.number(json, "zombie_cache_capacity_bytes"),
+        0,
+        0,
+        0);
+  }
+
   /** {@code json}, the registry's report, with the Java side's {@code javaMemoryBytes}. */
   static HandleReport read(
       boolean agentActive, String options, Map<String, Object> json, long javaMemoryBytes) {
