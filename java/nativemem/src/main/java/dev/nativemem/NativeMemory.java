@@ -11,7 +11,6 @@ import dev.nativemem.memory.ProcessMemory;
 import dev.nativemem.memory.Remedies;
 import dev.nativemem.profile.HeapProfile;
 import dev.nativemem.profile.HeapProfiler;
-import dev.nativemem.profile.ProfileDump;
 import dev.nativemem.watch.MemoryWatch;
 import dev.nativemem.watch.WatchOptions;
 import dev.nativemem.watch.starting.WatchStart;
@@ -176,7 +175,7 @@ public final class NativeMemory {
    * #dumpProfile(Path)}.
    */
   public static HeapProfile dumpProfile() {
-    return ProfileDump.writeDefault();
+    return HeapProfiler.get().dumpDefault();
   }
 
   /**
@@ -196,7 +195,7 @@ public final class NativeMemory {
   public static HeapProfile dumpProfile(Path path) {
     Objects.requireNonNull(
         path, "dumpProfile(path): path is null; pass a new file, e.g. Paths.get(\"app.heap\")");
-    return ProfileDump.write(path);
+    return HeapProfiler.get().dump(path);
   }
 
   /**

@@ -1,7 +1,7 @@
 package dev.nativemem.agent;
 
-import dev.nativemem.handles.HandleTracker;
 import dev.nativemem.handles.tracking.End;
+import dev.nativemem.handles.tracking.HandleTracker;
 import dev.nativemem.handles.tracking.RocksFamily;
 import dev.nativemem.handles.tracking.TrackingOptions;
 import java.lang.reflect.Field;

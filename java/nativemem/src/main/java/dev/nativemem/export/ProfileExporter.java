@@ -7,7 +7,6 @@ import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.memory.MemoryReader;
 import dev.nativemem.profile.HeapProfiler;
-import dev.nativemem.profile.ProfileDump;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -263,7 +262,7 @@ public final class ProfileExporter {
     Path dump = dir.resolve("export-" + (++sequence) + ".heap");
     Path sidecar = dir.resolve(dump.getFileName() + ".symbols");
     try {
-      ProfileDump.write(dump);
+      HeapProfiler.get().dump(dump);
       Map<String, Object> request = new LinkedHashMap<>();
       request.put("dump", dump.toString());
       request.put("protocol", config.protocol.jsonName());

@@ -1,6 +1,7 @@
 package dev.nativemem.handles;
 
 import dev.nativemem.Advice;
+import dev.nativemem.handles.tracking.CreationSites;
 import dev.nativemem.internal.ByteFormat;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,16 +1,12 @@
 package dev.nativemem.handles;
 
-import dev.nativemem.NativeMemoryException;
 import dev.nativemem.handles.catalogue.LeakCatalogue;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.TerminalText;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Native handles of this JVM: counts per kind, open and leaked handles per creation site, and
@@ -33,61 +29,28 @@ public final class HandleReport {
   public static final String SCHEMA = "nativemem-handle-report/1";
 
   HandleReport(
-      boolean agentActive, String options, Map<String, Object> json, long javaMemoryBytes) {
+      boolean agentActive,
+      String options,
+      List<KindCount> kinds,
+      List<Site> sites,
+      List<ZombieCache> zombieCaches,
+      List<OpenHandle> oldestOpen,
+      long openCacheCapacityBytes,
+      long zombieCacheCapacityBytes,
+      long sitesDropped,
+      long sitesKept,
+      long trackerMemoryBytes) {
     this.agentActive = agentActive;
     this.options = options;
-    List<KindCount> kinds = new ArrayList<>();
-    for (Map<String, Object> k : list(json, "kinds")) {
-      if (!k.containsKey("classes")) {
-        k.put("classes", HandleTracker.get().subclassesOf(Json.string(k, "kind")));
-      }
-      kinds.add(new KindCount(k));
-    }
-    List<Site> sites = new ArrayList<>();
-    List<Map<String, Object>> siteJson = list(json, "sites");
-    // Read only for sites: reading it loads the catalogue.
-    List<KnownLeak> jvmWide =
-        siteJson.isEmpty() ? Collections.emptyList() : KnownLeak.acceptedInThisJvm();
-    for (Map<String, Object> s : siteJson) {
-      sites.add(new Site(s, jvmWide));
-    }
-    List<ZombieCache> zombies = new ArrayList<>();
-    for (Map<String, Object> z : list(json, "zombie_caches")) {
-      zombies.add(new ZombieCache(z));
-    }
     this.kinds = Collections.unmodifiableList(kinds);
     this.sites = Collections.unmodifiableList(sites);
-    this.zombieCaches = Collections.unmodifiableList(zombies);
-    List<OpenHandle> oldest = new ArrayList<>();
-    for (Map<String, Object> o : list(json, "oldest_open")) {
-      oldest.add(new OpenHandle(o));
-    }
-    this.oldestOpen = Collections.unmodifiableList(oldest);
-    this.openCacheCapacityBytes = Json.number(json, "open_cache_capacity_bytes");
-    this.zombieCacheCapacityBytes = Json.number(json, "zombie_cache_capacity_bytes");
-    this.sitesDropped = Json.number(json, "sites_dropped");
-    this.sitesKept = Json.number(json, "sites_kept");
-    // The native registry's part, to which the Java side adds its own (0 for a report read back).
-    this.trackerMemoryBytes = Json.number(json, "tracker_memory_bytes") + javaMemoryBytes;
-  }
-
-  /** {@code key} of {@code json} when set, else the headline of the creation stack {@code text}. */
-  private static String headlineOf(Map<String, Object> json, String key, String text) {
-    Object given = json.get(key);
-    return given instanceof String ? (String) given : CreationSites.applicationFrame(text);
-  }
-
-  private static long numberOr(Map<String, Object> json, String key) {
-    return json.get(key) instanceof Number ? ((Number) json.get(key)).longValue() : 0;
-  }
-
-  @SuppressWarnings("unchecked")
-  static List<Map<String, Object>> list(Map<String, Object> json, String key) {
-    Object value = json.get(key);
-    if (!(value instanceof List)) {
-      throw new NativeMemoryException("native JSON lacks list '" + key + "': " + json);
-    }
-    return (List<Map<String, Object>>) value;
+    this.zombieCaches = Collections.unmodifiableList(zombieCaches);
+    this.oldestOpen = Collections.unmodifiableList(oldestOpen);
+    this.openCacheCapacityBytes = openCacheCapacityBytes;
+    this.zombieCacheCapacityBytes = zombieCacheCapacityBytes;
+    this.sitesDropped = sitesDropped;
+    this.sitesKept = sitesKept;
+    this.trackerMemoryBytes = trackerMemoryBytes;
   }
 
   public boolean agentActive() {
@@ -105,14 +68,7 @@ public final class HandleReport {
         return k;
       }
     }
-    Map<String, Object> zero = new LinkedHashMap<>();
-    zero.put("kind", kind);
-    for (String key :
-        new String[] {"created", "closed", "transferred", "open", "pooled", "leaked"}) {
-      zero.put(key, 0L);
-    }
-    zero.put("classes", Collections.emptyList());
-    return new KindCount(zero);
+    return new KindCount(kind, 0, 0, 0, 0, 0, 0, Collections.emptyList());
   }
 
   /** Open and leaked handles per kind and creation site, most first. */
@@ -179,23 +135,23 @@ public final class HandleReport {
     final long leaked;
     final List<String> classes;
 
-    @SuppressWarnings("unchecked")
-    KindCount(Map<String, Object> json) {
-      this.kind = Json.string(json, "kind");
-      this.created = Json.number(json, "created");
-      this.closed = Json.number(json, "closed");
-      this.transferred = Json.number(json, "transferred");
-      this.open = Json.number(json, "open");
-      this.pooled = json.containsKey("pooled") ? Json.number(json, "pooled") : 0;
-      this.leaked = Json.number(json, "leaked");
-      Object types = json.get("classes");
-      List<String> names = new ArrayList<>();
-      if (types instanceof List) {
-        for (Object type : (List<Object>) types) {
-          names.add(String.valueOf(type));
-        }
-      }
-      this.classes = Collections.unmodifiableList(names);
+    KindCount(
+        String kind,
+        long created,
+        long closed,
+        long transferred,
+        long open,
+        long pooled,
+        long leaked,
+        List<String> classes) {
+      this.kind = kind;
+      this.created = created;
+      this.closed = closed;
+      this.transferred = transferred;
+      this.open = open;
+      this.pooled = pooled;
+      this.leaked = leaked;
+      this.classes = Collections.unmodifiableList(classes);
     }
 
     public String kind() {
@@ -236,22 +192,9 @@ public final class HandleReport {
       return classes;
     }
 
-    Map<String, Object> toMap() {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("kind", kind);
-      m.put("created", created);
-      m.put("closed", closed);
-      m.put("transferred", transferred);
-      m.put("open", open);
-      m.put("pooled", pooled);
-      m.put("leaked", leaked);
-      m.put("classes", classes);
-      return m;
-    }
-
     @Override
     public String toString() {
-      return kind + " " + Json.write(toMap());
+      return kind + " " + Json.write(HandleReportJson.map(this));
     }
   }
 
@@ -272,25 +215,28 @@ public final class HandleReport {
     final LeakCatalogue.Match known;
     final String accepted;
 
-    Site(Map<String, Object> json, List<KnownLeak> jvmWide) {
-      this.kind = Json.string(json, "kind");
-      this.open = Json.number(json, "open");
-      this.pooled = numberOr(json, "pooled");
-      this.leaked = Json.number(json, "leaked");
-      this.freedByFinalizer = numberOr(json, "freed_by_finalizer");
-      this.lastFreedByFinalizerEpochMillis = numberOr(json, "last_freed_by_finalizer_epoch_ms");
-      String text = Json.string(json, "stack");
-      this.createdAt = headlineOf(json, "created_at", text);
-      this.stack = CreationSites.frames(text);
-      this.known = LeakCatalogue.get().match(kind, text);
-      this.knownLeak =
-          json.get("known_leak") instanceof String
-              ? (String) json.get("known_leak")
-              : known == null ? null : known.label();
-      this.accepted =
-          json.get("accepted") instanceof String
-              ? (String) json.get("accepted")
-              : KnownLeak.acceptedReason(Collections.emptyList(), jvmWide, known, kind, text);
+    Site(
+        String kind,
+        long open,
+        long pooled,
+        long leaked,
+        long freedByFinalizer,
+        long lastFreedByFinalizerEpochMillis,
+        String createdAt,
+        String stack,
+        LeakCatalogue.Match known,
+        String accepted) {
+      this.kind = kind;
+      this.open = open;
+      this.pooled = pooled;
+      this.leaked = leaked;
+      this.freedByFinalizer = freedByFinalizer;
+      this.lastFreedByFinalizerEpochMillis = lastFreedByFinalizerEpochMillis;
+      this.createdAt = createdAt;
+      this.stack = stack;
+      this.known = known;
+      this.knownLeak = known == null ? null : known.label();
+      this.accepted = accepted;
     }
 
     /**
@@ -383,24 +329,6 @@ public final class HandleReport {
       return stack;
     }
 
-    Map<String, Object> toMap() {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("kind", kind);
-      m.put("open", open);
-      m.put("pooled", pooled);
-      m.put("leaked", leaked);
-      m.put("freed_by_finalizer", freedByFinalizer);
-      if (freedByFinalizer > 0) {
-        m.put("last_freed_by_finalizer_epoch_ms", lastFreedByFinalizerEpochMillis);
-      }
-      m.put("created_at", createdAt);
-      m.put("known_leak", knownLeak);
-      m.put("known", known == null ? null : known.toMap());
-      m.put("accepted", accepted);
-      m.put("stack", stack);
-      return m;
-    }
-
     @Override
     public String toString() {
       return TerminalText.escape(headline() + "\n" + stack);
@@ -415,16 +343,16 @@ public final class HandleReport {
     final String cacheStack;
     final List<Retainer> retainers;
 
-    ZombieCache(Map<String, Object> json) {
-      this.cacheKind = Json.string(json, "cache_kind");
-      this.capacityBytes = Json.number(json, "capacity_bytes");
-      String text = Json.string(json, "cache_site");
-      this.cacheCreatedAt = headlineOf(json, "cache_created_at", text);
-      this.cacheStack = CreationSites.frames(text);
-      List<Retainer> retainers = new ArrayList<>();
-      for (Map<String, Object> r : list(json, "retainers")) {
-        retainers.add(new Retainer(r));
-      }
+    ZombieCache(
+        String cacheKind,
+        long capacityBytes,
+        String cacheCreatedAt,
+        String cacheStack,
+        List<Retainer> retainers) {
+      this.cacheKind = cacheKind;
+      this.capacityBytes = capacityBytes;
+      this.cacheCreatedAt = cacheCreatedAt;
+      this.cacheStack = cacheStack;
       this.retainers = Collections.unmodifiableList(retainers);
     }
 
@@ -449,20 +377,6 @@ public final class HandleReport {
       return retainers;
     }
 
-    Map<String, Object> toMap() {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("cache_kind", cacheKind);
-      m.put("capacity_bytes", capacityBytes);
-      m.put("cache_created_at", cacheCreatedAt);
-      m.put("cache_site", cacheStack);
-      List<Object> list = new ArrayList<>();
-      for (Retainer r : retainers) {
-        list.add(r.toMap());
-      }
-      m.put("retainers", list);
-      return m;
-    }
-
     @Override
     public String toString() {
       return cacheKind + " " + ByteFormat.human(capacityBytes) + " retained by " + retainers;
@@ -476,12 +390,11 @@ public final class HandleReport {
     final String createdAt;
     final String stack;
 
-    Retainer(Map<String, Object> json) {
-      this.kind = Json.string(json, "kind");
-      this.state = Json.string(json, "state");
-      String text = Json.string(json, "site");
-      this.createdAt = headlineOf(json, "created_at", text);
-      this.stack = CreationSites.frames(text);
+    Retainer(String kind, String state, String createdAt, String stack) {
+      this.kind = kind;
+      this.state = state;
+      this.createdAt = createdAt;
+      this.stack = stack;
     }
 
     /** The first application frame of the retainer's creation, or null when none was recorded. */
@@ -502,15 +415,6 @@ public final class HandleReport {
       return stack;
     }
 
-    Map<String, Object> toMap() {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("kind", kind);
-      m.put("state", state);
-      m.put("created_at", createdAt);
-      m.put("site", stack);
-      return m;
-    }
-
     @Override
     public String toString() {
       return kind + " (" + state + ")";
@@ -524,11 +428,11 @@ public final class HandleReport {
     final String thread;
     final long createdEpochMillis;
 
-    OpenHandle(Map<String, Object> json) {
-      this.kind = Json.string(json, "kind");
-      this.address = Json.number(json, "address");
-      this.thread = Json.string(json, "thread");
-      this.createdEpochMillis = Json.number(json, "created_epoch_ms");
+    OpenHandle(String kind, long address, String thread, long createdEpochMillis) {
+      this.kind = kind;
+      this.address = address;
+      this.thread = thread;
+      this.createdEpochMillis = createdEpochMillis;
     }
 
     public String kind() {
@@ -546,15 +450,6 @@ public final class HandleReport {
 
     public long createdEpochMillis() {
       return createdEpochMillis;
-    }
-
-    Map<String, Object> toMap() {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("kind", kind);
-      m.put("address", address);
-      m.put("thread", thread);
-      m.put("created_epoch_ms", createdEpochMillis);
-      return m;
     }
 
     @Override

@@ -1,7 +1,10 @@
 package dev.nativemem.handles;
 
-import dev.nativemem.handles.HandleScopeBooks.ScopeEntry;
 import dev.nativemem.handles.catalogue.LeakCatalogue;
+import dev.nativemem.handles.tracking.CreationSites;
+import dev.nativemem.handles.tracking.HandleScopeBooks;
+import dev.nativemem.handles.tracking.HandleScopeBooks.ScopeEntry;
+import dev.nativemem.handles.tracking.HandleTracker;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,6 +1,7 @@
 package dev.nativemem.handles;
 
 import dev.nativemem.handles.catalogue.LeakCatalogue;
+import dev.nativemem.handles.tracking.HandleTracker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -2,6 +2,7 @@ package dev.nativemem.handles;
 
 import dev.nativemem.NativeMemoryException;
 import dev.nativemem.handles.tracking.End;
+import dev.nativemem.handles.tracking.HandleTracker;
 
 /**
  * A resource the application registered with {@link NativeHandles#track}: close this instead of the

@@ -7,24 +7,11 @@ import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Enumeration;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Properties;
-import java.util.Set;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
@@ -46,29 +33,16 @@ public final class NativeLibraryLoader {
   public static final String LIBRARY_PATH_PROPERTY = Setting.LIBRARY_PATH.property();
   public static final String TMPDIR_PROPERTY = Setting.TMPDIR.property();
   static final String LIBRARY_FILE = "libnativemem.so";
-  private static final String PROPERTIES = "dev/nativemem/nativemem.properties";
   static final List<String> SUPPORTED_PLATFORMS = List.of("linux-x86_64", "linux-aarch64");
-  private static final String PROCESS_DIR_PREFIX = "pid";
-  private static final Set<PosixFilePermission> OWNER_ONLY =
-      PosixFilePermissions.fromString("rwx------");
-
-  private static final String LOCK_FILE = "lock";
-
   private static volatile Path loaded;
-  private static Path privateBase;
   private static volatile String jarIdentity;
   private static volatile boolean contentKeyWanted;
-  private static Properties properties;
 
   /** The library being checked, while its version is read (by this thread, holding the lock). */
   private static Path checking;
 
   /** Why the library this class loader loaded cannot be used; every later call fails alike. */
   private static String unusable;
-
-  /** Held (never read) while this class loader lives: tells other JVMs the directory is in use. */
-  @SuppressWarnings("unused")
-  private static FileChannel lock;
 
   private NativeLibraryLoader() {}
 
@@ -141,30 +115,7 @@ public final class NativeLibraryLoader {
 
   /** This jar's version, as Maven wrote it into {@code nativemem.properties}. */
   public static String javaVersion() {
-    return properties().getProperty("version", "unknown");
-  }
-
-  private static synchronized Properties properties() {
-    if (properties != null) {
-      return properties;
-    }
-    try (InputStream in = NativeLibraryLoader.class.getResourceAsStream("/" + PROPERTIES)) {
-      return properties = read(in);
-    } catch (IOException e) {
-      throw new NativeMemoryException("cannot read nativemem.properties: " + e.getMessage(), e);
-    }
-  }
-
-  private static Properties read(InputStream in) throws IOException {
-    if (in == null) {
-      throw new NativeMemoryException(
-          PROPERTIES
-              + " is missing from the class path; the nativemem jar is incomplete: rebuild it with"
-              + " 'mvn package'");
-    }
-    Properties read = new Properties();
-    read.load(in);
-    return read;
+    return BuildProperties.version();
   }
 
   /** Maps {@code os.name}/{@code os.arch} to the jar's platform directory name. */
@@ -236,20 +187,11 @@ public final class NativeLibraryLoader {
       Path jar = jarFileOf(url);
       if (jar != null) {
         try (ZipFile zip = new ZipFile(jar.toFile())) {
-          // Read here, from the jar just opened: through the class's resource URL, a start would
-          // open the jar once more (about 10 ms of CPU, docs/performance.md, "Start-up").
-          synchronized (NativeLibraryLoader.class) {
-            if (properties == null) {
-              ZipEntry props = zip.getEntry(PROPERTIES);
-              try (InputStream in = props == null ? null : zip.getInputStream(props)) {
-                properties = read(in);
-              }
-            }
-          }
+          BuildProperties.readFrom(zip);
           ZipEntry library = zip.getEntry(entry);
           if (library != null && library.getCrc() != -1 && library.getSize() != -1) {
             Path shared = loadShared(zip, library);
-            jarIdentity = contentKeyWanted ? contentKey(zip) : null;
+            jarIdentity = contentKeyWanted ? JarContentKey.of(zip) : null;
             return shared;
           }
         }
@@ -268,41 +210,6 @@ public final class NativeLibraryLoader {
               + " to a writable directory",
           e);
     }
-  }
-
-  /**
-   * A key of the jar's whole content that costs no inflating and no digest set-up: a 128-bit hash
-   * (two lanes of MurmurHash3's 64-bit finalizer) over every entry's name, size and the CRC-32 of
-   * its bytes, as the central directory (read anyway to open the jar) states them, in its order.
-   * Two builds share it only if every changed entry keeps its size and CRC-32 (a chance of 2^-32
-   * per entry); size and modification time of the jar, which image builders fix for every file,
-   * take no part. Not a defence against a hostile jar: whoever writes the jar runs its code.
-   */
-  static String contentKey(ZipFile zip) {
-    long a = 0x243f6a8885a308d3L;
-    long b = 0x13198a2e03707344L;
-    for (Enumeration<? extends ZipEntry> entries = zip.entries(); entries.hasMoreElements(); ) {
-      ZipEntry entry = entries.nextElement();
-      long named = (entry.getCrc() << 32) | (entry.getName().hashCode() & 0xffffffffL);
-      a = mix(a ^ named) + entry.getSize();
-      b = mix(b + entry.getSize()) ^ named;
-    }
-    return hex(mix(a)) + hex(mix(b ^ a));
-  }
-
-  /** 16 hex digits (no {@code String.format}: its parser would cost a JVM start more than this). */
-  private static String hex(long value) {
-    String digits = Long.toHexString(value);
-    return "0000000000000000".substring(digits.length()) + digits;
-  }
-
-  /** MurmurHash3's 64-bit finalizer: every input bit changes about half the output bits. */
-  private static long mix(long k) {
-    k ^= k >>> 33;
-    k *= 0xff51afd7ed558ccdL;
-    k ^= k >>> 33;
-    k *= 0xc4ceb9fe1a85ec53L;
-    return k ^ (k >>> 33);
   }
 
   /** The jar file a {@code jar:file:} resource URL points into; null for anything else. */
@@ -324,7 +231,7 @@ public final class NativeLibraryLoader {
    * this JVM that finds it taken by another one gets a private copy instead.
    */
   private static Path loadShared(ZipFile jar, ZipEntry library) throws IOException {
-    Path file = SharedLibraryCache.fileFor(privateBase(), jar, library);
+    Path file = SharedLibraryCache.fileFor(PrivateBase.get(), jar, library);
     try {
       System.load(file.toString());
       return file;
@@ -357,20 +264,9 @@ public final class NativeLibraryLoader {
         e);
   }
 
-  /**
-   * Writes the library into a fresh per-process directory and loads it from there. The directory
-   * holds a {@code lock} file this JVM keeps locked while it lives: other JVMs sharing the base
-   * directory tell a live one from a dead one by the lock, which works across PID namespaces
-   * (containers sharing a volume), where a process id means nothing.
-   */
+  /** Writes {@code library} into a per-process copy ({@link PrivateCopies}) and loads that. */
   private static Path loadCopy(InputStream library) throws IOException {
-    Path base = privateBase();
-    removeDirectoriesOfDeadProcesses(base);
-    Path dir = createProcessDirectory(base);
-    holdLock(dir);
-    // A fresh 0700 directory of ours: fixed names inside it cannot clash or be planted.
-    Path target = dir.resolve(LIBRARY_FILE);
-    PartialFile.writeThenMove(target, PartialFile.of(library), "r-x------");
+    Path target = PrivateCopies.write(library);
     try {
       System.load(target.toString());
     } catch (UnsatisfiedLinkError e) {
@@ -380,70 +276,11 @@ public final class NativeLibraryLoader {
   }
 
   /**
-   * Creates {@code base/pid<N>-<unique>}, mode 0700. Not {@code Files.createTempDirectory}: its
-   * {@code SecureRandom} costs a JVM start about 40 ms of CPU, and the base directory is private,
-   * so the name needs to be unique, not unguessable; an existing name is skipped.
-   */
-  private static Path createProcessDirectory(Path base) throws IOException {
-    String prefix = PROCESS_DIR_PREFIX + currentPid() + "-";
-    long unique = System.nanoTime();
-    for (int attempt = 0; ; attempt++) {
-      Path dir = base.resolve(prefix + Long.toHexString(unique + attempt));
-      try {
-        return Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
-      } catch (java.nio.file.FileAlreadyExistsException taken) {
-        if (attempt == 100) {
-          throw taken;
-        }
-      }
-    }
-  }
-
-  /**
-   * This process's id as its PID namespace sees it. Read from {@code /proc/self}: {@code
-   * ProcessHandle} would set up its process reaper's thread pool on the way, at every start.
-   */
-  static String currentPid() {
-    try {
-      return Files.readSymbolicLink(Paths.get("/proc/self")).toString();
-    } catch (IOException | UnsupportedOperationException e) {
-      return Long.toString(ProcessHandle.current().pid());
-    }
-  }
-
-  /**
-   * Creates {@code dir/lock} and locks it for the life of this class loader. The file is locked
-   * under a temporary name and then renamed, so no other JVM ever sees it unlocked.
-   */
-  private static void holdLock(Path dir) throws IOException {
-    FileChannel[] channel = new FileChannel[1];
-    PartialFile.writeThenMove(
-        dir.resolve(LOCK_FILE),
-        fresh -> {
-          channel[0] =
-              FileChannel.open(
-                  fresh,
-                  Set.<OpenOption>of(
-                      StandardOpenOption.CREATE_NEW,
-                      StandardOpenOption.WRITE,
-                      LinkOption.NOFOLLOW_LINKS),
-                  PosixFilePermissions.asFileAttribute(
-                      PosixFilePermissions.fromString("rw-------")));
-          channel[0].lock();
-        },
-        "rw-------");
-    lock = channel[0];
-  }
-
-  /**
    * The checked private base directory ({@code -Dnativemem.tmpdir}), for the agent's files that
    * share the library's trust.
    */
-  public static synchronized Path privateBase() throws IOException {
-    if (privateBase == null) {
-      privateBase = privateBaseDirectory();
-    }
-    return privateBase;
+  public static Path privateBase() throws IOException {
+    return PrivateBase.get();
   }
 
   /**
@@ -455,83 +292,11 @@ public final class NativeLibraryLoader {
   }
 
   /**
-   * The jar this class loader loaded the library from, by its content ({@link #contentKey}); null
+   * The jar this class loader loaded the library from, by its content ({@link JarContentKey}); null
    * when the library came from elsewhere or {@link #wantJarIdentity} was not called before it.
    */
   public static String jarIdentity() {
     load();
     return jarIdentity;
-  }
-
-  /**
-   * The user's name, or {@code uid<N>} for a uid the user database does not name (a container's
-   * user: the JDK then says "?" for every such uid, whose directories would collide).
-   */
-  static String userForDirectoryName() {
-    String name = System.getProperty("user.name", "?");
-    return name.isEmpty() || name.equals("?") || name.contains("/")
-        ? "uid" + FileOwnership.processUid()
-        : name;
-  }
-
-  private static Path privateBaseDirectory() throws IOException {
-    String configured = Setting.TMPDIR.value();
-    Path base =
-        configured != null
-            ? Paths.get(configured)
-            : Paths.get(
-                System.getProperty("java.io.tmpdir"), "nativemem-" + userForDirectoryName());
-    String fix = "remove it, or set -D" + TMPDIR_PROPERTY + " to a directory only you can write";
-    // Resolved once, here: the real path returned is the one checked, and no other user can
-    // re-point any name on it, so the library later loaded by this name is the one written.
-    return FileOwnership.ownDirectory(base, OWNER_ONLY, fix);
-  }
-
-  /**
-   * Each extraction directory is named {@code pid<N>-<random>} and holds a {@code lock} its JVM
-   * keeps locked; drop those whose lock is free (their JVM is gone). A directory without a lock is
-   * left alone: it is being created, or an older nativemem made it and its owner cannot be told.
-   */
-  private static void removeDirectoriesOfDeadProcesses(Path base) {
-    Set<Path> heldHere = filesOpenInThisProcess();
-    try (DirectoryStream<Path> entries =
-        Files.newDirectoryStream(base, PROCESS_DIR_PREFIX + "*-*")) {
-      for (Path entry : entries) {
-        Path lockFile = entry.resolve(LOCK_FILE);
-        // Closing any channel on a file drops every lock this process holds on it (POSIX), so a
-        // lock held by another class loader of this JVM is recognised by its open descriptor.
-        if (heldHere.contains(lockFile) || !FileOwnership.isOwnRegularFile(lockFile)) {
-          continue;
-        }
-        try (FileChannel channel =
-                FileChannel.open(lockFile, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-            FileLock free = channel.tryLock()) {
-          if (free != null) {
-            FileTrees.deleteQuietly(entry);
-          }
-        } catch (IOException | OverlappingFileLockException e) {
-          // Held, or gone meanwhile: either way not ours to remove.
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      // Cleanup is best effort; a failure must never stop the library from loading.
-    }
-  }
-
-  /** The files this process has open, by the targets of {@code /proc/self/fd}. */
-  private static Set<Path> filesOpenInThisProcess() {
-    Set<Path> open = new HashSet<>();
-    try (DirectoryStream<Path> fds = Files.newDirectoryStream(Paths.get("/proc/self/fd"))) {
-      for (Path fd : fds) {
-        try {
-          open.add(Files.readSymbolicLink(fd));
-        } catch (IOException closedMeanwhile) {
-          // The descriptor of the listing itself, or one closed since.
-        }
-      }
-    } catch (IOException e) {
-      // Without /proc nothing is known to be held here; tryLock still protects other JVMs.
-    }
-    return open;
   }
 }

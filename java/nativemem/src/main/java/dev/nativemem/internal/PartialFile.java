@@ -50,7 +50,7 @@ public final class PartialFile {
         target.resolveSibling(
             target.getFileName()
                 + "."
-                + NativeLibraryLoader.currentPid()
+                + PrivateCopies.currentPid()
                 + "-"
                 + Long.toHexString(System.nanoTime())
                 + SUFFIX);

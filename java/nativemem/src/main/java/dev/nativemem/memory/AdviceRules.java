@@ -18,8 +18,12 @@ final class AdviceRules {
 
   private AdviceRules() {}
 
+  /** {@code handles}: the full report, whose sites the handle advice names. */
   static List<Advice> evaluate(
-      AllocatorInfo allocator, MemoryBreakdown breakdown, Map<String, String> env) {
+      AllocatorInfo allocator,
+      MemoryBreakdown breakdown,
+      HandleReport handles,
+      Map<String, String> env) {
     List<Advice> advice = new ArrayList<>();
     int cpus = breakdown.containerCpus();
     JemallocConfig jemalloc = allocator.jemallocConfig().orElse(null);
@@ -108,7 +112,7 @@ final class AdviceRules {
               "-XX:NativeMemoryTracking=summary"));
     }
     mallocOutsideJvm(breakdown, advice);
-    advice.addAll(HandleAdvice.evaluate(breakdown.handles()));
+    advice.addAll(HandleAdvice.evaluate(handles));
     long oomKills = breakdown.oomKills().orElse(0L);
     if (oomKills > 0) {
       advice.add(

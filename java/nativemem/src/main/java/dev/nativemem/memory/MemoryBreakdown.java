@@ -267,7 +267,8 @@ public final class MemoryBreakdown {
 
   /**
    * Open and leaked native handles by kind, and the capacity of the RocksDB caches they hold (the
-   * handle registry: {@code NativeHandles.report()}). Their memory is part of the allocator's
+   * handle registry's summary: {@code NativeHandles.summary()}; sites, zombie caches and open
+   * handles are listed by {@code NativeHandles.report()}). Their memory is part of the allocator's
    * allocated bytes; this says who holds it.
    */
   public HandleReport handles() {

@@ -55,7 +55,7 @@ public final class MemoryReader {
     return MemoryBreakdownReader.read(
         Json.parseObject(NativeBridge.nativeViewJson()),
         NmtSummary.read(),
-        NativeHandles.report(),
+        NativeHandles.summary(),
         view);
   }
 
@@ -67,7 +67,10 @@ public final class MemoryReader {
   /** Advice from the allocator, the resident breakdown and the environment. */
   public static List<Advice> advice() {
     return AdviceRules.evaluate(
-        allocator(), breakdown(MemoryBreakdown.View.RESIDENT), System.getenv());
+        allocator(),
+        breakdown(MemoryBreakdown.View.RESIDENT),
+        NativeHandles.report(),
+        System.getenv());
   }
 
   /** The run-time remedies. */

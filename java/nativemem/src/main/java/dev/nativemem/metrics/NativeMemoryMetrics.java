@@ -1,6 +1,7 @@
 package dev.nativemem.metrics;
 
 import dev.nativemem.handles.HandleReport;
+import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.memory.AllocatorStats;
 import dev.nativemem.memory.MemoryBreakdown;
 import dev.nativemem.memory.MemoryReader;
@@ -153,9 +154,15 @@ public final class NativeMemoryMetrics {
       return snapshot.stats();
     }
 
+    /** The full report (the known-leak series need its sites), read once per reading. */
+    private HandleReport handles;
+
     @Override
     public HandleReport handles() {
-      return snapshot.breakdown().handles();
+      if (handles == null) {
+        handles = NativeHandles.report();
+      }
+      return handles;
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.profile.sampling.SamplingStatus;
+import java.nio.file.Path;
 
 /**
  * Sampling heap profiles from the jemalloc serving this process ({@code NativeMemory.profiling()}).
@@ -27,6 +28,22 @@ public final class HeapProfiler {
   public static HeapProfiler get() {
     NativeLibraryLoader.load();
     return INSTANCE;
+  }
+
+  /**
+   * Writes a heap profile to {@code path} with its symbols sidecar, as {@code
+   * NativeMemory.dumpProfile(Path)} says (which calls this).
+   */
+  public HeapProfile dump(Path path) {
+    return ProfileDump.write(path);
+  }
+
+  /**
+   * Writes a heap profile to {@code -Dnativemem.profile.dir} under a default name, keeping the
+   * newest {@code -Dnativemem.profile.keep}, as {@code NativeMemory.dumpProfile()} says.
+   */
+  public HeapProfile dumpDefault() {
+    return ProfileDump.writeDefault();
   }
 
   /** Whether jemalloc serves {@code malloc}, was built with profiling, and started with it. */

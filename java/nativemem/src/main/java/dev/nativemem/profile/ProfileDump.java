@@ -22,13 +22,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /** Writes heap profiles with their symbols sidecar; one dump at a time in this class loader. */
-public final class ProfileDump {
-  /** Where {@code dumpProfile()} writes when no path is given; default {@code java.io.tmpdir}. */
-  public static final String DIRECTORY_PROPERTY = Setting.PROFILE_DIR.property();
-
-  /** How many default-named dumps {@code dumpProfile()} keeps in that directory; default 16. */
-  public static final String KEEP_PROPERTY = Setting.PROFILE_KEEP.property();
-
+final class ProfileDump {
   private static final int DEFAULT_KEEP = Integer.parseInt(Setting.PROFILE_KEEP.defaultValue());
   private static final Pattern DEFAULT_NAME =
       Pattern.compile("nativemem-\\d+-\\d{8}T\\d{6}\\.\\d{3}Z\\.heap");
@@ -67,7 +61,7 @@ public final class ProfileDump {
    * Only dumps this user owns are counted or removed; files with any other name, or of any other
    * owner, are never touched.
    */
-  public static HeapProfile writeDefault() {
+  static HeapProfile writeDefault() {
     HeapProfile profile = write(defaultTarget());
     prune(profile.path(), keep());
     return profile;
@@ -112,7 +106,7 @@ public final class ProfileDump {
   }
 
   /** Dumps to {@code target}, which must not exist; returns the profile in place. */
-  public static HeapProfile write(Path target) {
+  static HeapProfile write(Path target) {
     NativeLibraryLoader.load();
     synchronized (LOCK) {
       // Fail before the perf map is written if profiling cannot run at all.

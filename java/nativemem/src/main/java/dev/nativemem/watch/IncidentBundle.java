@@ -16,7 +16,6 @@ import dev.nativemem.memory.MemorySnapshot;
 import dev.nativemem.memory.reading.NmtSummary;
 import dev.nativemem.profile.HeapProfile;
 import dev.nativemem.profile.HeapProfiler;
-import dev.nativemem.profile.ProfileDump;
 import dev.nativemem.profile.ProfileReport;
 import dev.nativemem.profile.ProfileRequest;
 import java.io.BufferedWriter;
@@ -348,7 +347,7 @@ final class IncidentBundle {
         parts.file(
             PROFILE,
             "heap profile (jeprof format), sampled allocations live now",
-            () -> heap[0] = ProfileDump.write(dump));
+            () -> heap[0] = HeapProfiler.get().dump(dump));
     if (!dumped) {
       return null;
     }

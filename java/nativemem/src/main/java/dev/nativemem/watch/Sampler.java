@@ -1,6 +1,6 @@
 package dev.nativemem.watch;
 
-import dev.nativemem.handles.HandleTracker;
+import dev.nativemem.handles.tracking.HandleTracker;
 import dev.nativemem.internal.NativeBridge;
 
 /**

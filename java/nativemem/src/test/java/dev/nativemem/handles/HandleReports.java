@@ -7,6 +7,6 @@ public final class HandleReports {
   private HandleReports() {}
 
   public static HandleReport fromJson(boolean agentActive, String json) {
-    return new HandleReport(agentActive, "level=full", Json.parseObject(json), 0);
+    return HandleReportReader.read(agentActive, "level=full", Json.parseObject(json), 0);
   }
 }

@@ -32,7 +32,7 @@ class KnownLeakReportTest {
             + "}], \"zombie_caches\": [], \"oldest_open\": [], \"open_cache_capacity_bytes\": 0,"
             + " \"zombie_cache_capacity_bytes\": 0, \"sites_dropped\": 0, \"sites_kept\": 1,"
             + " \"tracker_memory_bytes\": 0}";
-    return new HandleReport(true, "level=full", Json.parseObject(json), 0);
+    return HandleReportReader.read(true, "level=full", Json.parseObject(json), 0);
   }
 
   private static final String STREAM_STACK =

@@ -93,9 +93,9 @@ class NativeLibraryLoaderTest {
     String name = System.getProperty("user.name");
     try {
       System.setProperty("user.name", "?");
-      assertEquals("uid" + FileOwnership.processUid(), NativeLibraryLoader.userForDirectoryName());
+      assertEquals("uid" + FileOwnership.processUid(), PrivateBase.userForDirectoryName());
       System.setProperty("user.name", "app");
-      assertEquals("app", NativeLibraryLoader.userForDirectoryName());
+      assertEquals("app", PrivateBase.userForDirectoryName());
     } finally {
       System.setProperty("user.name", name);
     }

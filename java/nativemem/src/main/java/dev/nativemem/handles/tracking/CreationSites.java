@@ -1,7 +1,6 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.tracking;
 
 import dev.nativemem.handles.catalogue.LeakCatalogue;
-import dev.nativemem.handles.tracking.RocksFamily;
 import java.security.CodeSource;
 import java.util.Arrays;
 import java.util.List;

@@ -1,6 +1,5 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.tracking;
 
-import dev.nativemem.handles.tracking.End;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -10,7 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** Counts of the handles created while a scope was current, in any thread it started. */
-final class HandleScopeBooks {
+public final class HandleScopeBooks {
   /** Leaked handles kept per scope for reporting; the count goes on past it. */
   static final int MAX_LEAKS_KEPT = 10_000;
 
@@ -99,7 +98,7 @@ final class HandleScopeBooks {
   }
 
   /** One open or leaked handle of a scope. */
-  static final class ScopeEntry {
+  public static final class ScopeEntry {
     public final String kind;
     public final int site;
     public final boolean leaked;

@@ -1,4 +1,4 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.tracking;
 
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;

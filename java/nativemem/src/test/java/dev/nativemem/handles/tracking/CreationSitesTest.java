@@ -1,4 +1,4 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.tracking;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -27,7 +27,7 @@ class CreationSitesTest {
     assertTrue(CreationSites.isLibrary(Loader.class, none), "a class loader");
     assertTrue(
         CreationSites.isLibrary(
-            CreationSitesTest.class, List.of("dev.nativemem.handles.CreationSitesT")),
+            CreationSitesTest.class, List.of("dev.nativemem.handles.tracking.CreationSitesT")),
         "a skip prefix");
   }
 

@@ -1,4 +1,4 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.tracking;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,16 +10,16 @@ import org.junit.jupiter.api.Test;
 class UnrecordedSiteTest {
   @Test
   void atLevelFullTheNoteDoesNotAdviseTheLevelInEffect() {
-    String note = HandleTracker.unrecordedNote(TrackingLevel.FULL, 0);
+    String note = TrackerSites.unrecordedNote(TrackingLevel.FULL, 0);
     assertFalse(note.contains("use level="), note);
     assertTrue(note.contains("before the agent started"), note);
   }
 
   @Test
   void belowFullTheNoteNamesTheLevelThatRecordsSites() {
-    String counts = HandleTracker.unrecordedNote(TrackingLevel.COUNTS, 0);
+    String counts = TrackerSites.unrecordedNote(TrackingLevel.COUNTS, 0);
     assertTrue(counts.contains("level=counts") && counts.contains("use level=sampled"), counts);
-    String sampled = HandleTracker.unrecordedNote(TrackingLevel.SAMPLED, 64);
+    String sampled = TrackerSites.unrecordedNote(TrackingLevel.SAMPLED, 64);
     assertTrue(sampled.contains("1 in 64") && sampled.contains("use level=full"), sampled);
   }
 }

@@ -1,6 +1,5 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.tracking;
 
-import dev.nativemem.handles.tracking.TrackingOptions;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;

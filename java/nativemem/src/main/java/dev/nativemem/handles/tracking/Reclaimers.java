@@ -1,4 +1,4 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.tracking;
 
 import java.util.Arrays;
 
