@@ -11,8 +11,11 @@ import javax.management.ObjectName;
  * a test): with {@code -Dbench.scrapeSeconds=N}, a daemon thread reads every attribute of every
  * {@code dev.nativemem} MBean through the platform MBean server every N seconds, as the Prometheus
  * JMX exporter does on each scrape. Then {@code AllocatorWorkload <threads> <seconds>} runs and
- * prints its figures; this prints {@code SCRAPES} (scrapes done, attributes read by the last) and
- * {@code SCRAPE_CPU_NS} (the scraper thread's CPU time).
+ * prints its figures; this prints {@code SCRAPES} (scrapes done, attributes read by the last),
+ * {@code SCRAPE_CPU_NS} (the scraper thread's CPU time), and {@code OWN_THREADS_CPU_SHARE}: the CPU
+ * time of nativemem's own threads ({@code nativemem-*}: the watch's sampler and capture, the
+ * export's dump and sender) and of the scraper, over the whole run, as a fraction of the process's
+ * CPU time (user + sys of every thread) in the same run.
  */
 public final class EverythingOn {
   public static void main(String[] args) throws Exception {
@@ -42,11 +45,21 @@ public final class EverythingOn {
       scraper.start();
     }
     AllocatorWorkload.main(args);
+    java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     if (scraper != null) {
-      long cpu = ManagementFactory.getThreadMXBean().getThreadCpuTime(scraper.getId());
       System.out.println("SCRAPES " + scrapes.get() + " " + attributes.get());
-      System.out.println("SCRAPE_CPU_NS " + cpu);
+      System.out.println("SCRAPE_CPU_NS " + threads.getThreadCpuTime(scraper.getId()));
     }
+    long own = 0;
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().startsWith("nativemem") || t == scraper) {
+        own += Math.max(0, threads.getThreadCpuTime(t.getId()));
+      }
+    }
+    long process =
+        ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+            .getProcessCpuTime();
+    System.out.printf("OWN_THREADS_CPU_SHARE %.5f%n", (double) own / process);
   }
 
   /** Reads every readable attribute of every nativemem MBean; returns how many were read. */

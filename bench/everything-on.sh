@@ -16,6 +16,9 @@
 # holds one export, the run's first (its one-time class loading and symbol tables included: an
 # upper bound of the steady cost), and 4 scrapes. Rounds run every setting in turn, so background
 # load spreads over all; the table gives the median of the per-round ratios to none and their range.
+# The last column is finer and immune to other load: the CPU time of nativemem's own threads (watch,
+# export) and the scraper over the whole run, as a share of the JVM's CPU in that run (ThreadMXBean);
+# it leaves out what runs on the application's threads (sampling in malloc, handle counting).
 #
 #   mvn -B -q install -DskipTests -pl java/nativemem -am && bench/everything-on.sh [rounds, default 3] [seconds, default 60]
 #
@@ -64,7 +67,7 @@ configs=(
   "$sampling -- -javaagent:$jar=level=off,$export_on $frames"
 )
 
-# run <env assignments...> -- <jvm args...>: prints "ops_per_cpu_s peak_rss scrapes exports"
+# run <env assignments...> -- <jvm args...>: prints "ops_per_cpu_s peak_rss scrapes exports own_share"
 run() {
   local envs=()
   while [[ $1 != -- ]]; do envs+=("$1"); shift; done
@@ -72,32 +75,34 @@ run() {
   local out
   out=$(env -u LD_PRELOAD -u MALLOC_CONF "${envs[@]}" java -Xmx1g -Dbench.warmupMillis=5000 "$@" \
     -cp "$work/classes:$jar:$rocks" EverythingOn "$threads" "$seconds" 2>"$work/stderr") || {
-    echo "failed: ${envs[*]} $*" >&2; cat "$work/stderr" >&2; echo "- - - -"; return; }
+    echo "failed: ${envs[*]} $*" >&2; cat "$work/stderr" >&2; echo "- - - - -"; return; }
   awk '$1 == "OPS_PER_CPU_SECOND" { e = $2 } $1 == "PEAK_RSS" { r = $2 } $1 == "SCRAPES" { s = $2 }
-    $1 == "EXPORTS" { x = $2 } END { print (e == "" ? "-" : e), (r == "" ? "-" : r), (s == "" ? 0 : s), (x == "" ? 0 : x) }' <<<"$out"
+    $1 == "EXPORTS" { x = $2 } $1 == "OWN_THREADS_CPU_SHARE" { o = $2 }
+    END { print (e == "" ? "-" : e), (r == "" ? "-" : r), (s == "" ? 0 : s), (x == "" ? 0 : x), (o == "" ? "-" : o) }' <<<"$out"
 }
 
-declare -A eff rss cpu_ratio rss_ratio
+declare -A eff rss cpu_ratio rss_ratio own
 for round in $(seq "$rounds"); do
   for i in "${!configs[@]}"; do
     # shellcheck disable=SC2086
-    read -r e r s x <<<"$(run ${configs[$i]})"
+    read -r e r s x o <<<"$(run ${configs[$i]})"
     eff[$i]=$e; rss[$i]=$r
     # CPU per operation against none = (none's operations per CPU-second) / (this run's)
     cr=$(ratio "${eff[0]}" "$e"); rr=$(ratio "$r" "${rss[0]}")
     cpu_ratio[$i]="${cpu_ratio[$i]:-} ${cr/n\/a/-}"; rss_ratio[$i]="${rss_ratio[$i]:-} ${rr/n\/a/-}"
-    echo "round=$round ${names[$i]}: ops/cpu-s=$e peak_rss=$(mib "$r") MiB scrapes=$s exports=$x CPU/op vs none=$cr RSS vs none=$rr" >&2
+    own[$i]="${own[$i]:-} $o"
+    echo "round=$round ${names[$i]}: ops/cpu-s=$e peak_rss=$(mib "$r") MiB scrapes=$s exports=$x CPU/op vs none=$cr RSS vs none=$rr own threads=$o" >&2
   done
 done
 
 spread() { tr ' ' '\n' | grep -v '^-\?$' | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo " to " hi }'; }
 echo "Whole-JVM CPU per operation and peak RSS against none (no nativemem), median of $rounds rounds of $seconds s, $threads threads:"
 echo
-echo "| setting | CPU per op vs none | range of rounds | peak RSS vs none | range of rounds |"
-echo "| --- | ---: | --- | ---: | --- |"
+echo "| setting | CPU per op vs none | range of rounds | peak RSS vs none | range of rounds | own threads' CPU share |"
+echo "| --- | ---: | --- | ---: | --- | ---: |"
 for i in "${!configs[@]}"; do
   [[ $i -eq 0 ]] && continue
-  echo "| ${names[$i]} | $(median <<<"${cpu_ratio[$i]}") | $(spread <<<"${cpu_ratio[$i]}") | $(median <<<"${rss_ratio[$i]}") | $(spread <<<"${rss_ratio[$i]}") |"
+  echo "| ${names[$i]} | $(median <<<"${cpu_ratio[$i]}") | $(spread <<<"${cpu_ratio[$i]}") | $(median <<<"${rss_ratio[$i]}") | $(spread <<<"${rss_ratio[$i]}") | $(awk -v m="$(median <<<"${own[$i]}")" 'BEGIN { if (m == "-") print "n/a"; else printf "%.2f%%", 100 * m }') |"
 done
 kill "$sink_pid" && wait "$sink_pid" 2>/dev/null || true
 sink_pid=""

@@ -100,17 +100,19 @@ if [[ -n "$keep" ]]; then
   cp "$work/ap-$rounds.collapsed" "$keep/async-profiler-leak.collapsed"
   cp "$work/ap-$rounds.samples" "$keep/async-profiler-leak-samples.collapsed"
 fi
+# size BYTES: MiB with one decimal, or KiB below 1 MiB
+size() { awk -v b="$1" 'BEGIN { if (b == "-") print "n/a"; else if (b > 0 && b < 1048576) printf "%.1f KiB", b / 1024; else printf "%.1f MiB", b / 1048576 }'; }
 truth_bytes=(67108864 51200000 0) truth_count=(64 100000 0) truth_line=("$line_large" "$line_small" "$line_churn")
 echo "Median of $rounds rounds, each tool at one sample per 512 KiB on average; planted truth beside:"
 echo
 echo "| planted at (line) | truth: live bytes, blocks | nativemem: live bytes (error), objects, line | async-profiler --leak --total: bytes (error), samples, line |"
 echo "| --- | --- | --- | --- |"
 for n in 0 1 2; do
-  row="| \`${sites[$n]}\` (:${truth_line[$n]}) | $(mib "${truth_bytes[$n]}") MiB, ${truth_count[$n]} |"
+  row="| \`${sites[$n]}\` (:${truth_line[$n]}) | $(size "${truth_bytes[$n]}"), ${truth_count[$n]} |"
   for tool in nm ap; do
     b=$(median <<<"${found[$tool,$n]}")
     err=$(awk -v b="$b" -v t="${truth_bytes[$n]}" 'BEGIN { if (t == 0) print "-"; else printf "%+.1f%%", 100 * (b - t) / t }')
-    row="$row $(mib "$b") MiB ($err), $(median <<<"${found[$tool,$n,count]}"), :${found[$tool,$n,lines]} |"
+    row="$row $(size "$b") ($err), $(median <<<"${found[$tool,$n,count]}"), :${found[$tool,$n,lines]} |"
   done
   echo "$row"
 done
