@@ -20,13 +20,16 @@
 # export) and the scraper over the whole run, as a share of the JVM's CPU in that run (ThreadMXBean);
 # it leaves out what runs on the application's threads (sampling in malloc, handle counting).
 #
-#   mvn -B -q install -DskipTests -pl java/nativemem -am && bench/everything-on.sh [rounds, default 3] [seconds, default 60]
+#   mvn -B -q install -DskipTests -pl java/nativemem -am && bench/everything-on.sh [rounds, default 3] [seconds, default 60] [pairs]
+#
+# With a third argument "pairs", each round runs only none and everything (more pairs in the time).
 #
 # Needs the core jar and rocksdbjni in ~/.m2 (a Maven build fetches both). About 9 minutes a round.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds="${1:-3}"
 seconds="${2:-60}"
+only="${3:-}"
 threads=2
 jar=$PWD/java/nativemem/target/nativemem-0.1.0.jar
 rocks_version=$(sed -n 's:.*<rocksdbjni.version>\(.*\)</rocksdbjni.version>.*:\1:p' pom.xml)
@@ -81,6 +84,7 @@ run() {
     END { print (e == "" ? "-" : e), (r == "" ? "-" : r), (s == "" ? 0 : s), (x == "" ? 0 : x), (o == "" ? "-" : o) }' <<<"$out"
 }
 
+[[ $only == pairs ]] && { names=("${names[@]:0:2}"); configs=("${configs[@]:0:2}"); }
 declare -A eff rss cpu_ratio rss_ratio own
 for round in $(seq "$rounds"); do
   for i in "${!configs[@]}"; do
