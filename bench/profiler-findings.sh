@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# What nativemem's heap profile and async-profiler's nativemem mode each cost and each FIND on the
+# same planted workload (not a test): bench/PlantedWorkload.java plants native memory of known size,
+# count and line (64 x 1 MiB and 100,000 x 512 B direct buffers kept, 400 MiB in 64 KiB blocks
+# allocated and freed at once), then runs the allocator benchmark's RocksDB + zlib workload
+# (2 threads, <seconds> measured after 2 s of warm-up). Per round, in turn:
+#   glibc: no profiler (the cost baseline);
+#   nativemem: the bundled jemalloc sampling every 512 KiB with Java frames; at the end a heap dump,
+#     read by `nativemem analyze --format collapsed` and by the library's own analysis (objects);
+#   async-profiler 4.2: -agentpath:...=start,nativemem=524288,file=<jfr> (malloc and free events),
+#     read by its converter: `jfrconv --nativemem --leak --total --lines -o collapsed` (live bytes:
+#     allocations without a matching free, the last 10% of the recording ignored as it does by
+#     default) and the same without --total (sampled allocations, a count).
+# Bytes per planted method are summed from each collapsed file by bench/CollapsedSites.java.
+#
+#   mvn -B -q install -DskipTests -pl java/nativemem -am && bench/profiler-findings.sh [rounds, default 3] [seconds, default 20] [dir]
+#
+# With a third argument, the last round's collapsed files are copied into that directory (it must
+# not exist): nativemem.collapsed, async-profiler-leak.collapsed, async-profiler-leak-samples.collapsed.
+#
+# Needs the core jar and rocksdbjni in ~/.m2; async-profiler and its converter
+# (tools.profiler:async-profiler, tools.profiler:jfr-converter) are fetched with Maven if missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds="${1:-3}"
+seconds="${2:-20}"
+keep="${3:-}"
+[[ -z "$keep" || ! -e "$keep" ]] || { echo "$keep exists: name a new directory" >&2; exit 2; }
+threads=2
+jar=$PWD/java/nativemem/target/nativemem-0.1.0.jar
+rocks_version=$(sed -n 's:.*<rocksdbjni.version>\(.*\)</rocksdbjni.version>.*:\1:p' pom.xml)
+rocks="$HOME/.m2/repository/org/rocksdb/rocksdbjni/$rocks_version/rocksdbjni-$rocks_version-linux64.jar"
+[[ -f "$rocks" ]] || mvn -B -q dependency:get -Dartifact="org.rocksdb:rocksdbjni:$rocks_version:jar:linux64" >/dev/null
+ap_version=4.2
+ap_jar="$HOME/.m2/repository/tools/profiler/async-profiler/$ap_version/async-profiler-$ap_version.jar"
+conv_jar="$HOME/.m2/repository/tools/profiler/jfr-converter/$ap_version/jfr-converter-$ap_version.jar"
+[[ -f "$ap_jar" ]] || mvn -B -q dependency:get -Dartifact="tools.profiler:async-profiler:$ap_version" >/dev/null
+[[ -f "$conv_jar" ]] || mvn -B -q dependency:get -Dartifact="tools.profiler:jfr-converter:$ap_version" >/dev/null
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+unzip -q -o -j "$jar" dev/nativemem/native/linux-x86_64/libnativemem_jemalloc.so -d "$work"
+unzip -q -o -j "$ap_jar" linux-x64/libasyncProfiler.so -d "$work"
+javac -nowarn -d "$work/classes" -cp "$jar:$rocks" bench/Measurement.java bench/ZlibRoundTrip.java \
+  bench/AllocatorWorkload.java bench/PlantedWorkload.java 2>/dev/null
+sites=(PlantedWorkload.plantLarge PlantedWorkload.plantSmall PlantedWorkload.churn)
+# the planted lines, read from the source: the truth each profiler's line is compared with
+line_large=$(grep -n 'allocateDirect(LARGE_SIZE)' bench/PlantedWorkload.java | cut -d: -f1)
+line_small=$(grep -n 'allocateDirect(SMALL_SIZE)' bench/PlantedWorkload.java | cut -d: -f1)
+line_churn=$(grep -n 'allocateMemory(CHURN_SIZE)' bench/PlantedWorkload.java | cut -d: -f1)
+
+# shellcheck source=bench/common.sh
+source bench/common.sh
+
+# run <name> <env assignments...> -- <jvm args...>: the workload's output in $work/<name>.out
+run() {
+  local name=$1; shift
+  local envs=()
+  while [[ $1 != -- ]]; do envs+=("$1"); shift; done
+  shift
+  env -u LD_PRELOAD -u MALLOC_CONF "${envs[@]}" java -Xmx1g "$@" -cp "$work/classes:$jar:$rocks" \
+    PlantedWorkload "$threads" "$seconds" >"$work/$name.out" 2>"$work/stderr" || {
+    echo "failed: $name" >&2; cat "$work/stderr" >&2; : >"$work/$name.out"; }
+}
+val() { awk -v k="$2" '$1 == k { v = $2 } END { print (v == "" ? "-" : v) }' "$work/$1.out"; }
+# site <collapsed file> <n>: bytes of site n (0-based) and the lines seen for it
+site() { java bench/CollapsedSites.java "$1" "${sites[@]}" | awk -v n=$(($2 + 1)) 'NR == n { print $3, $5 }'; }
+
+declare -A found cost rss
+for round in $(seq "$rounds"); do
+  run glibc --
+  run nm "LD_PRELOAD=$work/libnativemem_jemalloc.so" "MALLOC_CONF=prof_active:true,lg_prof_sample:19" -- \
+    -Dbench.javaFrames=true "-Dbench.dump=$work/nm-$round.heap"
+  run ap -- "-agentpath:$work/libasyncProfiler.so=start,nativemem=524288,file=$work/ap-$round.jfr"
+  java -jar "$jar" analyze "$work/nm-$round.heap" --format collapsed -o "$work/nm-$round.collapsed" >/dev/null 2>&1
+  java -jar "$conv_jar" --nativemem --leak --total --lines -o collapsed "$work/ap-$round.jfr" "$work/ap-$round.collapsed" >/dev/null
+  java -jar "$conv_jar" --nativemem --leak --lines -o collapsed "$work/ap-$round.jfr" "$work/ap-$round.samples" >/dev/null
+  e0=$(val glibc OPS_PER_CPU_SECOND) r0=$(val glibc PEAK_RSS)
+  for tool in nm ap; do
+    c=$(ratio "$e0" "$(val $tool OPS_PER_CPU_SECOND)"); r=$(ratio "$(val $tool PEAK_RSS)" "$r0")
+    cost[$tool]="${cost[$tool]:-} ${c/n\/a/-}"; rss[$tool]="${rss[$tool]:-} ${r/n\/a/-}"
+  done
+  line="round=$round CPU/op vs glibc: nativemem $(ratio "$e0" "$(val nm OPS_PER_CPU_SECOND)") async-profiler $(ratio "$e0" "$(val ap OPS_PER_CPU_SECOND)");"
+  for n in 0 1 2; do
+    read -r b l <<<"$(site "$work/nm-$round.collapsed" $n)"
+    nb=$b
+    objects=$(awk -v s="${sites[$n]}(" 'index($2, s) == 1 { o += $4 } END { print o + 0 }' "$work/nm.out")
+    found[nm,$n]="${found[nm,$n]:-} $b"; found[nm,$n,lines]=$l; found[nm,$n,count]="${found[nm,$n,count]:-} $objects"
+    read -r b l <<<"$(site "$work/ap-$round.collapsed" $n)"
+    read -r samples _ <<<"$(site "$work/ap-$round.samples" $n)"
+    found[ap,$n]="${found[ap,$n]:-} $b"; found[ap,$n,lines]=$l; found[ap,$n,count]="${found[ap,$n,count]:-} $samples"
+    line="$line ${sites[$n]#PlantedWorkload.}: nativemem $nb bytes $objects objects, async-profiler $b bytes $samples samples;"
+  done
+  echo "$line" >&2
+done
+
+if [[ -n "$keep" ]]; then
+  mkdir -m 0700 "$keep"
+  cp "$work/nm-$rounds.collapsed" "$keep/nativemem.collapsed"
+  cp "$work/ap-$rounds.collapsed" "$keep/async-profiler-leak.collapsed"
+  cp "$work/ap-$rounds.samples" "$keep/async-profiler-leak-samples.collapsed"
+fi
+# size BYTES: MiB with one decimal, or KiB below 1 MiB
+size() { awk -v b="$1" 'BEGIN { if (b == "-") print "n/a"; else if (b > 0 && b < 1048576) printf "%.1f KiB", b / 1024; else printf "%.1f MiB", b / 1048576 }'; }
+truth_bytes=(67108864 51200000 0) truth_count=(64 100000 0) truth_line=("$line_large" "$line_small" "$line_churn")
+echo "Median of $rounds rounds, each tool at one sample per 512 KiB on average; planted truth beside:"
+echo
+echo "| planted at (line) | truth: live bytes, blocks | nativemem: live bytes (error), objects, line | async-profiler --leak --total: bytes (error), samples, line |"
+echo "| --- | --- | --- | --- |"
+for n in 0 1 2; do
+  row="| \`${sites[$n]}\` (:${truth_line[$n]}) | $(size "${truth_bytes[$n]}"), ${truth_count[$n]} |"
+  for tool in nm ap; do
+    b=$(median <<<"${found[$tool,$n]}")
+    err=$(awk -v b="$b" -v t="${truth_bytes[$n]}" 'BEGIN { if (t == 0) print "-"; else printf "%+.1f%%", 100 * (b - t) / t }')
+    row="$row $(size "$b") ($err), $(median <<<"${found[$tool,$n,count]}"), :${found[$tool,$n,lines]} |"
+  done
+  echo "$row"
+done
+echo
+echo "| tool | CPU per op vs glibc (median, range) | peak RSS vs glibc (median, range) |"
+echo "| --- | --- | --- |"
+spread() { tr ' ' '\n' | grep -v '^-\?$' | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo " to " hi }'; }
+for tool in nm ap; do
+  label=$([[ $tool == nm ]] && echo "nativemem (jemalloc 512 KiB + Java frames)" || echo "async-profiler nativemem=512 KiB")
+  echo "| $label | $(median <<<"${cost[$tool]}"), $(spread <<<"${cost[$tool]}") | $(median <<<"${rss[$tool]}"), $(spread <<<"${rss[$tool]}") |"
+done
