@@ -8,8 +8,8 @@
 
 use jvmti_bindings::sys::jni::{jclass, jint, jmethodID, JNIEnv, JavaVM};
 use jvmti_bindings::sys::jvmti::{
-    jvmtiEnv, jvmtiError, jvmtiFrameInfo, jvmtiInterface_1_, jvmtiLineNumberEntry,
-    JVMTI_VERSION_1_2,
+    jvmtiEnv, jvmtiError, jvmtiEventCallbacks, jvmtiFrameInfo, jvmtiInterface_1_,
+    jvmtiLineNumberEntry, JVMTI_ENABLE, JVMTI_EVENT_CLASS_LOAD, JVMTI_VERSION_1_2,
 };
 use std::ffi::{c_char, c_void, CStr};
 
@@ -204,6 +204,36 @@ impl Jvmti {
         }
     }
 
+    /// Turns on this environment's ClassLoad event, with a callback that does nothing: HotSpot's
+    /// `AsyncGetCallTrace` answers only while some environment has it on. Replaces the
+    /// environment's callbacks (this one has no others).
+    ///
+    /// # Safety
+    /// The environment must be live.
+    pub unsafe fn enable_class_load_events(self) -> Result<(), String> {
+        let f = self.functions();
+        let mut callbacks = jvmtiEventCallbacks::default();
+        callbacks.ClassLoad = Some(ignore_class_load);
+        check(
+            "SetEventCallbacks",
+            (f.SetEventCallbacks.ok_or("no SetEventCallbacks")?)(
+                self.env(),
+                &callbacks,
+                std::mem::size_of::<jvmtiEventCallbacks>() as jint,
+            ),
+        )?;
+        check(
+            "SetEventNotificationMode",
+            (f.SetEventNotificationMode
+                .ok_or("no SetEventNotificationMode")?)(
+                self.env(),
+                JVMTI_ENABLE,
+                JVMTI_EVENT_CLASS_LOAD,
+                std::ptr::null_mut(),
+            ),
+        )
+    }
+
     /// Copies a JVMTI-allocated string and gives its memory back.
     unsafe fn take_string(self, text: *mut c_char) -> String {
         if text.is_null() {
@@ -219,6 +249,14 @@ impl Jvmti {
             deallocate(self.env(), memory);
         }
     }
+}
+
+unsafe extern "system" fn ignore_class_load(
+    _jvmti: *mut jvmtiEnv,
+    _jni: *mut JNIEnv,
+    _thread: jclass,
+    _class: jclass,
+) {
 }
 
 /// `Ok` for `JVMTI_ERROR_NONE`, else a message naming the call.
