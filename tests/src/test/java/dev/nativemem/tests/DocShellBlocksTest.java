@@ -20,6 +20,7 @@ import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -87,6 +88,43 @@ class DocShellBlocksTest {
     } finally {
       server.stop(0);
     }
+  }
+
+  /**
+   * docs/watch.md's set-ups: the two shell lines start the application with the watch writing to
+   * the documented directory; the Flink line is an option of docs/flink.md's FlinkDeployment.
+   */
+  @Test
+  void watchSetUpsStartTheWatch() throws Exception {
+    String block = DocBlocks.block("watch.md", "watch-setups");
+    String flink = "env.java.opts.taskmanager: ";
+    StringBuilder shell = new StringBuilder();
+    String flinkOption = null;
+    for (String line : block.split("\n")) {
+      if (line.startsWith(flink)) {
+        flinkOption = line.substring(flink.length()).trim();
+      } else {
+        shell.append(line).append('\n');
+      }
+    }
+    assertTrue(flinkOption != null, block);
+    // The same agent options as docs/flink.md's deployment, which PodTest runs; paths differ.
+    String options = "-javaagent:/\\S+\\.jar=watch=on,watch\\.dir=/\\S+";
+    assertTrue(flinkOption.matches(options), flinkOption);
+    assertEquals(List.of(flinkOption.replaceAll(options, "")), List.of(""));
+    assertTrue(
+        DocBlocks.flinkTaskManagerOptions().stream().anyMatch(o -> o.matches(options)),
+        DocBlocks.flinkTaskManagerOptions().toString());
+    Path incidents = Files.createDirectory(tmp.resolve("incidents"));
+    Map<String, String> words = new LinkedHashMap<>();
+    words.put("nativemem-0.1.0.jar=", ForkedJvm.JAR + "=");
+    words.put("/opt/nativemem.jar", ForkedJvm.JAR.toString());
+    words.put("/data/incidents", incidents.toString());
+    Result r = bash(shell.toString(), words);
+    assertEquals(0, r.exitCode, r.toString());
+    assertEquals(2, r.output.split("INFLATER OK", -1).length - 1, r.toString());
+    String settings = "memory watch started: dir=" + incidents + ",";
+    assertEquals(2, r.output.split(Pattern.quote(settings), -1).length - 1, r.toString());
   }
 
   /**
