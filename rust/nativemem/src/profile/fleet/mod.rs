@@ -9,6 +9,7 @@
 
 pub mod inputs;
 pub mod located;
+pub mod names;
 pub mod render;
 pub mod table;
 
@@ -21,6 +22,7 @@ use super::{ProfileError, IMPLAUSIBLE_BYTES};
 use crate::files::Links;
 use inputs::Dump;
 use located::{DumpLocations, Located};
+use names::Names;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -59,8 +61,7 @@ pub struct Group {
 /// Dumps merged by function names.
 #[derive(Debug, Default)]
 pub struct Fleet {
-    pub names: Vec<String>,
-    ids: FxHashMap<String, u32>,
+    pub names: Names,
     pub stacks: StackTable,
     /// Every dump's code locations, kept with `per_process`.
     pub located: Located,
@@ -136,7 +137,6 @@ impl Fleet {
         };
         let Fleet {
             names,
-            ids,
             stacks: table,
             current,
             base,
@@ -149,8 +149,9 @@ impl Fleet {
             Role::Current => current,
             Role::Base => base,
         };
-        // Per location of this dump: its labels, innermost first.
-        let mut labels_of: Vec<Box<[u32]>> = Vec::new();
+        // Per location of this dump: its labels, innermost first, side by side; where each
+        // location's end.
+        let (mut labels_of, mut labels_end) = (Vec::<u32>::new(), Vec::<usize>::new());
         let mut sample_of: FxHashMap<u32, usize> = FxHashMap::default();
         let (mut locations, mut frames) = (Vec::new(), Vec::<u32>::new());
         let mut dump_locations = DumpLocations::default();
@@ -160,18 +161,22 @@ impl Fleet {
                 return; // allocator frames only: jeprof leaves them out of every total
             }
             let stacks = &resolver.stacks;
-            for location in labels_of.len()..stacks.locations.len() {
+            for location in labels_end.len()..stacks.locations.len() {
                 let lines = &stacks.locations[location].lines;
                 let last = lines.len().saturating_sub(1);
-                let labels = lines.iter().enumerate().map(|(level, (function, _))| {
-                    let text = label(&stacks.functions[*function].name, level, last);
-                    intern(names, ids, text)
-                });
-                labels_of.push(labels.collect());
+                for (level, (function, _)) in lines.iter().enumerate() {
+                    let name = &stacks.functions[*function].name;
+                    labels_of.push(match level < last {
+                        true => names.intern(&label(name, level, last)),
+                        false => names.intern(name),
+                    });
+                }
+                labels_end.push(labels_of.len());
             }
             frames.clear();
             for &location in &locations {
-                frames.extend_from_slice(&labels_of[location]);
+                let start = location.checked_sub(1).map_or(0, |l| labels_end[l]);
+                frames.extend_from_slice(&labels_of[start..labels_end[location]]);
             }
             if frames.is_empty() {
                 return;
@@ -321,16 +326,6 @@ impl Fleet {
             .min()
             .unwrap_or(0)
     }
-}
-
-fn intern(names: &mut Vec<String>, ids: &mut FxHashMap<String, u32>, text: String) -> u32 {
-    if let Some(&id) = ids.get(&text) {
-        return id;
-    }
-    let id = names.len() as u32;
-    ids.insert(text.clone(), id);
-    names.push(text);
-    id
 }
 
 #[cfg(test)]
