@@ -16,7 +16,7 @@ pub mod table;
 use super::parse::{self, NO_MAPS};
 use super::sidecar::{Origin, Sidecar};
 use super::stacks::{label, Resolver};
-use super::symbolize::Symbolizer;
+use super::symbolize::{ObjectCache, Symbolizer};
 use super::unbias::unbias;
 use super::{ProfileError, IMPLAUSIBLE_BYTES};
 use crate::files::Links;
@@ -75,6 +75,9 @@ pub struct Fleet {
     pub accept_unmapped: bool,
     /// Dumps passed over and why.
     pub warnings: Vec<String>,
+    /// The object files every dump's symbolizer shares: a build mapped by many dumps is read
+    /// once.
+    pub objects: ObjectCache,
     /// What was odd about dumps that were merged: each text once, with its dumps' count and
     /// the first of them (hundreds of dumps often share one missing library).
     dump_warnings: BTreeMap<String, (usize, PathBuf)>,
@@ -123,6 +126,7 @@ impl Fleet {
         let sidecar = Sidecar::beside(path);
         let origin = sidecar.origin.clone();
         let mut symbolizer = Symbolizer::new(&header.mappings, sidecar);
+        symbolizer.cache = std::mem::take(&mut self.objects);
         let mut resolver = Resolver::new(&header, &mut symbolizer);
         let interval = header.sample_interval;
         let index = self.group(role).processes.len() as u32;
@@ -155,7 +159,7 @@ impl Fleet {
         let mut sample_of: FxHashMap<u32, usize> = FxHashMap::default();
         let (mut locations, mut frames) = (Vec::new(), Vec::<u32>::new());
         let mut dump_locations = DumpLocations::default();
-        stream.for_each(&mut |addresses, counts| {
+        let streamed = stream.for_each(&mut |addresses, counts| {
             resolver.locations(addresses, &mut locations);
             if locations.is_empty() {
                 return; // allocator frames only: jeprof leaves them out of every total
@@ -217,8 +221,11 @@ impl Fleet {
                 process.samples[at].1 += objects;
                 process.samples[at].2 += bytes;
             }
-        })?;
+        });
         let warnings = resolver.finish(&header).warnings;
+        // Kept for the next dump whether or not this one could be read to its end.
+        self.objects = std::mem::take(&mut symbolizer.cache);
+        streamed?;
         if process.bytes.is_nan() || process.bytes >= IMPLAUSIBLE_BYTES {
             // Its weights are in the table already: a damaged dump fails the whole report.
             return Err(ProfileError::Implausible {
@@ -471,6 +478,38 @@ mod tests {
         assert_eq!(fleet.report(10, false).total_bytes, 4096 + 2048);
         std::fs::remove_dir_all(&dir).unwrap();
         std::fs::remove_dir_all(&elsewhere).unwrap();
+    }
+
+    /// A dump of one stack in a function of this test binary, with this process's memory map.
+    fn dump_of_this_binary() -> String {
+        let address = dump_of_this_binary as *const () as u64;
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        format!(
+            "heap_v2/1\n  t*: 1: 4096 [0: 0]\n@ 0x{address:x}\n  t*: 1: 4096 [0: 0]\n\n\
+             MAPPED_LIBRARIES:\n{maps}"
+        )
+    }
+
+    #[test]
+    fn a_merge_reads_each_build_once() {
+        let dir = scratch("build-once");
+        let dumps: Vec<PathBuf> = (0..3)
+            .map(|i| {
+                let path = dir.join(format!("{i}.heap"));
+                std::fs::write(&path, dump_of_this_binary()).unwrap();
+                path
+            })
+            .collect();
+        let mut fleet = Fleet::new(false);
+        fleet.add_all(&named(&dumps), Role::Current).unwrap();
+        // Three dumps map the same executable: it is opened and read once, not per dump.
+        assert_eq!(fleet.objects.opened, 1, "{:?}", fleet.objects);
+        let report = fleet.report(10, false);
+        assert_eq!(report.total_bytes, 3 * 4096);
+        let site = &report.top_flat[0];
+        assert!(site.name.ends_with("dump_of_this_binary"), "{}", site.name);
+        assert_eq!(site.processes, 3);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
