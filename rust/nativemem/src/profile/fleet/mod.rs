@@ -115,9 +115,33 @@ impl Fleet {
         }
     }
 
-    /// Adds one dump. A dump whose stacks can not all be read is refused before any is added.
+    /// Adds one dump. A dump whose stacks can not all be read is refused, none of them added:
+    /// the first dump is read once (its memory map from its end), and if it turns out damaged the
+    /// fleet is emptied again; a later one is read through and checked before its stacks are
+    /// merged.
     pub fn add(&mut self, path: &Path, links: Links, role: Role) -> Result<(), ProfileError> {
-        let (header, stream) = parse::open_stream(path, links)?;
+        let first = self.current.processes.is_empty() && self.base.processes.is_empty();
+        let added = self.add_streamed(path, links, role, !first);
+        if added.is_err() && first {
+            // Nothing was merged before this dump: what it left is all there is to undo.
+            self.names = Names::default();
+            self.stacks = StackTable::default();
+            self.located = Located::default();
+            self.current = Group::default();
+            self.base = Group::default();
+            self.presence.clear();
+        }
+        added
+    }
+
+    fn add_streamed(
+        &mut self,
+        path: &Path,
+        links: Links,
+        role: Role,
+        check_first: bool,
+    ) -> Result<(), ProfileError> {
+        let (header, stream) = parse::open_stream(path, links, check_first)?;
         if !self.accept_unmapped && header.warnings.iter().any(|w| w.starts_with(NO_MAPS)) {
             return Err(ProfileError::Truncated {
                 path: path.to_owned(),
@@ -222,10 +246,10 @@ impl Fleet {
                 process.samples[at].2 += bytes;
             }
         });
-        let warnings = resolver.finish(&header).warnings;
+        let read = streamed.map(|dump| resolver.finish(&dump).warnings);
         // Kept for the next dump whether or not this one could be read to its end.
         self.objects = std::mem::take(&mut symbolizer.cache);
-        streamed?;
+        let warnings = read?;
         if process.bytes.is_nan() || process.bytes >= IMPLAUSIBLE_BYTES {
             // Its weights are in the table already: a damaged dump fails the whole report.
             return Err(ProfileError::Implausible {
@@ -509,6 +533,79 @@ mod tests {
         let site = &report.top_flat[0];
         assert!(site.name.ends_with("dump_of_this_binary"), "{}", site.name);
         assert_eq!(site.processes, 3);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn one_dump_is_read_once() {
+        let dir = scratch("once");
+        let path = dir.join("one.heap");
+        let mut text = String::from("heap_v2/1\n  t*: 2000: 2048000 [0: 0]\n");
+        for i in 0..2000 {
+            text += &format!("@ 0x{:x} 0x1100\n  t*: 1: 1024 [0: 0]\n", 0x1010 + i % 200);
+        }
+        text += "\nMAPPED_LIBRARIES:\n00001000-00002000 r-xp 00000000 fe:00 1  /nonexistent/app\n";
+        std::fs::write(&path, &text).unwrap();
+        let before = parse::dump_bytes_read();
+        let mut fleet = Fleet::new(false);
+        fleet.add(&path, Links::Follow, Role::Current).unwrap();
+        assert_eq!(parse::dump_bytes_read() - before, text.len() as u64);
+        assert_eq!(fleet.report(5, false).total_bytes, 2000 * 1024);
+        // A later dump of a merge is read through and checked before it is merged.
+        let before = parse::dump_bytes_read();
+        fleet.add(&path, Links::Follow, Role::Current).unwrap();
+        assert_eq!(parse::dump_bytes_read() - before, 2 * text.len() as u64);
+        assert_eq!(fleet.report(5, false).total_bytes, 2 * 2000 * 1024);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_first_dump_damaged_after_its_first_stacks_leaves_nothing_merged() {
+        let dir = scratch("damaged-first");
+        let good = dump(1, true);
+        let at = good.find("@ 0x1020").unwrap();
+        let damaged = dir.join("a-damaged.heap");
+        std::fs::write(&damaged, format!("{}@ 0xzz\n{}", &good[..at], &good[at..])).unwrap();
+        let fine = dir.join("b-fine.heap");
+        std::fs::write(&fine, &good).unwrap();
+        let mut fleet = Fleet::new(true);
+        fleet
+            .add_all(&named(&[damaged, fine]), Role::Current)
+            .unwrap();
+        let report = fleet.report(10, false);
+        assert_eq!(report.process_count, 1);
+        assert_eq!(report.total_bytes, 4096 + 2048);
+        assert_eq!(site(&report, "+0x10").flat_bytes, 4096);
+        assert_eq!(site(&report, "+0x10").processes, 1);
+        assert_eq!(
+            fleet.collapsed().lines().count(),
+            2,
+            "{}",
+            fleet.collapsed()
+        );
+        let warnings = report.warnings.join("\n");
+        assert!(
+            warnings.contains("a-damaged.heap") && warnings.contains("0xzz"),
+            "{warnings}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_dump_with_two_memory_maps_is_refused_however_it_is_read() {
+        let dir = scratch("two-maps");
+        let path = dir.join("two.heap");
+        let text = dump(1, true);
+        let at = text.find("MAPPED_LIBRARIES").unwrap();
+        std::fs::write(&path, format!("{}{}", &text[..at], &text[at..].repeat(2))).unwrap();
+        for check_first in [false, true] {
+            let err = Fleet::new(false)
+                .add_streamed(&path, Links::Follow, Role::Current, check_first)
+                .unwrap_err();
+            assert!(err.to_string().contains("second MAPPED_LIBRARIES"), "{err}");
+        }
+        let err = parse::read(&path).unwrap_err();
+        assert!(err.to_string().contains("second MAPPED_LIBRARIES"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
