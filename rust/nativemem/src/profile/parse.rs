@@ -233,8 +233,8 @@ fn maps_from_end(file: &File) -> std::io::Result<Option<(u64, Vec<u8>, usize)>> 
     {
         let line_start = match window[..at].iter().rposition(|&b| b == b'\n') {
             Some(newline) => newline + 1,
-            None if start == 0 => 0,
-            // The line starts before the window: read the dump through instead.
+            // On the first line (not a dump) or starting before the window: the dump is read
+            // through instead, which says what is wrong or finds the map.
             None => return Ok(None),
         };
         let line_end = window[at..]
