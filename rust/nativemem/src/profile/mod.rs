@@ -161,12 +161,13 @@ pub fn summary(path: &Path) -> Result<Summary, ProfileError> {
 
 /// [`summary`] of a dump taken at `dump_time_ms` (its writer knows; a reader asks the sidecar).
 pub fn summary_of(path: &Path, dump_time_ms: Option<u64>) -> Result<Summary, ProfileError> {
-    let (dump, stream) = parse::open_stream(path, Links::Follow)?;
+    let (header, stream) = parse::open_stream(path, Links::Follow, false)?;
     let (mut objects, mut bytes, mut stacks) = (0.0, 0.0, 0);
-    stream.for_each(&mut |addresses, counts| {
+    let interval = header.sample_interval;
+    let dump = stream.for_each(&mut |addresses, counts| {
         stacks += 1;
         if !addresses.is_empty() {
-            let (n, b) = unbias::unbias(counts.objects, counts.bytes, dump.sample_interval);
+            let (n, b) = unbias::unbias(counts.objects, counts.bytes, interval);
             objects += n;
             bytes += b;
         }

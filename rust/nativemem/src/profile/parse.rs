@@ -72,62 +72,247 @@ fn open_dump(path: &Path, links: Links) -> Result<File, ProfileError> {
 /// Parses a dump from `input`; `path` only names it in messages.
 pub fn parse(path: &Path, input: impl BufRead) -> Result<HeapDump, ProfileError> {
     let mut stacks = Vec::new();
-    let mut dump = scan(path, input, &mut |addresses: &[u64], counts| {
-        stacks.push(RawStack {
-            addresses: addresses.to_vec(),
-            counts,
-        })
-    })?;
+    let mut dump = scan(
+        path,
+        input,
+        &mut |addresses: &[u64], counts| {
+            stacks.push(RawStack {
+                addresses: addresses.to_vec(),
+                counts,
+            })
+        },
+        None,
+    )?;
     dump.stacks = stacks;
     Ok(dump)
 }
 
-/// A dump read once through (checked whole, its memory map kept) and ready to be read again
-/// stack by stack, through the same descriptor, without holding its stacks.
+/// A dump opened for reading stack by stack, without holding its stacks: each byte read once
+/// when its memory map (which comes last) is found at its end; else read once through to check
+/// it and find the map, then again.
 pub struct Stream {
     path: PathBuf,
-    file: File,
+    how: Pass,
 }
 
-/// Reads the dump at `path` once: its header, memory map (which comes last) and warnings, every
-/// line checked; its stacks are left for [`Stream::for_each`]. A dump the user named follows a
-/// link (`Links::Follow`); one found in a directory or by a pattern does not.
-pub fn open_stream(path: &Path, links: Links) -> Result<(HeapDump, Stream), ProfileError> {
-    let mut input = BufReader::with_capacity(READ_BUFFER, open_dump(path, links)?);
-    let header = scan(path, &mut input, &mut |_, _| {})?;
+enum Pass {
+    /// The map was read from the end. `first_line` was read already; the stacks are what `rest`
+    /// holds (the file up to where `window` starts), then `window` (the end of the file up to the
+    /// `MAPPED_LIBRARIES:` line).
+    One {
+        first_line: Vec<u8>,
+        rest: BufReader<std::io::Take<Counted<File>>>,
+        window: Vec<u8>,
+        mappings: MemoryMap,
+    },
+    /// The file was read through already: read it again from its start.
+    Again(File),
+}
+
+/// Opens the dump at `path` for [`Stream::for_each`] and reads what naming its stacks needs: its
+/// sample interval and memory map. The map is read from the end of the file, every line checked,
+/// and the stacks are then read once, by `for_each`. With `check_first`, or when the map is not
+/// found at the end (a truncated dump, a map larger than [`MAX_MAPS_WINDOW`]), the whole dump is
+/// read and checked first, so that no stack is given from a dump found damaged further on. The
+/// header's warnings are complete only in the dump `for_each` returns. A dump the user named
+/// follows a link (`Links::Follow`); one found in a directory or by a pattern does not.
+pub fn open_stream(
+    path: &Path,
+    links: Links,
+    check_first: bool,
+) -> Result<(HeapDump, Stream), ProfileError> {
+    let file = open_dump(path, links)?;
+    let read_error = |source| ProfileError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let found = match check_first {
+        true => None,
+        false => maps_from_end(&file).map_err(read_error)?,
+    };
+    if let Some((window_start, mut window, maps_at)) = found {
+        if let Some(mappings) = parse_maps(&window[maps_at..]) {
+            window.truncate(start_of_line_before(&window, maps_at));
+            let mut rest = BufReader::with_capacity(
+                READ_BUFFER,
+                Counted(file.try_clone().map_err(read_error)?).take(window_start),
+            );
+            // The header line may reach into the window (a dump of a few lines).
+            let mut first_line = Vec::new();
+            (&mut rest)
+                .chain(&window[..])
+                .take(MAX_LINE_BYTES as u64 + 1)
+                .read_until(b'\n', &mut first_line)
+                .map_err(read_error)?;
+            let from_window = first_line.len().saturating_sub(window_start as usize);
+            window.drain(..from_window.min(window.len()));
+            // The first line checked (and the sample interval read) here, the rest in `for_each`.
+            let mut header = scan(path, &first_line[..], &mut |_, _| {}, Some(&mappings))?;
+            header.warnings.clear();
+            let stream = Stream {
+                path: path.to_owned(),
+                how: Pass::One {
+                    first_line,
+                    rest,
+                    window,
+                    mappings,
+                },
+            };
+            return Ok((header, stream));
+        }
+    }
+    let mut input = BufReader::with_capacity(READ_BUFFER, Counted(file));
+    let header = scan(path, &mut input, &mut |_, _| {}, None)?;
     let stream = Stream {
         path: path.to_owned(),
-        file: input.into_inner(),
+        how: Pass::Again(input.into_inner().0),
     };
     Ok((header, stream))
 }
 
 impl Stream {
-    /// Reads the dump again, giving `on_stack` each stack (leaf address first) and its sampled
-    /// counts.
+    /// Reads the dump's stacks, giving `on_stack` each stack (leaf address first) and its sampled
+    /// counts; returns the dump's header, totals, memory map and every warning.
     pub fn for_each(
-        mut self,
+        self,
         on_stack: &mut dyn FnMut(&[u64], Counts),
-    ) -> Result<(), ProfileError> {
+    ) -> Result<HeapDump, ProfileError> {
         let path = self.path;
-        self.file.rewind().map_err(|source| ProfileError::Read {
-            path: path.clone(),
-            source,
-        })?;
-        scan(
-            &path,
-            BufReader::with_capacity(READ_BUFFER, self.file),
-            on_stack,
-        )
-        .map(|_| ())
+        match self.how {
+            Pass::One {
+                first_line,
+                rest,
+                window,
+                mappings,
+            } => {
+                let input = (&first_line[..]).chain(rest).chain(&window[..]);
+                scan(&path, input, on_stack, Some(&mappings))
+            }
+            Pass::Again(mut file) => {
+                file.rewind().map_err(|source| ProfileError::Read {
+                    path: path.clone(),
+                    source,
+                })?;
+                scan(
+                    &path,
+                    BufReader::with_capacity(READ_BUFFER, Counted(file)),
+                    on_stack,
+                    None,
+                )
+            }
+        }
+    }
+}
+
+/// The most of a dump's end read to find its memory map: a process's map is rarely above a few
+/// hundred KiB; a larger one (or none) is found by reading the dump through first.
+pub const MAX_MAPS_WINDOW: u64 = 4 << 20;
+
+/// The map's first line, alone on its line (spaces before it are allowed).
+const MAPS_MARKER: &str = "MAPPED_LIBRARIES:";
+
+fn is_maps_marker(line: &str) -> bool {
+    line.trim().starts_with(MAPS_MARKER)
+}
+
+/// The end of `file` holding its last `MAPPED_LIBRARIES:` line: (where that end starts in the
+/// file, its bytes, where the map's lines start in them); `None` when it holds no such whole
+/// line.
+fn maps_from_end(file: &File) -> std::io::Result<Option<(u64, Vec<u8>, usize)>> {
+    use std::os::unix::fs::FileExt;
+    let length = file.metadata()?.len();
+    let start = length.saturating_sub(MAX_MAPS_WINDOW);
+    let mut window = vec![0; (length - start) as usize];
+    file.read_exact_at(&mut window, start)?;
+    count_read(window.len());
+    let marker = MAPS_MARKER.as_bytes();
+    let mut end = window.len();
+    while let Some(at) = window[..end]
+        .windows(marker.len())
+        .rposition(|w| w == marker)
+    {
+        let line_start = match window[..at].iter().rposition(|&b| b == b'\n') {
+            Some(newline) => newline + 1,
+            // On the first line (not a dump) or starting before the window: the dump is read
+            // through instead, which says what is wrong or finds the map.
+            None => return Ok(None),
+        };
+        let line_end = window[at..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(window.len(), |i| at + i + 1);
+        let line = std::str::from_utf8(&window[line_start..line_end]);
+        if line_end - line_start <= MAX_LINE_BYTES
+            && line.is_ok_and(|l| is_maps_marker(l.trim_end_matches(['\n', '\r'])))
+        {
+            return Ok(Some((start, window, line_end)));
+        }
+        end = at;
+    }
+    Ok(None)
+}
+
+/// Where the line before `at` (which starts a line) starts.
+fn start_of_line_before(bytes: &[u8], at: usize) -> usize {
+    let before = &bytes[..at.saturating_sub(1)];
+    before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1)
+}
+
+/// The map's lines; `None` when one is too long or not text, or starts a second map (the dump
+/// is then read through first, to say at which line).
+fn parse_maps(bytes: &[u8]) -> Option<MemoryMap> {
+    let mut lines = Lines {
+        input: bytes,
+        path: Path::new(""),
+        number: 0,
+    };
+    let mut buffer = Vec::new();
+    let mut mappings = Vec::new();
+    loop {
+        match lines.next(&mut buffer) {
+            Ok(Some(line)) if is_maps_marker(line) => return None,
+            Ok(Some(line)) => mappings.extend(Mapping::parse(line)),
+            Ok(None) => return Some(MemoryMap::new(mappings)),
+            Err(_) => return None,
+        }
+    }
+}
+
+thread_local! {
+    static BYTES_READ: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+fn count_read(bytes: usize) {
+    BYTES_READ.with(|read| read.set(read.get() + bytes as u64));
+}
+
+/// Bytes of dumps this thread has read: a dump streamed is read once.
+pub fn dump_bytes_read() -> u64 {
+    BYTES_READ.with(|read| read.get())
+}
+
+/// A dump file, its bytes read counted ([`dump_bytes_read`]).
+struct Counted<R>(R);
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.0.read(buffer)?;
+        count_read(read);
+        Ok(read)
     }
 }
 
 /// The one parser: header, stacks (each given to `on_stack`), memory map.
+/// With `maps` (read from the end of the dump), the input ends before its `MAPPED_LIBRARIES:`
+/// line.
 fn scan(
     path: &Path,
     input: impl BufRead,
     on_stack: &mut dyn FnMut(&[u64], Counts),
+    maps: Option<&MemoryMap>,
 ) -> Result<HeapDump, ProfileError> {
     let mut lines = Lines {
         input,
@@ -177,7 +362,10 @@ fn scan(
         if line.is_empty() {
             continue;
         }
-        if line.starts_with("MAPPED_LIBRARIES:") {
+        if is_maps_marker(line) {
+            if maps.is_some() {
+                return Err(lines.malformed(SECOND_MAP.into()));
+            }
             maps_found = true;
             break;
         }
@@ -222,9 +410,14 @@ fn scan(
         dump.warnings
             .push("no totals line after the header (truncated dump?)".into());
     }
-    if maps_found {
+    if let Some(maps) = maps {
+        dump.mappings = maps.clone();
+    } else if maps_found {
         let mut mappings = Vec::new();
         while let Some(line) = lines.next(&mut buffer)? {
+            if is_maps_marker(line) {
+                return Err(lines.malformed(SECOND_MAP.into()));
+            }
             mappings.extend(Mapping::parse(line));
         }
         dump.mappings = MemoryMap::new(mappings);
@@ -235,6 +428,11 @@ fn scan(
     }
     Ok(dump)
 }
+
+/// Why a dump with two memory maps is refused: its stacks would be named by the one or the other
+/// depending on how it is read.
+const SECOND_MAP: &str =
+    "a second MAPPED_LIBRARIES: line (one dump's memory map follows its stacks)";
 
 /// The warning of a dump that ends before its memory map.
 pub const NO_MAPS: &str = "no MAPPED_LIBRARIES section";

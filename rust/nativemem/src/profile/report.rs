@@ -70,7 +70,7 @@ pub fn report(stacks: &Stacks, top: usize) -> Report {
     for sample in &stacks.samples {
         tally.add(stacks.frames(&labels, sample), sample.objects, sample.bytes);
     }
-    let mut report = tally.report(&labels.names, top, |_| 1);
+    let mut report = tally.report(|i| labels.names[i].as_str(), top, |_| 1);
     report.sample_interval_bytes = stacks.sample_interval;
     report.stack_count = stacks.samples.len();
     report.warnings = stacks.warnings.clone();
@@ -115,9 +115,9 @@ impl Tally {
 
     /// The top `top` sites both ways, each with its process count; header fields are the
     /// caller's to fill.
-    pub fn report(
+    pub fn report<'n>(
         self,
-        names: &[String],
+        name: impl Fn(usize) -> &'n str,
         top: usize,
         processes: impl Fn(usize) -> usize,
     ) -> Report {
@@ -127,7 +127,7 @@ impl Tally {
         let total_bytes = flat.iter().map(|w| w.bytes).sum::<f64>();
         let total_objects = flat.iter().map(|w| w.objects).sum::<f64>();
         let site = |i: usize| Site {
-            name: names[i].clone(),
+            name: name(i).to_owned(),
             flat_bytes: flat[i].bytes as i64,
             flat_objects: flat[i].objects as i64,
             cumulative_bytes: cumulative[i].bytes as i64,
@@ -141,13 +141,19 @@ impl Tally {
             let mut order: Vec<usize> = (0..flat.len())
                 .filter(|&i| flat[i].bytes != 0.0 || cumulative[i].bytes != 0.0)
                 .collect();
-            order.sort_by(|&a, &b| {
+            let rank = |&a: &usize, &b: &usize| {
                 key[b]
                     .bytes
                     .total_cmp(&key[a].bytes)
-                    .then_with(|| names[a].cmp(&names[b]))
-            });
-            order.into_iter().take(top).map(site).collect()
+                    .then_with(|| name(a).cmp(name(b)))
+            };
+            // Labels are distinct, so the order is total: the first `top` of a full sort.
+            if order.len() > top {
+                order.select_nth_unstable_by(top, rank);
+                order.truncate(top);
+            }
+            order.sort_by(rank);
+            order.into_iter().map(site).collect()
         };
         Report {
             total_bytes: total_bytes as i64,

@@ -6,7 +6,9 @@ use super::parse::HeapDump;
 use super::strip::is_allocator_frame;
 use super::symbolize::Symbolizer;
 use super::unbias::unbias;
+use rustc_hash::{FxHashMap, FxHasher};
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
 /// A function as pprof sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -138,7 +140,7 @@ pub struct Labels {
 pub struct Resolver<'s, 'm> {
     symbolizer: &'s mut Symbolizer<'m>,
     builder: Builder,
-    by_address: HashMap<u64, usize>,
+    by_address: FxHashMap<u64, usize>,
     pub stacks: Stacks,
 }
 
@@ -147,7 +149,7 @@ impl<'s, 'm> Resolver<'s, 'm> {
         Resolver {
             symbolizer,
             builder: Builder::default(),
-            by_address: HashMap::new(),
+            by_address: FxHashMap::default(),
             stacks: Stacks {
                 mappings: dump.mappings.all().to_vec(),
                 sample_interval: dump.sample_interval,
@@ -248,13 +250,17 @@ pub fn java_method(name: &str) -> &str {
 
 #[derive(Default)]
 struct Builder {
-    functions: HashMap<Function, usize>,
+    /// Fingerprint of a function → the last of [`Stacks::functions`] with it; each function is
+    /// kept once, in `Stacks::functions`, not again as a key.
+    functions: FxHashMap<u64, usize>,
+    /// Per function: the previous one with the same fingerprint (`usize::MAX` ends the chain).
+    same_fingerprint: Vec<usize>,
     /// Per location: whether it is an allocator frame.
     allocator: Vec<bool>,
     /// Per location: whether nothing names its code ([`super::symbolize::Resolved::unnamed`]).
     unnamed: Vec<bool>,
     /// (unnamed location, calling function) → the location naming it after that caller.
-    called_from: HashMap<(usize, usize), usize>,
+    called_from: FxHashMap<(usize, usize), usize>,
 }
 
 impl Builder {
@@ -304,10 +310,22 @@ impl Builder {
     }
 
     fn function(&mut self, stacks: &mut Stacks, function: Function) -> usize {
-        *self.functions.entry(function.clone()).or_insert_with(|| {
-            stacks.functions.push(function);
-            stacks.functions.len() - 1
-        })
+        let mut hasher = FxHasher::default();
+        function.hash(&mut hasher);
+        let fingerprint = hasher.finish();
+        let last = self.functions.get(&fingerprint).copied();
+        let mut candidate = last.unwrap_or(usize::MAX);
+        while candidate != usize::MAX {
+            if stacks.functions[candidate] == function {
+                return candidate;
+            }
+            candidate = self.same_fingerprint[candidate];
+        }
+        let id = stacks.functions.len();
+        stacks.functions.push(function);
+        self.same_fingerprint.push(last.unwrap_or(usize::MAX));
+        self.functions.insert(fingerprint, id);
+        id
     }
 
     /// The location of unnamed code `location` as seen under `caller` (a function index): same

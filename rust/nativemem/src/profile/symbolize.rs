@@ -51,9 +51,64 @@ pub struct Resolved {
 pub struct Symbolizer<'m> {
     map: &'m MemoryMap,
     sidecar: Sidecar,
-    objects: HashMap<String, Option<ObjectFile>>,
+    /// Mapped file name → its object in `cache` (`None`: it could not be read).
+    objects: HashMap<String, Option<usize>>,
+    /// The object files opened; a merge hands the same cache to the symbolizer of each dump
+    /// ([`Symbolizer::cache`]), so each build is opened once.
+    pub cache: ObjectCache,
     /// Objects that could not be read, once each.
     pub warnings: Vec<String>,
+}
+
+/// Object files opened to name addresses: a build (ELF build ID) is opened once, however many
+/// dumps of a merge map it; a file without a build ID once per path.
+#[derive(Default)]
+pub struct ObjectCache {
+    objects: Vec<ObjectFile>,
+    /// Build ID (as read from the file) → its object.
+    by_build_id: HashMap<String, usize>,
+    /// (file opened, build ID expected) → its object, or why it could not be read.
+    by_path: HashMap<(PathBuf, String), Result<usize, String>>,
+    /// Object files opened and read (symbol table, debug info): one symbolization pass each.
+    pub opened: usize,
+}
+
+impl std::fmt::Debug for ObjectCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ObjectCache")
+            .field("objects", &self.objects.len())
+            .field("opened", &self.opened)
+            .finish()
+    }
+}
+
+impl ObjectCache {
+    /// The object at `path` that should have `build_id` (empty: not known), opened if no object
+    /// of that build and no earlier attempt at that path is cached; else why it cannot be read.
+    fn get_or_open(&mut self, path: &Path, build_id: &str) -> Result<usize, String> {
+        if let Some(&known) = (!build_id.is_empty())
+            .then(|| self.by_build_id.get(build_id))
+            .flatten()
+        {
+            return Ok(known);
+        }
+        let key = (path.to_owned(), build_id.to_owned());
+        if let Some(known) = self.by_path.get(&key) {
+            return known.clone();
+        }
+        self.opened += 1;
+        // The maps and the sidecar name files by their real paths: a link there is planted.
+        let opened = ObjectFile::open(path, build_id, Links::Refuse).map(|object| {
+            let index = self.objects.len();
+            if !object.build_id.is_empty() {
+                self.by_build_id.insert(object.build_id.clone(), index);
+            }
+            self.objects.push(object);
+            index
+        });
+        self.by_path.insert(key, opened.clone());
+        opened
+    }
 }
 
 struct ObjectFile {
@@ -73,6 +128,7 @@ impl<'m> Symbolizer<'m> {
             map,
             sidecar,
             objects: HashMap::new(),
+            cache: ObjectCache::default(),
             warnings,
         }
     }
@@ -139,7 +195,7 @@ impl<'m> Symbolizer<'m> {
     /// opened to name an address, else the sidecar's; empty when neither knows it.
     pub fn build_id(&self, file: &str) -> &str {
         match self.objects.get(file) {
-            Some(Some(object)) => &object.build_id,
+            Some(&Some(object)) => &self.cache.objects[object].build_id,
             _ => self
                 .sidecar
                 .object(file)
@@ -167,7 +223,7 @@ impl<'m> Symbolizer<'m> {
             let opened = self.open(file);
             self.objects.insert(file.to_owned(), opened);
         }
-        let object = self.objects.get(file)?.as_ref()?;
+        let object = &self.cache.objects[(*self.objects.get(file)?)?];
         let (lines, nearest_symbol) = object.lines(offset);
         Some(Found {
             lines,
@@ -176,7 +232,7 @@ impl<'m> Symbolizer<'m> {
         })
     }
 
-    fn open(&mut self, file: &str) -> Option<ObjectFile> {
+    fn open(&mut self, file: &str) -> Option<usize> {
         // Fuzzing (rust/nativemem/fuzz) feeds made-up maps: reading whatever file they name
         // (`/proc/self/exe`) would fuzz the file system and the DWARF readers, not our parsers.
         if cfg!(fuzzing) {
@@ -186,8 +242,7 @@ impl<'m> Symbolizer<'m> {
         }
         let record = self.sidecar.object(file).cloned().unwrap_or_default();
         let path: PathBuf = record.copy.unwrap_or_else(|| PathBuf::from(file));
-        // The maps and the sidecar name files by their real paths: a link there is planted.
-        match ObjectFile::open(&path, &record.build_id, Links::Refuse) {
+        match self.cache.get_or_open(&path, &record.build_id) {
             Ok(object) => Some(object),
             Err(reason) => {
                 self.warnings.push(format!(

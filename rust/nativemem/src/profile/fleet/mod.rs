@@ -9,18 +9,20 @@
 
 pub mod inputs;
 pub mod located;
+pub mod names;
 pub mod render;
 pub mod table;
 
 use super::parse::{self, NO_MAPS};
 use super::sidecar::{Origin, Sidecar};
 use super::stacks::{label, Resolver};
-use super::symbolize::Symbolizer;
+use super::symbolize::{ObjectCache, Symbolizer};
 use super::unbias::unbias;
 use super::{ProfileError, IMPLAUSIBLE_BYTES};
 use crate::files::Links;
 use inputs::Dump;
 use located::{DumpLocations, Located};
+use names::Names;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -59,8 +61,7 @@ pub struct Group {
 /// Dumps merged by function names.
 #[derive(Debug, Default)]
 pub struct Fleet {
-    pub names: Vec<String>,
-    ids: FxHashMap<String, u32>,
+    pub names: Names,
     pub stacks: StackTable,
     /// Every dump's code locations, kept with `per_process`.
     pub located: Located,
@@ -74,6 +75,9 @@ pub struct Fleet {
     pub accept_unmapped: bool,
     /// Dumps passed over and why.
     pub warnings: Vec<String>,
+    /// The object files every dump's symbolizer shares: a build mapped by many dumps is read
+    /// once.
+    pub objects: ObjectCache,
     /// What was odd about dumps that were merged: each text once, with its dumps' count and
     /// the first of them (hundreds of dumps often share one missing library).
     dump_warnings: BTreeMap<String, (usize, PathBuf)>,
@@ -111,9 +115,33 @@ impl Fleet {
         }
     }
 
-    /// Adds one dump. A dump whose stacks can not all be read is refused before any is added.
+    /// Adds one dump. A dump whose stacks can not all be read is refused, none of them added:
+    /// the first dump is read once (its memory map from its end), and if it turns out damaged the
+    /// fleet is emptied again; a later one is read through and checked before its stacks are
+    /// merged.
     pub fn add(&mut self, path: &Path, links: Links, role: Role) -> Result<(), ProfileError> {
-        let (header, stream) = parse::open_stream(path, links)?;
+        let first = self.current.processes.is_empty() && self.base.processes.is_empty();
+        let added = self.add_streamed(path, links, role, !first);
+        if added.is_err() && first {
+            // Nothing was merged before this dump: what it left is all there is to undo.
+            self.names = Names::default();
+            self.stacks = StackTable::default();
+            self.located = Located::default();
+            self.current = Group::default();
+            self.base = Group::default();
+            self.presence.clear();
+        }
+        added
+    }
+
+    fn add_streamed(
+        &mut self,
+        path: &Path,
+        links: Links,
+        role: Role,
+        check_first: bool,
+    ) -> Result<(), ProfileError> {
+        let (header, stream) = parse::open_stream(path, links, check_first)?;
         if !self.accept_unmapped && header.warnings.iter().any(|w| w.starts_with(NO_MAPS)) {
             return Err(ProfileError::Truncated {
                 path: path.to_owned(),
@@ -122,6 +150,7 @@ impl Fleet {
         let sidecar = Sidecar::beside(path);
         let origin = sidecar.origin.clone();
         let mut symbolizer = Symbolizer::new(&header.mappings, sidecar);
+        symbolizer.cache = std::mem::take(&mut self.objects);
         let mut resolver = Resolver::new(&header, &mut symbolizer);
         let interval = header.sample_interval;
         let index = self.group(role).processes.len() as u32;
@@ -136,7 +165,6 @@ impl Fleet {
         };
         let Fleet {
             names,
-            ids,
             stacks: table,
             current,
             base,
@@ -149,29 +177,34 @@ impl Fleet {
             Role::Current => current,
             Role::Base => base,
         };
-        // Per location of this dump: its labels, innermost first.
-        let mut labels_of: Vec<Box<[u32]>> = Vec::new();
+        // Per location of this dump: its labels, innermost first, side by side; where each
+        // location's end.
+        let (mut labels_of, mut labels_end) = (Vec::<u32>::new(), Vec::<usize>::new());
         let mut sample_of: FxHashMap<u32, usize> = FxHashMap::default();
         let (mut locations, mut frames) = (Vec::new(), Vec::<u32>::new());
         let mut dump_locations = DumpLocations::default();
-        stream.for_each(&mut |addresses, counts| {
+        let streamed = stream.for_each(&mut |addresses, counts| {
             resolver.locations(addresses, &mut locations);
             if locations.is_empty() {
                 return; // allocator frames only: jeprof leaves them out of every total
             }
             let stacks = &resolver.stacks;
-            for location in labels_of.len()..stacks.locations.len() {
+            for location in labels_end.len()..stacks.locations.len() {
                 let lines = &stacks.locations[location].lines;
                 let last = lines.len().saturating_sub(1);
-                let labels = lines.iter().enumerate().map(|(level, (function, _))| {
-                    let text = label(&stacks.functions[*function].name, level, last);
-                    intern(names, ids, text)
-                });
-                labels_of.push(labels.collect());
+                for (level, (function, _)) in lines.iter().enumerate() {
+                    let name = &stacks.functions[*function].name;
+                    labels_of.push(match level < last {
+                        true => names.intern(&label(name, level, last)),
+                        false => names.intern(name),
+                    });
+                }
+                labels_end.push(labels_of.len());
             }
             frames.clear();
             for &location in &locations {
-                frames.extend_from_slice(&labels_of[location]);
+                let start = location.checked_sub(1).map_or(0, |l| labels_end[l]);
+                frames.extend_from_slice(&labels_of[start..labels_end[location]]);
             }
             if frames.is_empty() {
                 return;
@@ -212,8 +245,11 @@ impl Fleet {
                 process.samples[at].1 += objects;
                 process.samples[at].2 += bytes;
             }
-        })?;
-        let warnings = resolver.finish(&header).warnings;
+        });
+        let read = streamed.map(|dump| resolver.finish(&dump).warnings);
+        // Kept for the next dump whether or not this one could be read to its end.
+        self.objects = std::mem::take(&mut symbolizer.cache);
+        let warnings = read?;
         if process.bytes.is_nan() || process.bytes >= IMPLAUSIBLE_BYTES {
             // Its weights are in the table already: a damaged dump fails the whole report.
             return Err(ProfileError::Implausible {
@@ -321,16 +357,6 @@ impl Fleet {
             .min()
             .unwrap_or(0)
     }
-}
-
-fn intern(names: &mut Vec<String>, ids: &mut FxHashMap<String, u32>, text: String) -> u32 {
-    if let Some(&id) = ids.get(&text) {
-        return id;
-    }
-    let id = names.len() as u32;
-    ids.insert(text.clone(), id);
-    names.push(text);
-    id
 }
 
 #[cfg(test)]
@@ -476,6 +502,111 @@ mod tests {
         assert_eq!(fleet.report(10, false).total_bytes, 4096 + 2048);
         std::fs::remove_dir_all(&dir).unwrap();
         std::fs::remove_dir_all(&elsewhere).unwrap();
+    }
+
+    /// A dump of one stack in a function of this test binary, with this process's memory map.
+    fn dump_of_this_binary() -> String {
+        let address = dump_of_this_binary as *const () as u64;
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        format!(
+            "heap_v2/1\n  t*: 1: 4096 [0: 0]\n@ 0x{address:x}\n  t*: 1: 4096 [0: 0]\n\n\
+             MAPPED_LIBRARIES:\n{maps}"
+        )
+    }
+
+    #[test]
+    fn a_merge_reads_each_build_once() {
+        let dir = scratch("build-once");
+        let dumps: Vec<PathBuf> = (0..3)
+            .map(|i| {
+                let path = dir.join(format!("{i}.heap"));
+                std::fs::write(&path, dump_of_this_binary()).unwrap();
+                path
+            })
+            .collect();
+        let mut fleet = Fleet::new(false);
+        fleet.add_all(&named(&dumps), Role::Current).unwrap();
+        // Three dumps map the same executable: it is opened and read once, not per dump.
+        assert_eq!(fleet.objects.opened, 1, "{:?}", fleet.objects);
+        let report = fleet.report(10, false);
+        assert_eq!(report.total_bytes, 3 * 4096);
+        let site = &report.top_flat[0];
+        assert!(site.name.ends_with("dump_of_this_binary"), "{}", site.name);
+        assert_eq!(site.processes, 3);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn one_dump_is_read_once() {
+        let dir = scratch("once");
+        let path = dir.join("one.heap");
+        let mut text = String::from("heap_v2/1\n  t*: 2000: 2048000 [0: 0]\n");
+        for i in 0..2000 {
+            text += &format!("@ 0x{:x} 0x1100\n  t*: 1: 1024 [0: 0]\n", 0x1010 + i % 200);
+        }
+        text += "\nMAPPED_LIBRARIES:\n00001000-00002000 r-xp 00000000 fe:00 1  /nonexistent/app\n";
+        std::fs::write(&path, &text).unwrap();
+        let before = parse::dump_bytes_read();
+        let mut fleet = Fleet::new(false);
+        fleet.add(&path, Links::Follow, Role::Current).unwrap();
+        assert_eq!(parse::dump_bytes_read() - before, text.len() as u64);
+        assert_eq!(fleet.report(5, false).total_bytes, 2000 * 1024);
+        // A later dump of a merge is read through and checked before it is merged.
+        let before = parse::dump_bytes_read();
+        fleet.add(&path, Links::Follow, Role::Current).unwrap();
+        assert_eq!(parse::dump_bytes_read() - before, 2 * text.len() as u64);
+        assert_eq!(fleet.report(5, false).total_bytes, 2 * 2000 * 1024);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_first_dump_damaged_after_its_first_stacks_leaves_nothing_merged() {
+        let dir = scratch("damaged-first");
+        let good = dump(1, true);
+        let at = good.find("@ 0x1020").unwrap();
+        let damaged = dir.join("a-damaged.heap");
+        std::fs::write(&damaged, format!("{}@ 0xzz\n{}", &good[..at], &good[at..])).unwrap();
+        let fine = dir.join("b-fine.heap");
+        std::fs::write(&fine, &good).unwrap();
+        let mut fleet = Fleet::new(true);
+        fleet
+            .add_all(&named(&[damaged, fine]), Role::Current)
+            .unwrap();
+        let report = fleet.report(10, false);
+        assert_eq!(report.process_count, 1);
+        assert_eq!(report.total_bytes, 4096 + 2048);
+        assert_eq!(site(&report, "+0x10").flat_bytes, 4096);
+        assert_eq!(site(&report, "+0x10").processes, 1);
+        assert_eq!(
+            fleet.collapsed().lines().count(),
+            2,
+            "{}",
+            fleet.collapsed()
+        );
+        let warnings = report.warnings.join("\n");
+        assert!(
+            warnings.contains("a-damaged.heap") && warnings.contains("0xzz"),
+            "{warnings}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_dump_with_two_memory_maps_is_refused_however_it_is_read() {
+        let dir = scratch("two-maps");
+        let path = dir.join("two.heap");
+        let text = dump(1, true);
+        let at = text.find("MAPPED_LIBRARIES").unwrap();
+        std::fs::write(&path, format!("{}{}", &text[..at], &text[at..].repeat(2))).unwrap();
+        for check_first in [false, true] {
+            let err = Fleet::new(false)
+                .add_streamed(&path, Links::Follow, Role::Current, check_first)
+                .unwrap_err();
+            assert!(err.to_string().contains("second MAPPED_LIBRARIES"), "{err}");
+        }
+        let err = parse::read(&path).unwrap_err();
+        assert!(err.to_string().contains("second MAPPED_LIBRARIES"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -32,7 +32,11 @@ impl Fleet {
             tally.add(frames.iter().map(|&l| l as usize), objects, bytes);
             stacks += 1;
         });
-        let mut report = tally.report(&self.names, top, |label| self.presence(label));
+        let mut report = tally.report(
+            |label| self.names.get(label),
+            top,
+            |label| self.presence(label),
+        );
         report.sample_interval_bytes = self.sample_interval();
         report.stack_count = stacks;
         report.process_count = self.current.processes.len();
@@ -46,7 +50,7 @@ impl Fleet {
 
     fn by_process(&self, report: &Report) -> Vec<ProcessTotal> {
         let top = report.top_flat.first();
-        let label = top.and_then(|site| self.names.iter().position(|n| *n == site.name));
+        let label = top.and_then(|site| self.names.find(&site.name));
         let site_total: f64 = match label {
             Some(label) => self.current.processes.iter().map(|p| flat(p, label)).sum(),
             None => 0.0,
@@ -75,11 +79,11 @@ impl Fleet {
 
     /// Collapsed stacks (`stack base current` per-process averages for a difference).
     pub fn collapsed(&self) -> String {
-        self.folded(&self.names)
+        self.folded(|label| self.names.get(label))
     }
 
-    /// Collapsed stacks with each label shown as `names[label]`.
-    fn folded(&self, names: &[String]) -> String {
+    /// Collapsed stacks with each label shown as `name(label)`.
+    fn folded<'n>(&self, name: impl Fn(usize) -> &'n str) -> String {
         let mut folded: BTreeMap<String, (f64, f64)> = BTreeMap::new();
         let mut key = String::new();
         for node in 1..self.stacks.len() as u32 {
@@ -91,7 +95,7 @@ impl Fleet {
                 continue;
             }
             let frames = self.stacks.frames(node);
-            fold_into(&mut key, frames.iter().map(|&l| names[l as usize].as_str()));
+            fold_into(&mut key, frames.iter().map(|&l| name(l as usize)));
             let entry = folded.entry(key.clone()).or_default();
             entry.0 += pair.0;
             entry.1 += pair.1;
@@ -109,10 +113,10 @@ impl Fleet {
         let names: Vec<String> = (0..self.names.len())
             .map(|label| {
                 let n = self.presence(label);
-                format!("{} [in {n} of {processes}]", self.names[label])
+                format!("{} [in {n} of {processes}]", self.names.get(label))
             })
             .collect();
-        flamegraph::draw(&self.folded(&names), title)
+        flamegraph::draw(&self.folded(|label| names[label].as_str()), title)
     }
 
     /// Gzipped pprof of the code locations the fleet kept (`per_process`): each process's
