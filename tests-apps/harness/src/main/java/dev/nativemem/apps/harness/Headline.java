@@ -11,7 +11,7 @@ import java.net.URLClassLoader;
  * path so that the test and the child JVM use one and the same jar.
  */
 final class Headline {
-  private static final String RULE = "dev.nativemem.handles.CreationSites";
+  private static final String RULE = "dev.nativemem.handles.tracking.CreationSites";
   private static Method applicationFrame;
 
   private Headline() {}
