@@ -89,7 +89,7 @@ class DocJunitFragmentsTest {
     String output = DocPages.read(out);
     assertNotEquals(0, process.exitValue(), "a leaking test fails the build:\n" + output);
 
-    String leaks = report(project, "leaks");
+    String leaks = report(project, "leaks", output);
     assertTrue(
         leaks.contains("native handles leaked in 'leaks.BackendTest': 0 leaked"),
         "the README's class fails with the extension's message:\n" + leaks + "\n" + output);
@@ -98,7 +98,7 @@ class DocJunitFragmentsTest {
             "1 open (never closed) Inflater, created at leaks.BackendTest.restores(BackendTest.java:"),
         leaks);
     assertFailures(project, "clean", 0, output);
-    String perMethod = report(project, "permethod");
+    String perMethod = report(project, "permethod", output);
     assertTrue(
         perMethod.contains("native handles leaked in 'permethod.BackendTest#leaks()'"),
         "docs/junit.md's perMethod = true names the leaking method:\n" + perMethod);
@@ -198,15 +198,15 @@ class DocJunitFragmentsTest {
   }
 
   /** Surefire's report of {@code <pkg>.BackendTest}. */
-  private static String report(Path project, String pkg) throws IOException {
+  private static String report(Path project, String pkg, String output) throws IOException {
     Path xml = project.resolve("target/surefire-reports/TEST-" + pkg + ".BackendTest.xml");
-    assertTrue(Files.isRegularFile(xml), "no report " + xml);
+    assertTrue(Files.isRegularFile(xml), "no report " + xml + ", mvn test printed:\n" + output);
     return DocPages.read(xml);
   }
 
   private static void assertFailures(Path project, String pkg, int expected, String output)
       throws IOException {
-    String xml = report(project, pkg);
+    String xml = report(project, pkg, output);
     int failed = xml.split("<(failure|error)[ >]", -1).length - 1;
     assertEquals(expected, failed, pkg + ".BackendTest's failures:\n" + xml + "\n" + output);
   }
