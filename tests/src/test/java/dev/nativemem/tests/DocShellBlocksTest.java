@@ -1,13 +1,16 @@
 package dev.nativemem.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -20,6 +23,7 @@ import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -125,6 +129,69 @@ class DocShellBlocksTest {
     assertEquals(2, r.output.split("INFLATER OK", -1).length - 1, r.toString());
     String settings = "memory watch started: dir=" + incidents + ",";
     assertEquals(2, r.output.split(Pattern.quote(settings), -1).length - 1, r.toString());
+  }
+
+  /**
+   * docs/continuous-profiling.md's pprof lines, then docs/heap-profiles.md's {@code -tagfocus}
+   * line, on a {@code /var/dumps/} of two real dumps: two JVMs under the preload allocator with
+   * Java frames, each keeping Deflaters made at its own Java line; one dump's sidecar names the
+   * host {@code taskmanager-7} (as if copied from it), the other's {@code web-1}.
+   */
+  @Test
+  void goToolPprofReadsTheFleetProfile() throws Exception {
+    Path go = OtelCollector.go();
+    assumeTrue(go != null, "Go is not installed (go on PATH or /usr/local/go/bin/go)");
+    Path dumps = Files.createDirectory(tmp.resolve("dumps"));
+    Map<String, String> sites = new LinkedHashMap<>();
+    for (String host : List.of("taskmanager-7", "web-1")) {
+      Path dump = dumps.resolve(host + ".heap");
+      ForkedJvm.Result child =
+          new ForkedJvm()
+              .classPath(Paths.get(ForkedJvm.TEST_CLASSES))
+              .env("LD_PRELOAD", ForkedJvm.OWN_JEMALLOC.toString())
+              .main(FleetDumpChild.class.getName(), dump.toString(), host);
+      assertEquals(0, child.exitCode, child.toString());
+      assertTrue(child.stdout.contains("JAVA_FRAMES true"), child.toString());
+      assertTrue(child.stdout.contains("DONE 60"), child.toString());
+      Matcher site = Pattern.compile("SITE (\\S+) (\\S+)").matcher(child.stdout);
+      assertTrue(site.find(), child.toString());
+      sites.put(host, site.group(1) + " " + site.group(2));
+      Path symbols = dumps.resolve(host + ".heap.symbols").resolve("symbols.json");
+      String sidecar = DocPages.read(symbols);
+      String renamed = sidecar.replaceFirst("\"host\": *\"[^\"]*\"", "\"host\": \"" + host + "\"");
+      assertTrue(renamed.contains("\"host\": \"" + host + "\""), sidecar);
+      Files.write(symbols, renamed.getBytes(StandardCharsets.UTF_8));
+    }
+    Map<String, String> words = new LinkedHashMap<>();
+    words.put("-jar nativemem.jar", "-jar " + ForkedJvm.JAR);
+    words.put("/var/dumps/", dumps + "/");
+    String script =
+        "cd "
+            + tmp
+            + "\nexport PATH="
+            + go.getParent()
+            + ":$PATH\n"
+            + DocBlocks.block("continuous-profiling.md", "continuous-profiling-pprof")
+            + "echo '--- tagfocus'\n"
+            + DocBlocks.block("heap-profiles.md", "heap-profiles-fleet-tagfocus");
+    Result r = bash(script, words);
+    assertEquals(0, r.exitCode, r.toString());
+    String[] parts = r.output.split("--- tagfocus\n", 2);
+    assertEquals(2, parts.length, r.toString());
+    String all = parts[0];
+    String focused = parts[1].substring(0, parts[1].indexOf("\n--- script\n"));
+    // -top -lines: each planted Java line, as the JVM names it, with the bytes it keeps.
+    for (String site : sites.values()) {
+      assertTrue(all.contains(site), site + " in:\n" + r);
+    }
+    // -raw, from its Mappings on: the objects the stacks run through, zlib's among them.
+    assertTrue(all.matches("(?s).*\\nMappings\\n.*"), r.toString());
+    assertTrue(all.matches("(?s).*\\nMappings\\n.*/lib(z|zip)\\.so.*"), r.toString());
+    // -tagfocus=host=taskmanager-7: that process's Java frame only.
+    String seven = sites.get("taskmanager-7").split(" ")[0];
+    String web = sites.get("web-1").split(" ")[0];
+    assertTrue(focused.contains(seven), "the focused host's site in:\n" + focused);
+    assertFalse(focused.contains(web), "the other host's site in:\n" + focused);
   }
 
   /**
