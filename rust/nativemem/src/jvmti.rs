@@ -9,7 +9,8 @@
 use jvmti_bindings::sys::jni::{jclass, jint, jmethodID, JNIEnv, JavaVM};
 use jvmti_bindings::sys::jvmti::{
     jvmtiEnv, jvmtiError, jvmtiEventCallbacks, jvmtiFrameInfo, jvmtiInterface_1_,
-    jvmtiLineNumberEntry, JVMTI_ENABLE, JVMTI_EVENT_CLASS_LOAD, JVMTI_VERSION_1_2,
+    jvmtiLineNumberEntry, JVMTI_CLASS_STATUS_PREPARED, JVMTI_ENABLE, JVMTI_EVENT_CLASS_LOAD,
+    JVMTI_VERSION_1_2,
 };
 use std::ffi::{c_char, c_void, CStr};
 
@@ -232,6 +233,30 @@ impl Jvmti {
                 std::ptr::null_mut(),
             ),
         )
+    }
+
+    /// A class's JVM signature (`Lorg/rocksdb/Options;`), or None if JVMTI cannot tell it.
+    ///
+    /// # Safety
+    /// `class` must be a live reference to a class.
+    pub unsafe fn class_signature(self, class: jclass) -> Option<String> {
+        let get = self.functions().GetClassSignature?;
+        let mut signature: *mut c_char = std::ptr::null_mut();
+        let rc = get(self.env(), class, &mut signature, std::ptr::null_mut());
+        (rc == jvmtiError::NONE && !signature.is_null()).then(|| self.take_string(signature))
+    }
+
+    /// Whether `class` is prepared (linked): its ClassPrepare event, if enabled, was sent.
+    ///
+    /// # Safety
+    /// `class` must be a live reference to a class.
+    pub unsafe fn is_prepared(self, class: jclass) -> bool {
+        let Some(get) = self.functions().GetClassStatus else {
+            return false;
+        };
+        let mut status: jint = 0;
+        get(self.env(), class, &mut status) == jvmtiError::NONE
+            && status & JVMTI_CLASS_STATUS_PREPARED != 0
     }
 
     /// Copies a JVMTI-allocated string and gives its memory back.

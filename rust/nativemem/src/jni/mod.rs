@@ -48,6 +48,7 @@ macro_rules! export {
     };
 }
 
+mod agent_classes;
 mod attach;
 mod exports;
 mod files;

@@ -76,7 +76,37 @@ public final class AgentRuntime {
               + "); the agent is off, the application runs without it");
       return;
     }
+    if (zip) {
+      try {
+        BootHooks.install();
+      } catch (Throwable e) {
+        System.err.println(
+            "nativemem agent: zip handles are not tracked (cannot give the JDK's classes their"
+                + " hooks: "
+                + e
+                + "); add exclude=zip to silence this");
+        zip = false;
+      }
+    }
     HandleTransformer transformer = new HandleTransformer(families, zip);
+    if (!PreparedClasses.start(instrumentation, transformer)) {
+      instrumentAsClassesLoad(instrumentation, transformer);
+    }
+    Path report = options.reportFile();
+    if (report != null) {
+      Thread writer =
+          new Thread(() -> ReportFile.writeAtExit(report), "nativemem-handle-report-at-exit");
+      Runtime.getRuntime().addShutdownHook(writer);
+    }
+    startWatch(options);
+  }
+
+  /**
+   * Without the core's ClassPrepare watch: the transformer stays registered and sees every class
+   * load; the classes loaded before it are retransformed.
+   */
+  private static void instrumentAsClassesLoad(
+      Instrumentation instrumentation, HandleTransformer transformer) {
     instrumentation.addTransformer(transformer, true);
     List<Class<?>> loaded = new ArrayList<>();
     for (Class<?> c : instrumentation.getAllLoadedClasses()) {
@@ -92,13 +122,6 @@ public final class AgentRuntime {
         System.err.println("nativemem agent: cannot instrument loaded classes: " + e);
       }
     }
-    Path report = options.reportFile();
-    if (report != null) {
-      Thread writer =
-          new Thread(() -> ReportFile.writeAtExit(report), "nativemem-handle-report-at-exit");
-      Runtime.getRuntime().addShutdownHook(writer);
-    }
-    startWatch(options);
   }
 
   /**

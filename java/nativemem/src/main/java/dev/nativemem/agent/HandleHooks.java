@@ -34,6 +34,7 @@ public final class HandleHooks {
     guarded(() -> {}); // bootstraps the lambda machinery before any instrumented caller
     TRACKER.zipCreated(null, 0, -1);
     TRACKER.zipFreed(0, -1);
+    pooled(null, false, ZIP_JDK_POOL);
   }
 
   private static final String ZIP_JDK_POOL = "java.util.zip.ZipFile";
@@ -483,11 +484,28 @@ public final class HandleHooks {
     pooled(inflater, false, ZIP_SPRING_POOL);
   }
 
+  /**
+   * Set while a pool hook runs on this thread. nativemem's classes load from its jar through the
+   * system class loader, which reads the jar with the JDK's {@code ZipFile}: a class the hook loads
+   * the first time takes an Inflater from that pool again, and the inner hook would load the same
+   * class again, without end. The inner pool event is skipped (the stream's creation and free are
+   * still counted: those hooks need no class that is not loaded by then).
+   */
+  private static final ThreadLocal<boolean[]> IN_POOL_HOOK =
+      ThreadLocal.withInitial(() -> new boolean[1]);
+
   private static void pooled(Object inflater, boolean pooled, String pool) {
+    boolean[] inside = IN_POOL_HOOK.get();
+    if (inside[0]) {
+      return;
+    }
+    inside[0] = true;
     try {
       TRACKER.zipPooled(inflater, pooled, pool);
     } catch (Throwable e) {
       failed(e);
+    } finally {
+      inside[0] = false;
     }
   }
 

@@ -22,6 +22,10 @@ import org.objectweb.asm.Type;
  */
 final class HandleTransformer implements ClassFileTransformer {
   private static final String HOOKS = "dev/nativemem/agent/HandleHooks";
+
+  /** What the JDK's classes call instead (BootHooks): the one nativemem class they can see. */
+  private static final String BOOT_HOOKS = BootHooks.NAME.replace('.', '/');
+
   private static final String FLAG = "Ljava/util/concurrent/atomic/AtomicBoolean;";
   // Classes of a RocksDB family (RocksFamily), named inside its package.
   private static final String IMMUTABLE = "AbstractImmutableNativeReference";
@@ -85,6 +89,23 @@ final class HandleTransformer implements ClassFileTransformer {
       default:
         return false;
     }
+  }
+
+  /**
+   * JVM signature prefixes ({@code Lorg/rocksdb/}) covering every class {@link #instruments} names,
+   * for the core's ClassPrepare watch ({@link PreparedClasses}).
+   */
+  String[] signaturePrefixes() {
+    java.util.List<String> prefixes = new java.util.ArrayList<>();
+    for (RocksFamily family : families) {
+      prefixes.add("L" + family.internalPrefix());
+    }
+    if (zip) {
+      for (String name : new String[] {INFLATER, DEFLATER, ZIP_POOL + ";", SPRING_POOL + ";"}) {
+        prefixes.add("L" + name); // Inflater and Inflater$InflaterZStreamRef alike
+      }
+    }
+    return prefixes.toArray(new String[0]);
   }
 
   @Override
@@ -286,7 +307,7 @@ final class HandleTransformer implements ClassFileTransformer {
                   mv.visitVarInsn(Opcodes.ALOAD, 0);
                   mv.visitFieldInsn(Opcodes.GETFIELD, owner, "address", "J");
                   mv.visitInsn(owner.equals(INFLATER_REF) ? Opcodes.ICONST_0 : Opcodes.ICONST_1);
-                  hook(mv, "zipFreed", "(JI)V");
+                  bootHook(mv, "zipFreed", "(JI)V");
                 });
           }
           return next;
@@ -369,7 +390,7 @@ final class HandleTransformer implements ClassFileTransformer {
             next,
             mv -> {
               mv.visitVarInsn(Opcodes.ALOAD, 1);
-              hook(mv, "zipReleased", "(Ljava/lang/Object;)V");
+              bootHook(mv, "zipReleased", "(Ljava/lang/Object;)V");
             });
       }
       if (name.equals("getInflater") && desc.equals("()" + inflater)) {
@@ -377,7 +398,7 @@ final class HandleTransformer implements ClassFileTransformer {
             next,
             mv -> {
               mv.visitInsn(Opcodes.DUP);
-              hook(mv, "zipTaken", "(Ljava/lang/Object;)V");
+              bootHook(mv, "zipTaken", "(Ljava/lang/Object;)V");
             });
       }
       return next;
@@ -427,7 +448,7 @@ final class HandleTransformer implements ClassFileTransformer {
               mv.visitFieldInsn(Opcodes.GETFIELD, owner, "zsRef", "L" + ref + ";");
               mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, ref, "address", "()J", false);
               mv.visitInsn(kind);
-              hook(mv, "zipCreated", "(Ljava/lang/Object;JI)V");
+              bootHook(mv, "zipCreated", "(Ljava/lang/Object;JI)V");
             }
           }
         };
@@ -443,6 +464,10 @@ final class HandleTransformer implements ClassFileTransformer {
 
   private static void hook(MethodVisitor mv, String name, String desc) {
     mv.visitMethodInsn(Opcodes.INVOKESTATIC, HOOKS, name, desc, false);
+  }
+
+  private static void bootHook(MethodVisitor mv, String name, String desc) {
+    mv.visitMethodInsn(Opcodes.INVOKESTATIC, BOOT_HOOKS, name, desc, false);
   }
 
   private static void thisAndField(MethodVisitor mv, String owner, String field, String type) {

@@ -6,19 +6,18 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
-import java.util.jar.JarFile;
 
 /**
  * Entry point of {@code -javaagent:nativemem.jar[=options]}, of late attach, and of {@code
  * nativemem attach} commands.
  *
- * <p>To track handles the jar goes onto the bootstrap class path first, so that {@code
- * java.util.zip.Inflater} (loaded by the bootstrap loader) can call the hooks, and every class
- * loader, Flink's per-job ones included, sees one copy of nativemem. Nothing else of nativemem is
- * touched before that. In a running JVM whose application already loaded nativemem itself, that
- * would split nativemem's packages between two loaders (the application's loader asks the bootstrap
- * loader first for classes it has not loaded yet), so tracking is refused there; attach commands
- * that do not track run in a class loader of their own instead.
+ * <p>Tracking runs in the system class loader, where the JVM puts an agent's jar: the RocksDB
+ * classes (Flink loads them parent-first, Spring Boot's loader delegates to it) resolve {@code
+ * HandleHooks} there, and the JDK's zip classes reach it through the one class nativemem defines in
+ * the bootstrap loader ({@link BootHooks}); nothing is appended to the bootstrap class path, so a
+ * CDS archive keeps sharing every loader's classes. In a running JVM whose application already
+ * loaded nativemem itself, tracking would split nativemem between two copies, so it is refused
+ * there; attach commands that do not track run in a class loader of their own instead.
  */
 public final class NativeMemoryAgent {
   private static final String RUNTIME = "dev.nativemem.agent.AgentRuntime";
@@ -26,6 +25,9 @@ public final class NativeMemoryAgent {
   private static final String ATTACHED = "dev.nativemem.attach.AttachedCommand";
   private static final String ATTACH = "nativemem-attach";
   private static final String ATTACH_TRACKING = "nativemem-attach-tracking:";
+
+  /** Whether tracking loaded nativemem into the system class loader (once per JVM). */
+  private static volatile boolean shared;
 
   /** The attach commands' own copy of nativemem, made at the first command that needs one. */
   private static ClassLoader isolated;
@@ -52,12 +54,10 @@ public final class NativeMemoryAgent {
       commandJar = command ? attachJar(args) : null;
       boolean tracking = !command || args.startsWith(ATTACH_TRACKING);
       // Before main nothing of the application is loaded: only a late attach can clash.
-      String clash =
-          lateAttach && tracking && !onBootClassPath() ? applicationCopy(instrumentation) : null;
+      String clash = lateAttach && tracking && !shared ? applicationCopy(instrumentation) : null;
       if (command) {
         Class<?> attached =
-            Class.forName(
-                ATTACHED, true, tracking && clash == null ? boot(instrumentation) : own());
+            Class.forName(ATTACHED, true, tracking && clash == null ? shared() : own());
         if (clash != null) {
           attached.getMethod("refuse", String.class, String.class).invoke(null, args, clash);
         } else {
@@ -71,7 +71,7 @@ public final class NativeMemoryAgent {
         System.err.println("nativemem agent: " + clash + "; the application runs without it");
         return;
       }
-      Class.forName(RUNTIME, true, boot(instrumentation))
+      Class.forName(RUNTIME, true, shared())
           .getMethod("start", String.class, Instrumentation.class, boolean.class)
           .invoke(null, args, instrumentation, lateAttach);
     } catch (Throwable e) {
@@ -80,17 +80,15 @@ public final class NativeMemoryAgent {
     }
   }
 
-  /** Puts this jar on the bootstrap class path (once); returns the bootstrap loader, null. */
-  private static ClassLoader boot(Instrumentation instrumentation) throws Exception {
-    if (!onBootClassPath()) {
-      instrumentation.appendToBootstrapClassLoaderSearch(new JarFile(jar()));
-    }
-    return null;
+  /** The system class loader, which holds this jar: the one copy tracking runs in. */
+  private static ClassLoader shared() {
+    shared = true;
+    return NativeMemoryAgent.class.getClassLoader();
   }
 
   private static synchronized ClassLoader own() throws Exception {
-    if (onBootClassPath()) {
-      return null; // one copy for everything already
+    if (shared) {
+      return NativeMemoryAgent.class.getClassLoader(); // one copy for everything already
     }
     if (isolated == null) {
       isolated = new URLClassLoader(new URL[] {jar().toURI().toURL()}, null);
@@ -136,15 +134,6 @@ public final class NativeMemoryAgent {
       return words.length == 4 ? new File(words[2]) : null;
     } catch (IllegalArgumentException e) {
       return null;
-    }
-  }
-
-  private static boolean onBootClassPath() {
-    try {
-      Class.forName(RUNTIME, false, null);
-      return true;
-    } catch (ClassNotFoundException e) {
-      return false;
     }
   }
 }

@@ -233,4 +233,16 @@ public final class NativeBridge {
 
   /** Ends a session; a jar copied for the target that it never loaded is removed. */
   public static native void attachClose(long session);
+
+  // The agent's classes (rust/nativemem/src/jni/agent_classes.rs; dev.nativemem.agent).
+
+  /**
+   * From now on calls {@code receiver}'s static {@code prepared(Class)} on the preparing thread for
+   * every class whose JVM signature starts with one of {@code signaturePrefixes}, once it is
+   * prepared and before any of its code runs; returns those classes already prepared. Once per JVM.
+   */
+  public static native Class<?>[] agentWatchPrepared(Class<?> receiver, String[] signaturePrefixes);
+
+  /** Defines the class {@code name} (internal form) from {@code bytes} in the bootstrap loader. */
+  public static native Class<?> agentDefineBootClass(String name, byte[] bytes);
 }

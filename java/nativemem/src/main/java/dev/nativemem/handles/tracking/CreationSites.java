@@ -62,7 +62,9 @@ public final class CreationSites {
 
   private static boolean isOurs(StackWalker.StackFrame frame) {
     String name = frame.getClassName();
-    return name.startsWith("dev.nativemem.handles.") || name.startsWith("dev.nativemem.agent.");
+    return name.startsWith("dev.nativemem.handles.")
+        || name.startsWith("dev.nativemem.agent.")
+        || name.startsWith("dev.nativemem.boot."); // the JDK zip classes' bridge (BootHooks)
   }
 
   /** Whether frames of {@code type} are library or framework code rather than the application's. */

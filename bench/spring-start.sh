@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): what the agent adds to a real application's start. The Spring Boot 3.5
+# Actuator test application (tests-apps/spring-actuator) runs to context refresh and exits
+# (-Dspring.context.exit=onRefresh), extracted as Spring Boot recommends for CDS, without and with
+# the CDS archive of a training run (-XX:ArchiveClassesAtExit, no agent), each time without the
+# agent and with each agent jar given, in turn (alternating pairs), CPU seconds (user + system of
+# all the JVM's threads) and wall seconds. Prints the medians, each agent's overhead as the median
+# of its per-pair ratios, and the range of those ratios (how noisy the host was).
+#
+# usage: bench/spring-start.sh [pairs=9] [agent jar...]
+#   default agent jar: java/nativemem/target/nativemem-0.1.0.jar (this build)
+# Needs: mvn -B -q install -DskipTests -pl java/nativemem -am, then
+#        mvn -B -q package -DskipTests -pl tests-apps/spring-actuator -am
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pairs="${1:-9}"
+shift || true
+agents=("$@")
+[[ ${#agents[@]} -gt 0 ]] || agents=("$PWD/java/nativemem/target/nativemem-0.1.0.jar")
+app="${APP_JAR:-$PWD/tests-apps/spring-actuator/target/nativemem-tests-apps-spring-actuator-0.1.0.jar}"
+for f in "$app" "${agents[@]}"; do
+  [[ -f $f ]] || { echo "$f is missing: build it first (see the header of $0)" >&2; exit 1; }
+done
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+java -Djarmode=tools -jar "$app" extract --destination "$work/app" >/dev/null
+run=(-Dspring.context.exit=onRefresh -Dserver.port=0 -jar "$work/app/$(basename "$app")")
+java -XX:ArchiveClassesAtExit="$work/app.jsa" "${run[@]}" >/dev/null 2>&1
+# The agent's extraction of its library and its JDK classes happen once per jar build: not measured.
+for a in "${agents[@]}"; do java -javaagent:"$a" "${run[@]}" >/dev/null 2>&1; done
+
+measure() { # → "cpu wall" of one run; fails if the JVM printed anything on standard error
+  local TIMEFORMAT='%U %S %R'
+  { time "$@" >"$work/out" 2>"$work/err"; } 2>"$work/time"
+  if [[ -s $work/err ]]; then
+    echo "unexpected output on standard error of: $*" >&2
+    cat "$work/err" >&2
+  fi
+  awk '{printf "%.3f %.3f\n", $1 + $2, $3}' "$work/time"
+}
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+echo "Spring Boot Actuator app to context refresh; $pairs alternating pairs; $(nproc) cores;" \
+  "load $(cut -d' ' -f1-3 /proc/loadavg); $(java -version 2>&1 | head -1)"
+echo
+echo "| CDS archive | agent | CPU s | wall s | CPU vs none (median of pair ratios, range) | wall vs none |"
+echo "|---|---|---:|---:|---:|---:|"
+for cds in off on; do
+  opts=()
+  [[ $cds == on ]] && opts=(-XX:SharedArchiveFile="$work/app.jsa")
+  : >"$work/none"
+  for a in "${!agents[@]}"; do : >"$work/agent$a"; : >"$work/ratio$a"; done
+  for ((i = 0; i < pairs; i++)); do
+    read -r c0 w0 < <(measure java "${opts[@]}" "${run[@]}")
+    echo "$c0 $w0" >>"$work/none"
+    for a in "${!agents[@]}"; do
+      read -r c w < <(measure java "${opts[@]}" -javaagent:"${agents[$a]}" "${run[@]}")
+      echo "$c $w" >>"$work/agent$a"
+      echo "$(echo "$c / $c0" | bc -l) $(echo "$w / $w0" | bc -l)" >>"$work/ratio$a"
+    done
+  done
+  printf '| %s | none | %.3f | %.3f | | |\n' "$cds" \
+    "$(cut -d' ' -f1 "$work/none" | median)" "$(cut -d' ' -f2 "$work/none" | median)"
+  for a in "${!agents[@]}"; do
+    cr=$(cut -d' ' -f1 "$work/ratio$a" | median)
+    wr=$(cut -d' ' -f2 "$work/ratio$a" | median)
+    lo=$(cut -d' ' -f1 "$work/ratio$a" | sort -n | head -1)
+    hi=$(cut -d' ' -f1 "$work/ratio$a" | sort -n | tail -1)
+    printf '| %s | %s | %.3f | %.3f | %+.1f%% (%+.1f%% … %+.1f%%) | %+.1f%% |\n' "$cds" \
+      "$(basename "${agents[$a]}")" \
+      "$(cut -d' ' -f1 "$work/agent$a" | median)" "$(cut -d' ' -f2 "$work/agent$a" | median)" \
+      "$(echo "($cr - 1) * 100" | bc -l)" "$(echo "($lo - 1) * 100" | bc -l)" \
+      "$(echo "($hi - 1) * 100" | bc -l)" "$(echo "($wr - 1) * 100" | bc -l)"
+  done
+done
