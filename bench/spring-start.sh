@@ -5,7 +5,8 @@
 # the CDS archive of a training run (-XX:ArchiveClassesAtExit, no agent), each time without the
 # agent and with each agent jar given, in turn (alternating pairs), CPU seconds (user + system of
 # all the JVM's threads) and wall seconds. Prints the medians, each agent's overhead as the median
-# of its per-pair ratios, and the range of those ratios (how noisy the host was).
+# of its per-pair ratios, and the range of those ratios (how noisy the host was). A run that prints
+# anything on standard error is shown.
 #
 # usage: bench/spring-start.sh [pairs=9] [agent jar...]
 #   default agent jar: java/nativemem/target/nativemem-0.1.0.jar (this build)
@@ -24,13 +25,22 @@ done
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-java -Djarmode=tools -jar "$app" extract --destination "$work/app" >/dev/null
-run=(-Dspring.context.exit=onRefresh -Dserver.port=0 -jar "$work/app/$(basename "$app")")
-java -XX:ArchiveClassesAtExit="$work/app.jsa" "${run[@]}" >/dev/null 2>&1
-# The agent's extraction of its library and its JDK classes happen once per jar build: not measured.
-for a in "${agents[@]}"; do java -javaagent:"$a" "${run[@]}" >/dev/null 2>&1; done
+# One extracted copy per agent jar: the application bundles nativemem (nativemem-micrometer), and
+# the system class loader finds an agent's classes in the application's copy first, so that copy
+# is the agent jar measured. Each copy has its own CDS archive (a training run without the agent).
+for a in "${!agents[@]}"; do
+  java -Djarmode=tools -jar "$app" extract --destination "$work/app$a" >/dev/null
+  for bundled in "$work/app$a"/lib/nativemem-[0-9]*.jar; do
+    [[ -f $bundled ]] && cp "${agents[$a]}" "$bundled"
+  done
+  java -XX:ArchiveClassesAtExit="$work/app$a.jsa" -Dspring.context.exit=onRefresh -Dserver.port=0 \
+    -jar "$work/app$a/$(basename "$app")" >/dev/null 2>&1
+  # The agent's extraction of its library and of its JDK classes happens once per jar build.
+  java -javaagent:"${agents[$a]}" -Dspring.context.exit=onRefresh -Dserver.port=0 \
+    -jar "$work/app$a/$(basename "$app")" >/dev/null 2>&1
+done
 
-measure() { # → "cpu wall" of one run; fails if the JVM printed anything on standard error
+measure() { # → "cpu wall" of one run; shows what the JVM printed on standard error, if anything
   local TIMEFORMAT='%U %S %R'
   { time "$@" >"$work/out" 2>"$work/err"; } 2>"$work/time"
   if [[ -s $work/err ]]; then
@@ -44,32 +54,31 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo "Spring Boot Actuator app to context refresh; $pairs alternating pairs; $(nproc) cores;" \
   "load $(cut -d' ' -f1-3 /proc/loadavg); $(java -version 2>&1 | head -1)"
 echo
-echo "| CDS archive | agent | CPU s | wall s | CPU vs none (median of pair ratios, range) | wall vs none |"
-echo "|---|---|---:|---:|---:|---:|"
+echo "| CDS archive | agent | CPU s without | CPU s with | wall s with | CPU vs without (median of pair ratios, range) | wall vs without |"
+echo "|---|---|---:|---:|---:|---:|---:|"
 for cds in off on; do
-  opts=()
-  [[ $cds == on ]] && opts=(-XX:SharedArchiveFile="$work/app.jsa")
-  : >"$work/none"
-  for a in "${!agents[@]}"; do : >"$work/agent$a"; : >"$work/ratio$a"; done
-  for ((i = 0; i < pairs; i++)); do
-    read -r c0 w0 < <(measure java "${opts[@]}" "${run[@]}")
-    echo "$c0 $w0" >>"$work/none"
-    for a in "${!agents[@]}"; do
-      read -r c w < <(measure java "${opts[@]}" -javaagent:"${agents[$a]}" "${run[@]}")
-      echo "$c $w" >>"$work/agent$a"
-      echo "$(echo "$c / $c0" | bc -l) $(echo "$w / $w0" | bc -l)" >>"$work/ratio$a"
-    done
-  done
-  printf '| %s | none | %.3f | %.3f | | |\n' "$cds" \
-    "$(cut -d' ' -f1 "$work/none" | median)" "$(cut -d' ' -f2 "$work/none" | median)"
   for a in "${!agents[@]}"; do
-    cr=$(cut -d' ' -f1 "$work/ratio$a" | median)
-    wr=$(cut -d' ' -f2 "$work/ratio$a" | median)
-    lo=$(cut -d' ' -f1 "$work/ratio$a" | sort -n | head -1)
-    hi=$(cut -d' ' -f1 "$work/ratio$a" | sort -n | tail -1)
-    printf '| %s | %s | %.3f | %.3f | %+.1f%% (%+.1f%% … %+.1f%%) | %+.1f%% |\n' "$cds" \
+    run=(-Dspring.context.exit=onRefresh -Dserver.port=0 -jar "$work/app$a/$(basename "$app")")
+    opts=()
+    [[ $cds == on ]] && opts=(-XX:SharedArchiveFile="$work/app$a.jsa")
+    : >"$work/none"
+    : >"$work/agent"
+    : >"$work/ratio"
+    for ((i = 0; i < pairs; i++)); do
+      read -r c0 w0 < <(measure java "${opts[@]}" "${run[@]}")
+      read -r c w < <(measure java "${opts[@]}" -javaagent:"${agents[$a]}" "${run[@]}")
+      echo "$c0 $w0" >>"$work/none"
+      echo "$c $w" >>"$work/agent"
+      echo "$(echo "$c / $c0" | bc -l) $(echo "$w / $w0" | bc -l)" >>"$work/ratio"
+    done
+    cr=$(cut -d' ' -f1 "$work/ratio" | median)
+    wr=$(cut -d' ' -f2 "$work/ratio" | median)
+    lo=$(cut -d' ' -f1 "$work/ratio" | sort -n | head -1)
+    hi=$(cut -d' ' -f1 "$work/ratio" | sort -n | tail -1)
+    printf '| %s | %s | %.3f | %.3f | %.3f | %+.1f%% (%+.1f%% … %+.1f%%) | %+.1f%% |\n' "$cds" \
       "$(basename "${agents[$a]}")" \
-      "$(cut -d' ' -f1 "$work/agent$a" | median)" "$(cut -d' ' -f2 "$work/agent$a" | median)" \
+      "$(cut -d' ' -f1 "$work/none" | median)" \
+      "$(cut -d' ' -f1 "$work/agent" | median)" "$(cut -d' ' -f2 "$work/agent" | median)" \
       "$(echo "($cr - 1) * 100" | bc -l)" "$(echo "($lo - 1) * 100" | bc -l)" \
       "$(echo "($hi - 1) * 100" | bc -l)" "$(echo "($wr - 1) * 100" | bc -l)"
   done

@@ -181,7 +181,7 @@ class AttachFromJreTest {
           PosixFilePermissions.toString(
               Files.getPosixFilePermissions(copy, LinkOption.NOFOLLOW_LINKS)));
       assertEquals(Files.size(ForkedJvm.JAR), Files.size(copy));
-      // Tracking puts the jar on the boot class path, whose resources resolve through it.
+      // The JVM put the copy on its system class path, whose resources resolve through it.
       ForkedJvm.Result handles =
           fromRuntime().cli(attachArgs(target.pid, "handles").toArray(new String[0]));
       assertEquals(0, handles.exitCode, handles.toString());

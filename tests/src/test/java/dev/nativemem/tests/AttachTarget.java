@@ -28,8 +28,8 @@ public final class AttachTarget {
   }
 
   /**
-   * Ends this JVM abruptly as soon as an attached command that tracks handles starts (nativemem
-   * appears on the bootstrap class path), so the attaching side sees the target die during it.
+   * Ends this JVM abruptly as soon as an attached command that tracks handles starts (its one
+   * bootstrap-loader class appears), so the attaching side sees the target die during it.
    */
   private static void haltWhenAttached() {
     Thread watcher =
@@ -37,7 +37,7 @@ public final class AttachTarget {
             () -> {
               while (true) {
                 try {
-                  Class.forName("dev.nativemem.attach.AttachedCommand", false, null);
+                  Class.forName("dev.nativemem.boot.ZipHooks", false, null);
                   Runtime.getRuntime().halt(3);
                 } catch (ClassNotFoundException notYet) {
                   Thread.onSpinWait();

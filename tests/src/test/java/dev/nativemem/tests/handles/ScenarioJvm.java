@@ -18,6 +18,7 @@ final class ScenarioJvm {
   private final List<String> jvmArgs = new ArrayList<>();
   private Path rocksdbJar = codeSource(org.rocksdb.RocksDB.class);
   private String mainClass = HandleScenarios.class.getName();
+  private Path scenarioClasses = codeSource(HandleScenarios.class);
   private final List<String> extraClasspath = new ArrayList<>();
 
   static Path codeSource(Class<?> type) {
@@ -49,6 +50,12 @@ final class ScenarioJvm {
     return this;
   }
 
+  /** Takes the scenario classes from {@code jar} (a CDS archive takes no directory). */
+  ScenarioJvm scenarioClasses(Path jar) {
+    this.scenarioClasses = jar;
+    return this;
+  }
+
   ScenarioJvm rocksdb(Path jar) {
     this.rocksdbJar = jar;
     return this;
@@ -59,7 +66,7 @@ final class ScenarioJvm {
       throw new IllegalStateException(JAR + " is missing: run 'mvn verify' from the project root");
     }
     List<String> entries = new ArrayList<>();
-    entries.add(codeSource(HandleScenarios.class).toString());
+    entries.add(scenarioClasses.toString());
     entries.add(JAR.toString());
     entries.add(rocksdbJar.toString());
     entries.addAll(extraClasspath);
