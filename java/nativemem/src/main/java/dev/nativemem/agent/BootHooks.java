@@ -36,29 +36,45 @@ final class BootHooks {
     MethodHandles.Lookup lookup = MethodHandles.lookup();
     Class<?> hooks = HandleHooks.class;
     MethodType object = MethodType.methodType(void.class, Object.class);
-    bridge
-        .getMethod(
-            "install",
-            MethodHandle.class,
-            MethodHandle.class,
-            MethodHandle.class,
-            MethodHandle.class)
-        .invoke(
-            null,
-            lookup.findStatic(
-                hooks,
-                "zipCreated",
-                MethodType.methodType(void.class, Object.class, long.class, int.class)),
-            lookup.findStatic(
-                hooks, "zipFreed", MethodType.methodType(void.class, long.class, int.class)),
-            lookup.findStatic(hooks, "zipReleased", object),
-            lookup.findStatic(hooks, "zipTaken", object));
+    install(
+        bridge,
+        lookup.findStatic(
+            hooks,
+            "zipCreated",
+            MethodType.methodType(void.class, Object.class, long.class, int.class)),
+        lookup.findStatic(
+            hooks, "zipFreed", MethodType.methodType(void.class, long.class, int.class)),
+        lookup.findStatic(hooks, "zipReleased", object),
+        lookup.findStatic(hooks, "zipTaken", object));
     // Links each call once, here, not in the first Inflater's constructor (kind -1 and null
     // are ignored by the tracker).
     bridge.getMethod("zipCreated", Object.class, long.class, int.class).invoke(null, null, 0L, -1);
     bridge.getMethod("zipFreed", long.class, int.class).invoke(null, 0L, -1);
     bridge.getMethod("zipReleased", Object.class).invoke(null, (Object) null);
     bridge.getMethod("zipTaken", Object.class).invoke(null, (Object) null);
+  }
+
+  /**
+   * Hands {@code bridge} (a copy of {@code ZipHooks}) its hooks: {@code (Object, long, int)},
+   * {@code (long, int)}, {@code (Object)} and {@code (Object)}, all void; whether they were taken
+   * (only the first install counts).
+   */
+  static boolean install(
+      Class<?> bridge,
+      MethodHandle created,
+      MethodHandle freed,
+      MethodHandle released,
+      MethodHandle taken)
+      throws ReflectiveOperationException {
+    return (Boolean)
+        bridge
+            .getMethod(
+                "install",
+                MethodHandle.class,
+                MethodHandle.class,
+                MethodHandle.class,
+                MethodHandle.class)
+            .invoke(null, created, freed, released, taken);
   }
 
   private static byte[] classFile() throws IOException {

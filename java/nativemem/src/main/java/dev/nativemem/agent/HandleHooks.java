@@ -209,10 +209,15 @@ public final class HandleHooks {
     }
   }
 
+  /** Reports the first failure; never throws itself (a hook's caller is the application's code). */
   private static void failed(Throwable e) {
-    if (!reported) {
-      reported = true;
-      System.err.println("nativemem agent: a handle hook failed; counts may be incomplete: " + e);
+    try {
+      if (!reported) {
+        reported = true;
+        System.err.println("nativemem agent: a handle hook failed; counts may be incomplete: " + e);
+      }
+    } catch (Throwable lost) {
+      // a stack too full to print: the application's code goes on
     }
   }
 
@@ -495,17 +500,21 @@ public final class HandleHooks {
       ThreadLocal.withInitial(() -> new boolean[1]);
 
   private static void pooled(Object inflater, boolean pooled, String pool) {
-    boolean[] inside = IN_POOL_HOOK.get();
-    if (inside[0]) {
-      return;
-    }
-    inside[0] = true;
+    boolean[] inside = null;
     try {
+      boolean[] flag = IN_POOL_HOOK.get();
+      if (flag[0]) {
+        return;
+      }
+      flag[0] = true;
+      inside = flag;
       TRACKER.zipPooled(inflater, pooled, pool);
     } catch (Throwable e) {
       failed(e);
     } finally {
-      inside[0] = false;
+      if (inside != null) {
+        inside[0] = false;
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.nativemem.boot;
 
 import java.lang.invoke.MethodHandle;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The one class of nativemem in the bootstrap class loader: the instrumented {@code java.util.zip}
@@ -9,12 +10,21 @@ import java.lang.invoke.MethodHandle;
  * loader). The agent defines this class from its bytes through JNI and installs the hooks once,
  * before it instruments any JDK class; its class file is not in the jar under a class's name (the
  * build renames it), so no class loader finds a copy of its own.
+ *
+ * <p>Nothing a hook throws reaches the JDK's code: these methods run inside {@code Inflater}'s
+ * constructor, its cleaner and {@code ZipFile}'s Inflater cache, under every class loader's read of
+ * a jar, where an exception would become the loader's {@code ClassNotFoundException} (the JDK's
+ * {@code URLClassPath} takes any exception while opening an entry for "not there"). A failed call
+ * is counted ({@link #failures()}) and the JDK's code goes on.
  */
 public final class ZipHooks {
   private static volatile MethodHandle created;
   private static volatile MethodHandle freed;
   private static volatile MethodHandle released;
   private static volatile MethodHandle taken;
+
+  /** Hook calls that threw (a stack overflow included) and were kept from the JDK's code. */
+  private static final AtomicLong FAILURES = new AtomicLong();
 
   private ZipHooks() {}
 
@@ -34,35 +44,72 @@ public final class ZipHooks {
     return true;
   }
 
+  /** How many hook calls threw since the JVM started; each was kept from the JDK's code. */
+  public static long failures() {
+    return FAILURES.get();
+  }
+
   /** An Inflater (kind 0) or Deflater (1) owning the zlib stream at {@code address}. */
-  public static void zipCreated(Object owner, long address, int kind) throws Throwable {
+  public static void zipCreated(Object owner, long address, int kind) {
     MethodHandle hook = created;
     if (hook != null) {
-      hook.invokeExact(owner, address, kind);
+      try {
+        hook.invokeExact(owner, address, kind);
+      } catch (Throwable e) {
+        try {
+          FAILURES.incrementAndGet();
+        } catch (Throwable lost) {
+          // a stack too full even to count: uncounted, and still kept from the JDK's code
+        }
+      }
     }
   }
 
   /** The stream at {@code address} is freed. */
-  public static void zipFreed(long address, int kind) throws Throwable {
+  public static void zipFreed(long address, int kind) {
     MethodHandle hook = freed;
     if (hook != null) {
-      hook.invokeExact(address, kind);
+      try {
+        hook.invokeExact(address, kind);
+      } catch (Throwable e) {
+        try {
+          FAILURES.incrementAndGet();
+        } catch (Throwable lost) {
+          // a stack too full even to count: uncounted, and still kept from the JDK's code
+        }
+      }
     }
   }
 
   /** An Inflater goes back into {@code ZipFile}'s pool. */
-  public static void zipReleased(Object inflater) throws Throwable {
+  public static void zipReleased(Object inflater) {
     MethodHandle hook = released;
     if (hook != null) {
-      hook.invokeExact(inflater);
+      try {
+        hook.invokeExact(inflater);
+      } catch (Throwable e) {
+        try {
+          FAILURES.incrementAndGet();
+        } catch (Throwable lost) {
+          // a stack too full even to count: uncounted, and still kept from the JDK's code
+        }
+      }
     }
   }
 
   /** An Inflater is taken out of {@code ZipFile}'s pool. */
-  public static void zipTaken(Object inflater) throws Throwable {
+  public static void zipTaken(Object inflater) {
     MethodHandle hook = taken;
     if (hook != null) {
-      hook.invokeExact(inflater);
+      try {
+        hook.invokeExact(inflater);
+      } catch (Throwable e) {
+        try {
+          FAILURES.incrementAndGet();
+        } catch (Throwable lost) {
+          // a stack too full even to count: uncounted, and still kept from the JDK's code
+        }
+      }
     }
   }
 }
