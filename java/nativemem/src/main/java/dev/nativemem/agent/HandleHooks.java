@@ -23,8 +23,25 @@ public final class HandleHooks {
 
   private HandleHooks() {}
 
+  /**
+   * The classes a recorded creation or a pool event reaches that nothing else loads before the
+   * first one (seen with {@code -Xlog:class+load}). Loaded at that first event, they would be read
+   * from the jar through the JDK's {@code ZipFile}, inside that ZipFile's own hooked Inflater
+   * calls, and initialised while the thread holds the ZipFile's lock, where a hook on another
+   * thread reading the same jar can wait for their initialisation: a deadlock.
+   */
+  static final List<String> RECORD_PATH =
+      Arrays.asList(
+          "dev.nativemem.handles.CreationSites",
+          "dev.nativemem.handles.TrackedHandle",
+          "dev.nativemem.handles.TrackedHandle$OwnerProbe",
+          "dev.nativemem.handles.catalogue.LeakCatalogue");
+
   /** Loads what the hooks need before any JDK class calls them. */
-  static void preload() {
+  static void preload() throws ClassNotFoundException {
+    for (String name : RECORD_PATH) {
+      Class.forName(name, true, HandleHooks.class.getClassLoader());
+    }
     TRACKER.enter();
     TRACKER.exit();
     End.values();

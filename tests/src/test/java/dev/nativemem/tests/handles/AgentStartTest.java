@@ -8,6 +8,7 @@ import dev.nativemem.tests.handles.ScenarioJvm.Result;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
@@ -50,6 +51,52 @@ class AgentStartTest {
     // Created after the start, by classes prepared after it: each one counted.
     assertEquals("3", started.value("leaked_options"), started.toString());
     assertTrue(started.value("report_json").contains("\"kind\":\"Inflater\""), started.toString());
+  }
+
+  /**
+   * What the zip hooks' first recorded creation needs is loaded and initialised at the start,
+   * before the JDK's zip classes are instrumented: loaded at that first creation, it would be read
+   * from the jar through the JDK's {@code ZipFile} inside that ZipFile's own hooked Inflater calls,
+   * and initialised under its lock, where another thread's hook can wait for it.
+   */
+  @Test
+  void whatTheZipHooksNeedIsLoadedBeforeTheJdksZipClassesAreInstrumented() throws Exception {
+    Path log = dir.resolve("class-load.txt");
+    Result run =
+        new ScenarioJvm()
+            .jvmArg("-Xlog:class+load=info:file=" + log)
+            .agent("level=full")
+            .run("workload");
+    assertEquals(0, run.exitCode(), run.toString());
+    List<String> loads = Files.readAllLines(log);
+    int instrumented = firstLine(loads, " java.util.zip.Inflater source: __VM_RedefineClasses__");
+    assertTrue(instrumented >= 0, "the JDK's Inflater is instrumented: " + log);
+    for (String name :
+        List.of(
+            "dev.nativemem.handles.CreationSites",
+            "dev.nativemem.handles.TrackedHandle",
+            "dev.nativemem.handles.TrackedHandle$OwnerProbe",
+            "dev.nativemem.handles.catalogue.LeakCatalogue")) {
+      int loaded = firstLine(loads, " " + name + " source: ");
+      assertTrue(
+          loaded >= 0 && loaded < instrumented,
+          name
+              + " loaded at line "
+              + loaded
+              + " of "
+              + log
+              + ", the Inflater instrumented at "
+              + instrumented);
+    }
+  }
+
+  private static int firstLine(List<String> lines, String part) {
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).contains(part)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** The test classes as a jar. */
