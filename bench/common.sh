@@ -11,3 +11,15 @@ median() { tr ' ' '\n' | grep -v '^-\?$' | sort -n | awk '{ v[NR] = $1 } END { i
 cpu_cgroup_v1() {
   awk '{ split($0, h, " - "); split(h[2], a, " "); if (a[1] == "cgroup" && ("," a[3] ",") ~ /,cpu,/) { split(h[1], b, " "); print b[5]; exit } }' /proc/self/mountinfo
 }
+
+# cpu_wall OUT ERR COMMAND...: runs COMMAND, its stdout to OUT and stderr to ERR, and prints
+# "cpu wall": its CPU seconds (user + system of all its threads and children) and wall seconds;
+# "- -" when it failed
+cpu_wall() {
+  local out="$1" err="$2" rc=0 timing
+  shift 2
+  timing="$(mktemp)"
+  /usr/bin/time -f '%U %S %e' -o "$timing" "$@" >"$out" 2>"$err" || rc=$?
+  if [[ $rc -ne 0 ]]; then echo "- -"; else awk '{ printf "%.3f %.3f\n", $1 + $2, $3 }' "$timing"; fi
+  rm -f "$timing"
+}

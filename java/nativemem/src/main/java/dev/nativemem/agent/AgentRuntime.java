@@ -68,12 +68,21 @@ public final class AgentRuntime {
     try {
       SettingsInEffect.useStandardError();
       HandleTracker.get().activate(options, lateAttach);
-      HandleHooks.preload();
     } catch (Throwable e) {
       System.err.println(
           "nativemem agent: cannot load the native library ("
               + e.getMessage()
               + "); the agent is off, the application runs without it");
+      return;
+    }
+    try {
+      HandleHooks.preload();
+    } catch (Throwable e) {
+      System.err.println(
+          "nativemem agent: cannot load its own classes ("
+              + e
+              + "); the agent is off, the application runs without it: report this with the"
+              + " nativemem version");
       return;
     }
     if (zip) {

@@ -32,9 +32,9 @@ public final class HandleHooks {
    */
   static final List<String> RECORD_PATH =
       Arrays.asList(
-          "dev.nativemem.handles.CreationSites",
-          "dev.nativemem.handles.TrackedHandle",
-          "dev.nativemem.handles.TrackedHandle$OwnerProbe",
+          "dev.nativemem.handles.tracking.CreationSites",
+          "dev.nativemem.handles.tracking.TrackedHandle",
+          "dev.nativemem.handles.tracking.TrackedHandle$OwnerProbe",
           "dev.nativemem.handles.catalogue.LeakCatalogue");
 
   /** Loads what the hooks need before any JDK class calls them. */
