@@ -3,7 +3,10 @@ package dev.nativemem.agent;
 import dev.nativemem.handles.tracking.RocksFamily;
 import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
@@ -31,6 +34,24 @@ final class HandleTransformer implements ClassFileTransformer {
   private static final String IMMUTABLE = "AbstractImmutableNativeReference";
   private static final String ROCKS_OBJECT = "RocksObject";
   private static final String MUTABLE = "RocksMutableObject";
+
+  /** The classes instrumented in each RocksDB family, by their names inside its package. */
+  private static final List<String> ROCKS_CLASSES =
+      Arrays.asList(
+          IMMUTABLE,
+          ROCKS_OBJECT,
+          MUTABLE,
+          "LRUCache",
+          "ClockCache",
+          "HyperClockCache",
+          "ColumnFamilyOptions",
+          "Options",
+          "ColumnFamilyHandle",
+          "RocksDB",
+          "TtlDB",
+          "TransactionDB",
+          "OptimisticTransactionDB");
+
   private static final String INFLATER = "java/util/zip/Inflater";
   private static final String DEFLATER = "java/util/zip/Deflater";
   private static final String INFLATER_REF = INFLATER + "$InflaterZStreamRef";
@@ -71,24 +92,21 @@ final class HandleTransformer implements ClassFileTransformer {
     if (family == null || !families.contains(family)) {
       return false;
     }
-    switch (className.substring(family.internalPrefix().length())) {
-      case IMMUTABLE:
-      case ROCKS_OBJECT:
-      case MUTABLE:
-      case "LRUCache":
-      case "ClockCache":
-      case "HyperClockCache":
-      case "ColumnFamilyOptions":
-      case "Options":
-      case "ColumnFamilyHandle":
-      case "RocksDB":
-      case "TtlDB":
-      case "TransactionDB":
-      case "OptimisticTransactionDB":
-        return true;
-      default:
-        return false;
+    return ROCKS_CLASSES.contains(className.substring(family.internalPrefix().length()));
+  }
+
+  /**
+   * The classes of {@code family} this transformer instruments, by their binary names ({@code
+   * org.rocksdb.Options}); a RocksDB version may lack some of them.
+   */
+  List<String> classNames(RocksFamily family) {
+    List<String> names = new ArrayList<>();
+    if (families.contains(family)) {
+      for (String simple : ROCKS_CLASSES) {
+        names.add(family.packagePrefix() + simple);
+      }
     }
+    return names;
   }
 
   /**
@@ -96,9 +114,11 @@ final class HandleTransformer implements ClassFileTransformer {
    * for the core's ClassPrepare watch ({@link PreparedClasses}).
    */
   String[] signaturePrefixes() {
-    java.util.List<String> prefixes = new java.util.ArrayList<>();
+    List<String> prefixes = new ArrayList<>();
     for (RocksFamily family : families) {
-      prefixes.add("L" + family.internalPrefix());
+      for (String simple : ROCKS_CLASSES) {
+        prefixes.add("L" + family.internalPrefix() + simple + ";");
+      }
     }
     if (zip) {
       for (String name : new String[] {INFLATER, DEFLATER, ZIP_POOL + ";", SPRING_POOL + ";"}) {

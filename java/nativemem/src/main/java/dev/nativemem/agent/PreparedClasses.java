@@ -1,5 +1,6 @@
 package dev.nativemem.agent;
 
+import dev.nativemem.handles.tracking.RocksFamily;
 import dev.nativemem.internal.NativeBridge;
 import java.lang.instrument.Instrumentation;
 import java.lang.instrument.UnmodifiableClassException;
@@ -14,8 +15,12 @@ import java.util.List;
  * the preparing thread, before any code of the class runs: no instance of it exists yet, so no
  * creation goes uncounted. The transformer is registered only while a retransformation runs.
  *
- * <p>Only prepared (linked) classes are retransformed: retransforming a class that another thread
- * is linking would wait for that thread, which may itself be waiting here.
+ * <p>Each retransformation is a pause of the whole JVM that grows with the classes loaded (about 17
+ * ms in a Flink job's JVM), so a RocksDB family's classes are instrumented together: when the first
+ * of them is prepared, the others are loaded (not initialised) through the same class loader and
+ * all are retransformed in one call; the JVM links them for it, on this thread. A class another
+ * thread is linking at that moment is waited for, and that thread's own call here, for the same
+ * batch, skips the class already done.
  */
 final class PreparedClasses {
   private static volatile PreparedClasses current;
@@ -26,6 +31,20 @@ final class PreparedClasses {
 
   /** Retransformations under way; the transformer is registered while there is one. */
   private int running;
+
+  /** The classes instrumented, so that the ClassPrepare of one already done is passed over. */
+  private final ClassValue<boolean[]> done =
+      new ClassValue<boolean[]>() {
+        @Override
+        protected boolean[] computeValue(Class<?> type) {
+          return new boolean[1];
+        }
+      };
+
+  /**
+   * Set on a thread while it loads and instruments a batch: its own ClassPrepares are its batch.
+   */
+  private static final ThreadLocal<Boolean> IN_BATCH = new ThreadLocal<>();
 
   private PreparedClasses(Instrumentation instrumentation, HandleTransformer transformer) {
     this.instrumentation = instrumentation;
@@ -63,13 +82,49 @@ final class PreparedClasses {
   @SuppressWarnings("unused")
   private static void prepared(Class<?> type) {
     PreparedClasses watch = current;
+    if (watch == null || IN_BATCH.get() != null) {
+      return;
+    }
+    IN_BATCH.set(Boolean.TRUE);
     try {
-      if (watch != null && watch.wants(type)) {
-        watch.retransform(type);
+      if (watch.wants(type) && !watch.isDone(type)) {
+        watch.retransform(watch.batchOf(type));
       }
     } catch (Throwable e) {
       // Nothing reaches the loading thread; retransform reported what it could.
+    } finally {
+      IN_BATCH.remove();
     }
+  }
+
+  /**
+   * {@code type} and, for a RocksDB family's class, the family's other instrumented classes that
+   * its class loader has and that are not yet done, loaded without running their initialisers.
+   */
+  private Class<?>[] batchOf(Class<?> type) {
+    List<Class<?>> batch = new ArrayList<>();
+    batch.add(type);
+    RocksFamily family = RocksFamily.ofClass(type.getName());
+    if (family != null) {
+      for (String name : transformer.classNames(family)) {
+        if (name.equals(type.getName())) {
+          continue;
+        }
+        try {
+          Class<?> other = Class.forName(name, false, type.getClassLoader());
+          if (wants(other) && !isDone(other)) {
+            batch.add(other);
+          }
+        } catch (ClassNotFoundException | LinkageError e) {
+          // Not in this RocksDB version (HyperClockCache came with 8.x), or not loadable here.
+        }
+      }
+    }
+    return batch.toArray(new Class<?>[0]);
+  }
+
+  private boolean isDone(Class<?> type) {
+    return done.get(type)[0];
   }
 
   private boolean wants(Class<?> type) {
@@ -85,6 +140,9 @@ final class PreparedClasses {
     }
     try {
       instrumentation.retransformClasses(classes);
+      for (Class<?> type : classes) {
+        done.get(type)[0] = true;
+      }
     } catch (UnmodifiableClassException | RuntimeException | LinkageError e) {
       System.err.println("nativemem agent: cannot instrument " + names(classes) + ": " + e);
     } finally {
