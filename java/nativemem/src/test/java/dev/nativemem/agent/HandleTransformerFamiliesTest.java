@@ -1,5 +1,7 @@
 package dev.nativemem.agent;
 
+import static java.util.stream.Collectors.toList;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -42,5 +44,30 @@ class HandleTransformerFamiliesTest {
     HandleTransformer none = new HandleTransformer(EnumSet.noneOf(RocksFamily.class), true);
     assertFalse(none.instruments("org/rocksdb/RocksObject"));
     assertTrue(none.instruments("java/util/zip/Inflater"));
+  }
+
+  /**
+   * The classes a family's batch loads and the signatures the core's ClassPrepare watch reports are
+   * exactly the classes instrumented: one missing from the watch would go uninstrumented.
+   */
+  @Test
+  void theWatchAndTheBatchNameExactlyTheInstrumentedClasses() {
+    HandleTransformer rocks = new HandleTransformer(EnumSet.of(RocksFamily.ROCKSDB), true);
+    List<String> names = rocks.classNames(RocksFamily.ROCKSDB);
+    assertTrue(names.containsAll(BASES.stream().map(b -> "org.rocksdb." + b).collect(toList())));
+    assertEquals(List.of(), rocks.classNames(RocksFamily.FORST));
+    List<String> signatures = List.of(rocks.signaturePrefixes());
+    for (String name : names) {
+      String internal = name.replace('.', '/');
+      assertTrue(rocks.instruments(internal), name);
+      assertTrue(signatures.contains("L" + internal + ";"), name);
+    }
+    for (String signature : signatures) {
+      if (signature.startsWith("Lorg/")) {
+        String internal = signature.substring(1, signature.length() - 1);
+        assertTrue(rocks.instruments(internal), signature);
+      }
+    }
+    assertFalse(signatures.stream().anyMatch(s -> "Lorg/rocksdb/ReadOptions;".startsWith(s)));
   }
 }
