@@ -14,6 +14,7 @@
 #        mvn -B -q package -DskipTests -pl tests-apps/spring-actuator -am
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common.sh
 pairs="${1:-9}"
 shift || true
 agents=("$@")
@@ -41,15 +42,12 @@ for a in "${!agents[@]}"; do
 done
 
 measure() { # → "cpu wall" of one run; shows what the JVM printed on standard error, if anything
-  local TIMEFORMAT='%U %S %R'
-  { time "$@" >"$work/out" 2>"$work/err"; } 2>"$work/time"
+  cpu_wall "$work/out" "$work/err" "$@"
   if [[ -s $work/err ]]; then
     echo "unexpected output on standard error of: $*" >&2
     cat "$work/err" >&2
   fi
-  awk '{printf "%.3f %.3f\n", $1 + $2, $3}' "$work/time"
 }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "Spring Boot Actuator app to context refresh; $pairs alternating pairs; $(nproc) cores;" \
   "load $(cut -d' ' -f1-3 /proc/loadavg); $(java -version 2>&1 | head -1)"
