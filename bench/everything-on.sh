@@ -5,7 +5,9 @@
 #     scraped through JMX every 15 s, the bundled jemalloc sampling every 512 KiB with Java frames,
 #     and the continuous export every 60 s (OTLP to bench/ExportSink.java, its own process);
 #   none: glibc, no agent, no scraping;
-#   and each part alone (after none and everything, in every round):
+#   bundled allocator alone: the same jemalloc (LD_PRELOAD, profiling ready, not sampling), no
+#     agent: what "everything" costs beyond switching the allocator is its ratio to this one;
+#   and each part alone (after those, in every round):
 #     counts (glibc, agent level=counts), watch (glibc, agent level=off,watch=on, watch.profile=false
 #     so that it does not start sampling), scrape (glibc, agent level=off, -Dnativemem.jmx=true, the
 #     15 s scrape), profiling (the bundled jemalloc sampling every 512 KiB with Java frames, agent
@@ -22,7 +24,7 @@
 #
 #   mvn -B -q install -DskipTests -pl java/nativemem -am && bench/everything-on.sh [rounds, default 3] [seconds, default 60] [pairs]
 #
-# With a third argument "pairs", each round runs only none and everything (more pairs in the time).
+# With a third argument "pairs", each round runs only none, everything and the bundled allocator alone.
 #
 # Needs the core jar and rocksdbjni in ~/.m2 (a Maven build fetches both). About 9 minutes a round.
 set -euo pipefail
@@ -59,10 +61,11 @@ frames="-Dbench.javaFrames=true"
 export_on="export=otlp,export.endpoint=http://127.0.0.1:$port,export.interval=60s -Dbench.export=true"
 watch_on="watch=on,watch.dir=$work/incidents"
 scrape="-Dnativemem.jmx=true -Dbench.scrapeSeconds=15"
-names=(none everything counts watch scrape profiling "profiling + export")
+names=(none everything "bundled allocator alone" counts watch scrape profiling "profiling + export")
 configs=(
   "--"
   "$sampling -- -javaagent:$jar=level=counts,$watch_on,$export_on $scrape $frames"
+  "LD_PRELOAD=$ours --"
   "-- -javaagent:$jar=level=counts"
   "-- -javaagent:$jar=level=off,$watch_on,watch.profile=false"
   "-- -javaagent:$jar=level=off $scrape"
@@ -84,8 +87,9 @@ run() {
     END { print (e == "" ? "-" : e), (r == "" ? "-" : r), (s == "" ? 0 : s), (x == "" ? 0 : x), (o == "" ? "-" : o) }' <<<"$out"
 }
 
-[[ $only == pairs ]] && { names=("${names[@]:0:2}"); configs=("${configs[@]:0:2}"); }
+[[ $only == pairs ]] && { names=("${names[@]:0:3}"); configs=("${configs[@]:0:3}"); }
 declare -A eff rss cpu_ratio rss_ratio own
+vs_allocator=""
 for round in $(seq "$rounds"); do
   for i in "${!configs[@]}"; do
     # shellcheck disable=SC2086
@@ -95,6 +99,7 @@ for round in $(seq "$rounds"); do
     cr=$(ratio "${eff[0]}" "$e"); rr=$(ratio "$r" "${rss[0]}")
     cpu_ratio[$i]="${cpu_ratio[$i]:-} ${cr/n\/a/-}"; rss_ratio[$i]="${rss_ratio[$i]:-} ${rr/n\/a/-}"
     own[$i]="${own[$i]:-} $o"
+    [[ $i -eq 2 ]] && vs_allocator="$vs_allocator $(ratio "$e" "${eff[1]}" | sed 's:n/a:-:')"
     echo "round=$round ${names[$i]}: ops/cpu-s=$e peak_rss=$(mib "$r") MiB scrapes=$s exports=$x CPU/op vs none=$cr RSS vs none=$rr own threads=$o" >&2
   done
 done
@@ -108,6 +113,8 @@ for i in "${!configs[@]}"; do
   [[ $i -eq 0 ]] && continue
   echo "| ${names[$i]} | $(median <<<"${cpu_ratio[$i]}") | $(spread <<<"${cpu_ratio[$i]}") | $(median <<<"${rss_ratio[$i]}") | $(spread <<<"${rss_ratio[$i]}") | $(awk -v m="$(median <<<"${own[$i]}")" 'BEGIN { if (m == "-") print "n/a"; else printf "%.2f%%", 100 * m }') |"
 done
+echo
+echo "everything against the bundled allocator alone (the same jemalloc, profiling ready but not sampling, no agent), CPU per op: median $(median <<<"$vs_allocator"), range $(spread <<<"$vs_allocator")"
 kill "$sink_pid" && wait "$sink_pid" 2>/dev/null || true
 sink_pid=""
 awk '$1 == "RECEIVED" { printf "\nthe sink received %d export bodies\n", $2 }' "$work/sink.port"
