@@ -73,9 +73,9 @@ class AgentStartTest {
     assertTrue(instrumented >= 0, "the JDK's Inflater is instrumented: " + log);
     for (String name :
         List.of(
-            "dev.nativemem.handles.CreationSites",
-            "dev.nativemem.handles.TrackedHandle",
-            "dev.nativemem.handles.TrackedHandle$OwnerProbe",
+            "dev.nativemem.handles.tracking.CreationSites",
+            "dev.nativemem.handles.tracking.TrackedHandle",
+            "dev.nativemem.handles.tracking.TrackedHandle$OwnerProbe",
             "dev.nativemem.handles.catalogue.LeakCatalogue")) {
       int loaded = firstLine(loads, " " + name + " source: ");
       assertTrue(
