@@ -11,6 +11,8 @@
 # async-profiler (tools.profiler:async-profiler) is fetched with Maven if it is not in ~/.m2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/common.sh
+source bench/common.sh
 seconds="${1:-8}"
 rounds="${2:-3}"
 jar=java/nativemem-demo/target/nativemem-demo-0.1.0.jar
@@ -18,8 +20,7 @@ debian=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-unzip -q -o -j "$jar" dev/nativemem/native/linux-x86_64/libnativemem_jemalloc.so -d "$work"
-ours="$work/libnativemem_jemalloc.so"
+ours=$(bundled_allocator "$jar" "$work")
 javac -d "$work/classes" -cp "$jar" bench/Measurement.java bench/ZlibRoundTrip.java bench/AllocatorWorkload.java
 
 ap_version=4.2
@@ -60,8 +61,6 @@ if [[ -n "$asprof" ]]; then
   configs+=("-- -agentpath:$asprof=start,nativemem=524288,file=$work/ap.jfr")
 fi
 
-# shellcheck source=bench/common.sh
-source bench/common.sh
 
 declare -A ops rss eff
 for round in $(seq "$rounds"); do

@@ -33,8 +33,7 @@ fi
 group="$controller/nativemem-arenas-$$"
 work=$(mktemp -d)
 trap 'echo $$ >"$controller/cgroup.procs"; rmdir "$group" 2>/dev/null; rm -rf "$work"' EXIT
-unzip -q -o -j "$jar" dev/nativemem/native/linux-x86_64/libnativemem_jemalloc.so -d "$work"
-ours="$work/libnativemem_jemalloc.so"
+ours=$(bundled_allocator "$jar" "$work")
 # Compiled once: the source launcher would compile the workload in every measured JVM.
 javac -d "$work/classes" -cp "$jar" bench/Measurement.java bench/ZlibRoundTrip.java bench/ArenaWorkload.java
 

@@ -23,3 +23,20 @@ cpu_wall() {
   if [[ $rc -ne 0 ]]; then echo "- -"; else awk '{ printf "%.3f %.3f\n", $1 + $2, $3 }' "$timing"; fi
   rm -f "$timing"
 }
+
+# rocksdb_jar: the path of the rocksdbjni jar (linux64) of the project's version in ~/.m2,
+# fetched there first if it is missing
+rocksdb_jar() {
+  local version jar
+  version=$(sed -n 's:.*<rocksdbjni.version>\(.*\)</rocksdbjni.version>.*:\1:p' pom.xml)
+  jar="$HOME/.m2/repository/org/rocksdb/rocksdbjni/$version/rocksdbjni-$version-linux64.jar"
+  [[ -f "$jar" ]] || mvn -B -q dependency:get -Dartifact="org.rocksdb:rocksdbjni:$version:jar:linux64" >/dev/null
+  echo "$jar"
+}
+
+# bundled_allocator JAR DIR: extracts the bundled jemalloc of the nativemem JAR into DIR and
+# prints its path (for LD_PRELOAD)
+bundled_allocator() {
+  unzip -q -o -j "$1" dev/nativemem/native/linux-x86_64/libnativemem_jemalloc.so -d "$2"
+  echo "$2/libnativemem_jemalloc.so"
+}

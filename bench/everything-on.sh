@@ -29,21 +29,20 @@
 # Needs the core jar and rocksdbjni in ~/.m2 (a Maven build fetches both). About 9 minutes a round.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/common.sh
+source bench/common.sh
 rounds="${1:-3}"
 seconds="${2:-60}"
 only="${3:-}"
 threads=2
 jar=$PWD/java/nativemem/target/nativemem-0.1.0.jar
-rocks_version=$(sed -n 's:.*<rocksdbjni.version>\(.*\)</rocksdbjni.version>.*:\1:p' pom.xml)
-rocks="$HOME/.m2/repository/org/rocksdb/rocksdbjni/$rocks_version/rocksdbjni-$rocks_version-linux64.jar"
-[[ -f "$rocks" ]] || mvn -B -q dependency:get -Dartifact="org.rocksdb:rocksdbjni:$rocks_version:jar:linux64" >/dev/null
+rocks=$(rocksdb_jar)
 work=$(mktemp -d)
 sink_pid=""
 cleanup() { [[ -n "$sink_pid" ]] && kill "$sink_pid" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 
-unzip -q -o -j "$jar" dev/nativemem/native/linux-x86_64/libnativemem_jemalloc.so -d "$work"
-ours="$work/libnativemem_jemalloc.so"
+ours=$(bundled_allocator "$jar" "$work")
 javac -d "$work/classes" -cp "$jar:$rocks" bench/Measurement.java bench/ZlibRoundTrip.java \
   bench/AllocatorWorkload.java bench/EverythingOn.java
 
@@ -53,8 +52,6 @@ for _ in $(seq 100); do [[ -s "$work/sink.port" ]] && break; sleep 0.1; done
 port=$(head -c 6 "$work/sink.port" | tr -cd 0-9)
 [[ -n "$port" ]] || { echo "the sink did not start:" >&2; cat "$work/sink.err" >&2; exit 1; }
 
-# shellcheck source=bench/common.sh
-source bench/common.sh
 
 sampling="LD_PRELOAD=$ours MALLOC_CONF=prof_active:true,lg_prof_sample:19"
 frames="-Dbench.javaFrames=true"

@@ -22,15 +22,15 @@
 # (tools.profiler:async-profiler, tools.profiler:jfr-converter) are fetched with Maven if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/common.sh
+source bench/common.sh
 rounds="${1:-3}"
 seconds="${2:-20}"
 keep="${3:-}"
 [[ -z "$keep" || ! -e "$keep" ]] || { echo "$keep exists: name a new directory" >&2; exit 2; }
 threads=2
 jar=$PWD/java/nativemem/target/nativemem-0.1.0.jar
-rocks_version=$(sed -n 's:.*<rocksdbjni.version>\(.*\)</rocksdbjni.version>.*:\1:p' pom.xml)
-rocks="$HOME/.m2/repository/org/rocksdb/rocksdbjni/$rocks_version/rocksdbjni-$rocks_version-linux64.jar"
-[[ -f "$rocks" ]] || mvn -B -q dependency:get -Dartifact="org.rocksdb:rocksdbjni:$rocks_version:jar:linux64" >/dev/null
+rocks=$(rocksdb_jar)
 ap_version=4.2
 ap_jar="$HOME/.m2/repository/tools/profiler/async-profiler/$ap_version/async-profiler-$ap_version.jar"
 conv_jar="$HOME/.m2/repository/tools/profiler/jfr-converter/$ap_version/jfr-converter-$ap_version.jar"
@@ -39,7 +39,7 @@ conv_jar="$HOME/.m2/repository/tools/profiler/jfr-converter/$ap_version/jfr-conv
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-unzip -q -o -j "$jar" dev/nativemem/native/linux-x86_64/libnativemem_jemalloc.so -d "$work"
+bundled_allocator "$jar" "$work" >/dev/null
 unzip -q -o -j "$ap_jar" linux-x64/libasyncProfiler.so -d "$work"
 javac -nowarn -d "$work/classes" -cp "$jar:$rocks" bench/Measurement.java bench/ZlibRoundTrip.java \
   bench/AllocatorWorkload.java bench/PlantedWorkload.java 2>/dev/null
@@ -49,8 +49,6 @@ line_large=$(grep -n 'allocateDirect(LARGE_SIZE)' bench/PlantedWorkload.java | c
 line_small=$(grep -n 'allocateDirect(SMALL_SIZE)' bench/PlantedWorkload.java | cut -d: -f1)
 line_churn=$(grep -n 'allocateMemory(CHURN_SIZE)' bench/PlantedWorkload.java | cut -d: -f1)
 
-# shellcheck source=bench/common.sh
-source bench/common.sh
 
 # run <name> <env assignments...> -- <jvm args...>: the workload's output in $work/<name>.out
 run() {
