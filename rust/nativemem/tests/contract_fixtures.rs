@@ -12,7 +12,7 @@ use nativemem::allocator::{
 use nativemem::handles::{
     KindReport, OpenHandle, Report, Retainer, SiteReport, Summary as HandleSummary, ZombieCache,
 };
-use nativemem::native_view::{AllocatorSummary, ContainerCpuView, NativeView};
+use nativemem::native_view::{AllocatorSummary, ContainerCpuView, NativeView, SnapshotView};
 use nativemem::process::{ContainerMemory, ProcessMemory, ResidentRanges};
 use nativemem::profile::report::{ProcessTotal, Report as ProfileReport, Site};
 use nativemem::profile::Summary;
@@ -238,6 +238,14 @@ fn fixtures() -> Vec<(&'static str, String)> {
             "resident-ranges.json",
             json(&ResidentRanges {
                 resident_bytes: vec![Some(64 << 20), None],
+            }),
+        ),
+        (
+            "memory-snapshot.json",
+            json(&SnapshotView {
+                native_view: native_view(),
+                stats: AllocatorStats::Jemalloc(jemalloc_stats()),
+                resident_bytes: vec![Some(64 << 20), Some(8 << 20), None],
             }),
         ),
         (

@@ -51,25 +51,39 @@ export! {
     }
 }
 
+/// `[start, end)` pairs of addresses from a flat Java array (at most 1024 pairs).
+fn range_pairs(env: &mut JNIEnv, ranges: &JLongArray) -> Result<Vec<(u64, u64)>, BridgeError> {
+    if ranges.is_null() {
+        return Err(BridgeError::InvalidArgument("ranges is null".into()));
+    }
+    let length = env.get_array_length(ranges)?;
+    if length % 2 != 0 || length > 2 * 1024 {
+        return Err(BridgeError::InvalidArgument(format!(
+            "ranges must be at most 1024 start/end pairs, got {length} values"
+        )));
+    }
+    let mut flat = vec![0; length as usize];
+    env.get_long_array_region(ranges, 0, &mut flat)?;
+    Ok(flat
+        .chunks_exact(2)
+        .map(|pair| (pair[0] as u64, pair[1] as u64))
+        .collect())
+}
+
 export! {
     /// Resident bytes in `[start, end)` pairs of addresses (a flat array), by `mincore`.
     fn residentRangesJson(env, ranges: JLongArray<'l>) -> jstring {
-        if ranges.is_null() {
-            return Err(BridgeError::InvalidArgument("ranges is null".into()));
-        }
-        let length = env.get_array_length(&ranges)?;
-        if length % 2 != 0 || length > 2 * 1024 {
-            return Err(BridgeError::InvalidArgument(format!(
-                "ranges must be at most 1024 start/end pairs, got {length} values"
-            )));
-        }
-        let mut flat = vec![0; length as usize];
-        env.get_long_array_region(&ranges, 0, &mut flat)?;
-        let pairs: Vec<(u64, u64)> = flat
-            .chunks_exact(2)
-            .map(|pair| (pair[0] as u64, pair[1] as u64))
-            .collect();
+        let pairs = range_pairs(env, &ranges)?;
         json_to_java(env, &process::resident_in(&pairs))
+    }
+}
+
+export! {
+    /// The native parts of one memory snapshot in one call: the native view, the allocator's
+    /// statistics of the same refresh, and the resident bytes of `ranges` (as above).
+    fn memorySnapshotJson(env, ranges: JLongArray<'l>) -> jstring {
+        let pairs = range_pairs(env, &ranges)?;
+        json_to_java(env, &native_view::snapshot(&pairs)?)
     }
 }
 

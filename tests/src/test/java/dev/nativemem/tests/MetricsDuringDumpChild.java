@@ -62,6 +62,16 @@ public final class MetricsDuringDumpChild {
     }
     stop.set(true);
     dumper.join();
+    // Whether it samples is read on every reading, never held: a stop shows in the next one.
+    NativeMemory.profiling().stop();
+    System.out.println(
+        "ACTIVE_AFTER_STOP "
+            + NativeMemoryMetrics.read().value(NativeMemoryMetric.PROFILING_ACTIVE).orElse(-1));
+    NativeMemory.profiling().start();
+    NativeMemoryMetrics restarted = NativeMemoryMetrics.read();
+    System.out.println(
+        "ACTIVE_AFTER_START " + restarted.value(NativeMemoryMetric.PROFILING_ACTIVE).orElse(-1));
+    System.out.println("READY " + restarted.value(NativeMemoryMetric.PROFILING_READY).orElse(-1));
     System.out.println("READS " + reads);
     System.out.println("READS_INSIDE_A_DUMP " + readsInsideADump);
     System.out.println("DUMPS " + dumps.get());

@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** A metrics scrape during a heap-profile dump reads without waiting for the dump. */
+/**
+ * A metrics scrape during a heap-profile dump reads without waiting for the dump; whether profiling
+ * samples is read fresh by every reading.
+ */
 class MetricsDuringDumpTest {
   @Test
   void readingsCompleteWhileADumpRuns() throws Exception {
@@ -23,5 +26,8 @@ class MetricsDuringDumpTest {
     assertTrue(dumps > 0, r.toString());
     assertTrue(inside > 0, "no reading started and ended inside one dump: " + r);
     assertEquals("1500", HeapProfilingTest.line(r, "LIVE"));
+    assertEquals("0.0", HeapProfilingTest.line(r, "ACTIVE_AFTER_STOP"), r.toString());
+    assertEquals("1.0", HeapProfilingTest.line(r, "ACTIVE_AFTER_START"), r.toString());
+    assertEquals("1.0", HeapProfilingTest.line(r, "READY"), r.toString());
   }
 }

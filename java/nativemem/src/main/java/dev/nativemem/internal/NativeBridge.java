@@ -41,6 +41,13 @@ public final class NativeBridge {
   public static native String residentRangesJson(long[] ranges);
 
   /**
+   * The native parts of one {@code MemorySnapshot} in one call: {@code {"native_view": {as
+   * nativeViewJson}, "stats": {as allocatorStatsJson}, "resident_bytes": [as residentRangesJson for
+   * ranges]}}, the view's allocator totals from the same refresh of the statistics.
+   */
+  public static native String memorySnapshotJson(long[] ranges);
+
+  /**
    * One sample of the memory watch into {@code out} (10 longs, -1 where unknown): cgroup limit,
    * usage, RSS, allocator allocated and resident, cgroup {@code oom} and {@code oom_kill}, PSI
    * {@code some avg10} in hundredths of a percent, open and leaked handles. No JSON, no garbage.

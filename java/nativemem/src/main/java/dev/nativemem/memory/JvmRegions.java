@@ -1,5 +1,6 @@
 package dev.nativemem.memory;
 
+import dev.nativemem.NativeMemoryException;
 import dev.nativemem.internal.DiagnosticCommands;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
@@ -23,6 +24,7 @@ final class JvmRegions {
 
   private static volatile List<long[]> heap;
   private static volatile List<long[]> codeCache;
+  private static volatile long[] flatRanges;
 
   private JvmRegions() {}
 
@@ -32,23 +34,52 @@ final class JvmRegions {
    * JVM without diagnostic commands prints neither) or part of it is not mapped.
    */
   static Long[] heapAndCodeCacheResidentBytes() {
-    List<long[]> heapRanges = heapRanges();
-    List<long[]> codeRanges = codeCacheRanges();
+    long[] flat = flatRanges();
+    if (flat.length == 0) {
+      return new Long[2];
+    }
+    return split(Json.parseObject(NativeBridge.residentRangesJson(flat)));
+  }
+
+  /**
+   * The heap's ranges, then the code cache's, as flat {@code [start, end)} pairs: what the native
+   * library is asked to count ({@code residentRangesJson}, {@code memorySnapshotJson}).
+   */
+  static long[] flatRanges() {
+    long[] flat = flatRanges;
+    if (flat == null) {
+      List<long[]> all = new ArrayList<>(heapRanges());
+      all.addAll(codeCacheRanges());
+      flat = new long[2 * all.size()];
+      for (int i = 0; i < all.size(); i++) {
+        flat[2 * i] = all.get(i)[0];
+        flat[2 * i + 1] = all.get(i)[1];
+      }
+      flatRanges = flat;
+    }
+    return flat.clone();
+  }
+
+  /**
+   * The native answer for {@link #flatRanges()} ({@code resident_bytes}: one figure per range) as
+   * {@code [heap, code cache]} totals; either null as {@link #heapAndCodeCacheResidentBytes()}
+   * says.
+   */
+  static Long[] split(Map<String, Object> json) {
+    List<?> residentBytes = residentBytes(json);
+    int heapCount = heapRanges().size();
+    int codeCount = codeCacheRanges().size();
+    if (residentBytes.size() != heapCount + codeCount) {
+      throw new NativeMemoryException(
+          "the native library counted "
+              + residentBytes.size()
+              + " ranges of "
+              + (heapCount + codeCount)
+              + " asked about");
+    }
     Long[] out = new Long[2];
-    if (heapRanges.isEmpty() && codeRanges.isEmpty()) {
-      return out;
-    }
-    List<long[]> all = new ArrayList<>(heapRanges);
-    all.addAll(codeRanges);
-    long[] flat = new long[2 * all.size()];
-    for (int i = 0; i < all.size(); i++) {
-      flat[2 * i] = all.get(i)[0];
-      flat[2 * i + 1] = all.get(i)[1];
-    }
-    List<?> bytes =
-        (List<?>) Json.parseObject(NativeBridge.residentRangesJson(flat)).get("resident_bytes");
-    out[0] = heapRanges.isEmpty() ? null : sum(bytes.subList(0, heapRanges.size()));
-    out[1] = codeRanges.isEmpty() ? null : sum(bytes.subList(heapRanges.size(), bytes.size()));
+    out[0] = heapCount == 0 ? null : sum(residentBytes.subList(0, heapCount));
+    out[1] = codeCount == 0 ? null : sum(residentBytes.subList(heapCount, residentBytes.size()));
     return out;
   }
 
@@ -103,7 +134,15 @@ final class JvmRegions {
 
   /** The sum of the native {@code residentRangesJson()}; null if part of a range is unmapped. */
   public static Long residentTotal(Map<String, Object> json) {
-    return sum((List<?>) json.get("resident_bytes"));
+    return sum(residentBytes(json));
+  }
+
+  private static List<?> residentBytes(Map<String, Object> json) {
+    Object list = json.get("resident_bytes");
+    if (!(list instanceof List)) {
+      throw new NativeMemoryException("native JSON lacks list 'resident_bytes': " + json);
+    }
+    return (List<?>) list;
   }
 
   private static Long sum(List<?> residentBytes) {

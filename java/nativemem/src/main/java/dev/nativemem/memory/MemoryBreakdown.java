@@ -266,10 +266,12 @@ public final class MemoryBreakdown {
   // ---- tracked native handles
 
   /**
-   * Open and leaked native handles by kind, and the capacity of the RocksDB caches they hold (the
-   * handle registry's summary: {@code NativeHandles.summary()}; sites, zombie caches and open
-   * handles are listed by {@code NativeHandles.report()}). Their memory is part of the allocator's
-   * allocated bytes; this says who holds it.
+   * Open and leaked native handles by kind, and the capacity of the RocksDB caches they hold. Their
+   * memory is part of the allocator's allocated bytes; this says who holds it. In a {@link
+   * MemorySnapshot} it is the full {@code NativeHandles.report()}, sites included (the metrics read
+   * their leaks per site from it, so a reading asks the registry once); in a breakdown of its own
+   * ({@code NativeMemory.breakdown()}) the cheaper {@code NativeHandles.summary()}, whose lists of
+   * sites, zombie caches and open handles are empty.
    */
   public HandleReport handles() {
     return handles;

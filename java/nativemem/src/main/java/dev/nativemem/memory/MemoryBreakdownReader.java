@@ -34,10 +34,24 @@ final class MemoryBreakdownReader {
       NmtSummary nmt,
       HandleReport handles,
       MemoryBreakdown.View view) {
-    return new MemoryBreakdown(nativeView, readJvm(view), nmt, handles, view);
+    Long[] resident =
+        view == MemoryBreakdown.View.RESIDENT
+            ? JvmRegions.heapAndCodeCacheResidentBytes()
+            : new Long[2];
+    return new MemoryBreakdown(nativeView, readJvm(resident), nmt, handles, view);
   }
 
-  private static JvmMemory readJvm(MemoryBreakdown.View view) {
+  /**
+   * The resident view, with the heap's and the code cache's resident bytes ({@code [heap, code
+   * cache]}, as {@link JvmRegions#split} gives them) counted by the caller in its own native call.
+   */
+  static MemoryBreakdown readResident(
+      Map<String, Object> nativeView, NmtSummary nmt, HandleReport handles, Long[] resident) {
+    return new MemoryBreakdown(
+        nativeView, readJvm(resident), nmt, handles, MemoryBreakdown.View.RESIDENT);
+  }
+
+  private static JvmMemory readJvm(Long[] resident) {
     MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
     List<MemoryBreakdown.Pool> nonHeapPools = new ArrayList<>();
     for (MemoryPoolMXBean pool : Pools.MEMORY) {
@@ -53,10 +67,6 @@ final class MemoryBreakdownReader {
           new MemoryBreakdown.Pool(
               pool.getName(), pool.getCount(), pool.getMemoryUsed(), pool.getTotalCapacity()));
     }
-    Long[] resident =
-        view == MemoryBreakdown.View.RESIDENT
-            ? JvmRegions.heapAndCodeCacheResidentBytes()
-            : new Long[2];
     return new JvmMemory(heap, nonHeapPools, bufferPools, resident[0], resident[1]);
   }
 }

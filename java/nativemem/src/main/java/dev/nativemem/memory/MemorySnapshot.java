@@ -1,6 +1,11 @@
 package dev.nativemem.memory;
 
+import dev.nativemem.handles.HandleReport;
+import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.internal.Json;
+import dev.nativemem.internal.NativeBridge;
+import dev.nativemem.internal.NativeLibraryLoader;
+import dev.nativemem.memory.reading.NmtSummary;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -40,12 +45,41 @@ public final class MemorySnapshot {
     synchronized (LOCK) {
       long now = System.nanoTime();
       if (latest == null || now - latest.takenNanos > MAX_AGE.toNanos()) {
-        latest =
-            new MemorySnapshot(
-                MemoryReader.breakdown(MemoryBreakdown.View.RESIDENT), MemoryReader.stats(), now);
+        latest = read(now);
       }
       return latest;
     }
+  }
+
+  /**
+   * One reading, each source asked once: the native view, the allocator's statistics and the
+   * resident bytes of the heap and code cache in one native call ({@code memorySnapshotJson}, one
+   * refresh of the allocator's statistics for both), then NMT and the full handle report (the
+   * breakdown's handles, from which the metrics also take their sites), then the JVM's pools.
+   */
+  private static MemorySnapshot read(long takenNanos) {
+    NativeLibraryLoader.load();
+    Map<String, Object> json =
+        Json.parseObject(NativeBridge.memorySnapshotJson(JvmRegions.flatRanges()));
+    return of(json, NmtSummary.read(), NativeHandles.report(), JvmRegions.split(json), takenNanos);
+  }
+
+  /**
+   * The snapshot of {@code json} (the native {@code memorySnapshotJson}: {@code native_view},
+   * {@code stats}, {@code resident_bytes}), with the heap's and code cache's resident bytes already
+   * split from it ({@code [heap, code cache]}) and the JVM's pools read now.
+   */
+  static MemorySnapshot of(
+      Map<String, Object> json,
+      NmtSummary nmt,
+      HandleReport handles,
+      Long[] resident,
+      long takenNanos) {
+    MemoryBreakdown breakdown =
+        MemoryBreakdownReader.readResident(
+            Json.object(json, "native_view"), nmt, handles, resident);
+    return new MemorySnapshot(
+        breakdown, new AllocatorStats(Json.object(json, "stats")), takenNanos);
   }
 
   /** When it was taken. */

@@ -1,12 +1,10 @@
 package dev.nativemem.metrics;
 
 import dev.nativemem.handles.HandleReport;
-import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.memory.AllocatorStats;
 import dev.nativemem.memory.MemoryBreakdown;
 import dev.nativemem.memory.MemoryReader;
 import dev.nativemem.memory.MemorySnapshot;
-import dev.nativemem.profile.sampling.SamplingStatus;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,9 +17,9 @@ import java.util.OptionalDouble;
 
 /**
  * Every {@link NativeMemoryMetric} measured from one reading: {@link MemoryReader#snapshot()} (the
- * breakdown, with the handle report when the agent tracks, and the allocator's statistics) plus the
- * profiling status. Immutable. Metrics registries read {@link #current()} from each gauge, so a
- * scrape of all gauges costs one reading and its figures agree with each other.
+ * breakdown with the handle report, and the allocator's statistics) plus whether heap profiling
+ * runs. Immutable. Metrics registries read {@link #current()} from each gauge, so a scrape of all
+ * gauges costs one reading and its figures agree with each other.
  *
  * <pre>{@code
  * NativeMemoryMetrics m = NativeMemoryMetrics.read();
@@ -37,7 +35,7 @@ public final class NativeMemoryMetrics {
   private final List<Measurement> measurements;
   private final Map<String, Measurement> bySeries;
 
-  private NativeMemoryMetrics(MemorySnapshot snapshot, SamplingStatus profiling) {
+  private NativeMemoryMetrics(MemorySnapshot snapshot, ProfilingState profiling) {
     this.snapshot = snapshot;
     Sources sources = new Sources(snapshot, profiling);
     List<Measurement> all = new ArrayList<>();
@@ -60,7 +58,7 @@ public final class NativeMemoryMetrics {
    */
   public static NativeMemoryMetrics read() {
     MemorySnapshot snapshot = MemoryReader.snapshot();
-    return new NativeMemoryMetrics(snapshot, SamplingStatus.read());
+    return new NativeMemoryMetrics(snapshot, ProfilingState.read());
   }
 
   /**
@@ -72,7 +70,7 @@ public final class NativeMemoryMetrics {
     MemorySnapshot snapshot = MemoryReader.snapshot();
     synchronized (LOCK) {
       if (latest == null || latest.snapshot != snapshot) {
-        latest = new NativeMemoryMetrics(snapshot, SamplingStatus.read());
+        latest = new NativeMemoryMetrics(snapshot, ProfilingState.read());
       }
       return latest;
     }
@@ -137,9 +135,9 @@ public final class NativeMemoryMetrics {
 
   private static final class Sources implements NativeMemoryMetric.Sources {
     private final MemorySnapshot snapshot;
-    private final SamplingStatus profiling;
+    private final ProfilingState profiling;
 
-    Sources(MemorySnapshot snapshot, SamplingStatus profiling) {
+    Sources(MemorySnapshot snapshot, ProfilingState profiling) {
       this.snapshot = snapshot;
       this.profiling = profiling;
     }
@@ -154,25 +152,23 @@ public final class NativeMemoryMetrics {
       return snapshot.stats();
     }
 
-    /** The full report (the known-leak series need its sites), read once per reading. */
-    private HandleReport handles;
-
+    /**
+     * The snapshot's full handle report (the known-leak series need its sites): the registry is
+     * asked once per reading, and the handle series agree with the breakdown's.
+     */
     @Override
     public HandleReport handles() {
-      if (handles == null) {
-        handles = NativeHandles.report();
-      }
-      return handles;
+      return snapshot.breakdown().handles();
     }
 
     @Override
     public boolean profilingAvailable() {
-      return profiling.available();
+      return profiling.available;
     }
 
     @Override
     public boolean profilingActive() {
-      return profiling.available() && profiling.active();
+      return profiling.active;
     }
   }
 

@@ -9,6 +9,9 @@ import dev.nativemem.NativeMemory;
 import dev.nativemem.NativeMemoryException;
 import dev.nativemem.Versions;
 import dev.nativemem.memory.AllocatorInfo;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Errors and panics in the native library arrive as Java exceptions; the JVM lives on. */
@@ -56,6 +59,23 @@ class JniBoundaryTest {
     assertEquals(
         "{\"resident_bytes\":[null,0]}",
         NativeBridge.residentRangesJson(new long[] {0, 4096, 8192, 8192}));
+  }
+
+  @Test
+  void memorySnapshotRejectsBadPairsAndCountsItsRangesAsResidentRangesDoes() {
+    NativeMemory.version();
+    assertThrows(IllegalArgumentException.class, () -> NativeBridge.memorySnapshotJson(null));
+    assertThrows(
+        IllegalArgumentException.class, () -> NativeBridge.memorySnapshotJson(new long[] {1}));
+    Map<String, Object> snapshot =
+        Json.parseObject(NativeBridge.memorySnapshotJson(new long[] {0, 4096, 8192, 8192}));
+    assertEquals(Arrays.asList(null, 0), snapshot.get("resident_bytes"));
+    assertEquals(
+        Json.string(Json.object(snapshot, "stats"), "kind"),
+        Json.string(Json.object(Json.object(snapshot, "native_view"), "allocator"), "kind"));
+    assertEquals(
+        List.of(),
+        Json.parseObject(NativeBridge.memorySnapshotJson(new long[0])).get("resident_bytes"));
   }
 
   @Test

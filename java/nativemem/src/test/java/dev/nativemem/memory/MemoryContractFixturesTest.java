@@ -46,6 +46,23 @@ class MemoryContractFixturesTest {
   }
 
   @Test
+  void memorySnapshot() {
+    check(
+        "memory-snapshot.json",
+        json ->
+            MemorySnapshot.of(
+                json,
+                null,
+                NativeHandles.report(),
+                new Long[] {JvmRegions.residentTotal(json), null},
+                System.nanoTime()),
+        // In toJson()'s "breakdown", passed through whole, as for the native view above.
+        "native_view.process.vm_size_bytes",
+        "native_view.process.vm_hwm_bytes",
+        "native_view.container_cpus.cgroup_version");
+  }
+
+  @Test
   void residentRanges() {
     check("resident-ranges.json", JvmRegions::residentTotal);
   }

@@ -30,6 +30,7 @@ import javax.management.JMX;
 import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
 import javax.management.openmbean.TabularData;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 class NativeMemoryMetricsTest {
@@ -155,6 +156,47 @@ class NativeMemoryMetricsTest {
     assertEquals(OptionalDouble.empty(), m.value(NativeMemoryMetric.HANDLES_OPEN, "NeverSeenKind"));
     for (TrackedResource<AutoCloseable> r : open) {
       r.close();
+    }
+  }
+
+  /**
+   * A reading asks the handle registry once: the handle series are those of the snapshot they are
+   * measured from, not of a second report read after it (which counted a handle the snapshot's
+   * breakdown did not).
+   */
+  @Test
+  void handleSeriesAreTheSnapshotsOwn() throws Exception {
+    TrackedResource<AutoCloseable> before = NativeHandles.track(() -> {}, "OneReadingProbe");
+    List<TrackedResource<AutoCloseable>> after = new ArrayList<>();
+    try {
+      // A snapshot that expires before the metrics read it proves nothing: try again.
+      for (int attempt = 0; attempt < 5; attempt++) {
+        Thread.sleep(MemorySnapshot.MAX_AGE.toMillis() + 50); // past the shared snapshot
+        long start = System.nanoTime();
+        MemorySnapshot snapshot = NativeMemory.snapshot();
+        after.add(NativeHandles.track(() -> {}, "OneReadingProbe"));
+        NativeMemoryMetrics m = NativeMemoryMetrics.current();
+        long took = System.nanoTime() - start;
+        if (m.snapshot() != snapshot) {
+          continue;
+        }
+        long open = snapshot.breakdown().handles().kind("OneReadingProbe").open();
+        assertEquals(after.size(), open, "the snapshot's own count");
+        assertEquals(
+            (double) open,
+            m.value(NativeMemoryMetric.HANDLES_OPEN, "OneReadingProbe").getAsDouble(),
+            "the metrics count the snapshot's handles, as its breakdown does ("
+                + took / 1_000_000
+                + " ms)");
+        return;
+      }
+      Assumptions.assumeTrue(
+          false, "every snapshot expired before the metrics read it: a busy machine");
+    } finally {
+      before.close();
+      for (TrackedResource<AutoCloseable> r : after) {
+        r.close();
+      }
     }
   }
 
