@@ -1,11 +1,11 @@
 //! Distinct stacks of function names, each stored once: the labels of all stacks side by side
-//! in one array (4 bytes a frame), found again by a 64-bit fingerprint, so adding a stack costs
-//! one table lookup, and memory grows with the distinct stacks of all dumps, not with their
-//! number.
+//! in one array (4 bytes a frame), found again through a hash table of stack ids (4 bytes a
+//! slot, the stack itself is the key), so adding a stack costs one table lookup, and memory
+//! grows with the distinct stacks of all dumps, not with their number.
 
+use hashbrown::HashTable;
 use rustc_hash::FxHasher;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 
 /// The empty stack's id: the table starts with it.
 pub const EMPTY: u32 = 0;
@@ -16,10 +16,8 @@ pub struct StackTable {
     labels: Vec<u32>,
     /// Where each stack starts in `labels`; one more entry than stacks.
     starts: Vec<usize>,
-    /// Fingerprint → the first stack with it.
-    by_fingerprint: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
-    /// Per stack: the next one with the same fingerprint (`EMPTY` ends the chain).
-    same_fingerprint: Vec<u32>,
+    /// The ids of the stacks but the empty one, found by the hash of their labels.
+    ids: HashTable<u32>,
 }
 
 impl Default for StackTable {
@@ -27,8 +25,7 @@ impl Default for StackTable {
         StackTable {
             labels: Vec::new(),
             starts: vec![0, 0],
-            by_fingerprint: HashMap::default(),
-            same_fingerprint: vec![EMPTY],
+            ids: HashTable::new(),
         }
     }
 }
@@ -39,22 +36,20 @@ impl StackTable {
         if frames.is_empty() {
             return EMPTY;
         }
-        let mut hasher = FxHasher::default();
-        frames.hash(&mut hasher);
-        let fingerprint = hasher.finish();
-        let first = self.by_fingerprint.get(&fingerprint).copied();
-        let mut candidate = first.unwrap_or(EMPTY);
-        while candidate != EMPTY {
-            if self.frames(candidate) == frames {
-                return candidate;
-            }
-            candidate = self.same_fingerprint[candidate as usize];
+        let hash = hash_of(frames);
+        if let Some(&id) = self.ids.find(hash, |&id| self.frames(id) == frames) {
+            return id;
         }
         let id = self.len() as u32;
         self.labels.extend_from_slice(frames);
         self.starts.push(self.labels.len());
-        self.same_fingerprint.push(first.unwrap_or(EMPTY));
-        self.by_fingerprint.insert(fingerprint, id);
+        let StackTable {
+            labels,
+            starts,
+            ids,
+        } = self;
+        let frames_of = |id: u32| &labels[starts[id as usize]..starts[id as usize + 1]];
+        ids.insert_unique(hash, id, |&id| hash_of(frames_of(id)));
         id
     }
 
@@ -74,28 +69,17 @@ impl StackTable {
     }
 }
 
-/// Spreads a fingerprint over all bits (the finalizer of SplitMix64), so the table's buckets
-/// are even whatever bits the fingerprint varies in.
-#[derive(Default)]
-pub struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, key: u64) {
-        self.0 = key;
-    }
-
-    fn finish(&self) -> u64 {
-        let mut x = self.0;
-        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        x ^ (x >> 31)
-    }
+/// The hash of `value` for the interning tables ([`StackTable`], [`super::names::Names`], the
+/// addresses of [`crate::profile::stacks::Resolver`]): Fx, its bits spread by the finalizer of
+/// SplitMix64, so the table's buckets are even whatever bits the value varies in (addresses
+/// vary in their middle bits).
+pub fn hash_of<T: Hash + ?Sized>(value: &T) -> u64 {
+    let mut hasher = FxHasher::default();
+    value.hash(&mut hasher);
+    let mut x = hasher.finish();
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 #[cfg(test)]
@@ -116,19 +100,22 @@ mod tests {
     }
 
     #[test]
-    fn stacks_with_one_fingerprint_stay_apart() {
+    fn stacks_with_one_hash_stay_apart() {
         let mut table = StackTable::default();
         let a = table.intern(&[7]);
-        // Forge a second stack under the same fingerprint: the chain tells them apart.
-        let mut hasher = FxHasher::default();
-        [7u32][..].hash(&mut hasher);
+        // Forge a second stack under the hash of the first: the labels tell them apart.
         let b = table.len() as u32;
         table.labels.push(8);
         table.starts.push(table.labels.len());
-        table.same_fingerprint.push(a);
-        table.by_fingerprint.insert(hasher.finish(), b);
+        let (labels, starts) = (&table.labels, &table.starts);
+        let frames_of = |id: u32| &labels[starts[id as usize]..starts[id as usize + 1]];
+        table
+            .ids
+            .insert_unique(hash_of(&[7u32][..]), b, |&id| hash_of(frames_of(id)));
         assert_eq!(table.intern(&[7]), a);
-        assert_eq!(table.intern(&[8]), table.intern(&[8]));
         assert_eq!(table.frames(b), [8]);
+        let c = table.intern(&[8]);
+        assert_ne!(c, b, "found by the forged hash");
+        assert_eq!(table.intern(&[8]), c);
     }
 }
