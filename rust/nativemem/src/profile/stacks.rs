@@ -1,13 +1,12 @@
 //! Symbolized, unbiased, allocator-free stacks: what every output is rendered from.
 
 use super::demangle::{is_short, short_name};
-use super::fleet::table::hash_of;
+use super::fleet::table::{fingerprint, Ids};
 use super::mappings::Mapping;
 use super::parse::HeapDump;
 use super::strip::is_allocator_frame;
 use super::symbolize::{unnamed_name, Symbolizer};
 use super::unbias::unbias;
-use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -241,7 +240,7 @@ pub struct Resolver<'s, 'm> {
     builder: Builder,
     /// The location of each address seen (its code's, not one named after a caller), found by
     /// the hash of the address.
-    by_address: HashTable<u32>,
+    by_address: Ids,
     pub stacks: Stacks,
 }
 
@@ -250,7 +249,7 @@ impl<'s, 'm> Resolver<'s, 'm> {
         Resolver {
             symbolizer,
             builder: Builder::default(),
-            by_address: HashTable::new(),
+            by_address: Ids::default(),
             stacks: Stacks {
                 mappings: dump.mappings.all().to_vec(),
                 sample_interval: dump.sample_interval,
@@ -273,19 +272,17 @@ impl<'s, 'm> Resolver<'s, 'm> {
             if address > HIGHEST_ADDRESS {
                 continue;
             }
-            let hash = hash_of(&address);
+            let fingerprint = fingerprint(&address);
             let addresses = &self.stacks.locations.addresses;
-            let location = match self
+            let known = self
                 .by_address
-                .find(hash, |&l| addresses[l as usize] == address)
-            {
-                Some(&location) => location as usize,
+                .find(fingerprint, |l| addresses[l as usize] == address);
+            let location = match known {
+                Some(location) => location as usize,
                 None => {
                     let resolved = self.symbolizer.resolve(address);
                     let location = self.builder.location(&mut self.stacks, address, resolved);
-                    let addresses = &self.stacks.locations.addresses;
-                    self.by_address
-                        .insert_unique(hash, location as u32, |&l| hash_of(&addresses[l as usize]));
+                    self.by_address.insert(fingerprint, location as u32);
                     location
                 }
             };
@@ -361,7 +358,7 @@ pub fn java_method(name: &str) -> &str {
 struct Builder {
     /// The functions of [`Stacks::functions`], found by their hash: each kept once, not again
     /// as a key.
-    functions: HashTable<u32>,
+    functions: Ids,
     /// Per location: whether it is an allocator frame.
     allocator: Vec<bool>,
     /// (unnamed location, calling function) → the location naming it after that caller.
@@ -418,19 +415,17 @@ impl Builder {
     }
 
     fn function(&mut self, stacks: &mut Stacks, function: Function) -> u32 {
-        let hash = hash_of(&function);
+        let fingerprint = fingerprint(&function);
         let functions = &stacks.functions;
-        if let Some(&id) = self
+        if let Some(id) = self
             .functions
-            .find(hash, |&id| functions[id as usize] == function)
+            .find(fingerprint, |id| functions[id as usize] == function)
         {
             return id;
         }
         let id = functions.len() as u32;
         stacks.functions.push(function);
-        let functions = &stacks.functions;
-        self.functions
-            .insert_unique(hash, id, |&id| hash_of(&functions[id as usize]));
+        self.functions.insert(fingerprint, id);
         id
     }
 

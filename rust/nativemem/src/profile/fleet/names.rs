@@ -1,10 +1,9 @@
 //! The labels of a [`super::Fleet`], each kept once: their texts side by side in one string, found
-//! again through a hash table of label ids (4 bytes a slot, the text is the key), as
-//! [`super::table::StackTable`] finds stacks, so a label costs its bytes and about 16 more, not
+//! again through a hash table of label ids ([`Ids`], 8 bytes a slot, the text is the key), as
+//! [`super::table::StackTable`] finds stacks, so a label costs its bytes and about 25 more, not
 //! two `String`s and a hash-map entry.
 
-use super::table::hash_of;
-use hashbrown::HashTable;
+use super::table::{fingerprint, Ids};
 
 /// Interned label texts, each with an id (its index).
 #[derive(Debug, Default)]
@@ -12,33 +11,34 @@ pub struct Names {
     text: String,
     /// Where each label ends in `text` (it starts where the previous one ends).
     ends: Vec<usize>,
-    /// The labels' ids, found by the hash of their text.
-    ids: HashTable<u32>,
+    /// The labels' ids, found by the fingerprint of their text.
+    ids: Ids,
 }
 
 impl Names {
     /// The id of `name`, added if new.
     pub fn intern(&mut self, name: &str) -> u32 {
-        let hash = hash_of(name);
-        if let Some(id) = self.find_hashed(hash, name) {
+        let fingerprint = fingerprint(name);
+        if let Some(id) = self.find_fingerprinted(fingerprint, name) {
             return id as u32;
         }
         let id = self.ends.len() as u32;
         self.text.push_str(name);
         self.ends.push(self.text.len());
-        let Names { text, ends, ids } = self;
-        ids.insert_unique(hash, id, |&id| hash_of(text_of(text, ends, id as usize)));
+        self.ids.insert(fingerprint, id);
         id
     }
 
     /// The id of `name` if it is a label.
     pub fn find(&self, name: &str) -> Option<usize> {
-        self.find_hashed(hash_of(name), name)
+        self.find_fingerprinted(fingerprint(name), name)
     }
 
-    fn find_hashed(&self, hash: u64, name: &str) -> Option<usize> {
-        let found = self.ids.find(hash, |&id| self.get(id as usize) == name);
-        found.map(|&id| id as usize)
+    fn find_fingerprinted(&self, fingerprint: u32, name: &str) -> Option<usize> {
+        let found = self
+            .ids
+            .find(fingerprint, |id| self.get(id as usize) == name);
+        found.map(|id| id as usize)
     }
 
     /// The text of label `id`.
@@ -83,16 +83,13 @@ mod tests {
     }
 
     #[test]
-    fn texts_with_one_hash_stay_apart() {
+    fn texts_with_one_fingerprint_stay_apart() {
         let mut names = Names::default();
         let a = names.intern("a");
-        // Forge a second label under the hash of the first: the texts tell them apart.
+        // Forge a second label under the fingerprint of the first: the texts tell them apart.
         names.text.push('b');
         names.ends.push(names.text.len());
-        let Names { text, ends, ids } = &mut names;
-        ids.insert_unique(hash_of("a"), 1, |&id| {
-            hash_of(text_of(text, ends, id as usize))
-        });
+        names.ids.insert(fingerprint("a"), 1);
         assert_eq!(names.intern("a"), a);
         assert_eq!(names.find("a"), Some(0));
         assert_eq!(names.find("b"), None);
