@@ -239,7 +239,7 @@ pub struct Resolver<'s, 'm> {
     symbolizer: &'s mut Symbolizer<'m>,
     builder: Builder,
     /// The location of each address seen (its code's, not one named after a caller), found by
-    /// the hash of the address.
+    /// the fingerprint of the address.
     by_address: Ids,
     pub stacks: Stacks,
 }
