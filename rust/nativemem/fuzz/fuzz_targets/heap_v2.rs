@@ -25,6 +25,7 @@ nativemem_fuzz::bounded_fuzz_target!(per_input_byte: 512, fixed: 4 << 20, |data|
     let summary = summary(&path);
     let mut fleet = Fleet::new(true);
     fleet.accept_unmapped = true;
+    fleet.by_process = true;
     let added = fleet.add(&path, Links::Follow, Role::Current);
     if let (Ok(summary), Ok(())) = (&summary, &added) {
         let process = &fleet.current().processes[0];
@@ -33,7 +34,7 @@ nativemem_fuzz::bounded_fuzz_target!(per_input_byte: 512, fixed: 4 << 20, |data|
     if added.is_err() {
         return;
     }
-    let shown = fleet.report(10, true);
+    let shown = fleet.report(10);
     assert!(shown.top_flat.len() <= 10 && shown.top_cumulative.len() <= 10);
     let _ = report::render_text(&shown, "fuzz");
     let _ = fleet.collapsed();

@@ -7,7 +7,7 @@
 
 use nativemem::profile::mappings::{Mapping, MemoryMap};
 use nativemem::profile::sidecar::Sidecar;
-use nativemem::profile::symbolize::Symbolizer;
+use nativemem::profile::symbolize::{unnamed_name, Symbolizer};
 
 // A mapping keeps its path and ~40 bytes: SECURITY.md, "Fuzzing".
 nativemem_fuzz::bounded_fuzz_target!(per_input_byte: 64, fixed: 64 << 10, |data| {
@@ -26,7 +26,11 @@ nativemem_fuzz::bounded_fuzz_target!(per_input_byte: 64, fixed: 64 << 10, |data|
         for address in [m.start, m.end - 1, m.start + (m.end - m.start) / 2] {
             // Overlapping mappings (never in real maps) may hide one another: no assertion.
             let resolved = symbolizer.resolve(address);
-            assert!(!resolved.lines.is_empty());
+            // Unnamed code has no lines: its name is made from its mapping and address.
+            assert_eq!(resolved.lines.is_empty(), resolved.unnamed);
+            if resolved.unnamed {
+                let _ = unnamed_name(resolved.mapping.map(|i| map.get(i)), address);
+            }
         }
     }
 });

@@ -20,6 +20,9 @@ pub fn demangle(symbol: &str) -> String {
 /// jeprof's `ShortFunctionName`: drops argument lists, template arguments and a leading return
 /// type, so `std::vector<int>::push_back(int const&)` becomes `std::vector::push_back`.
 pub fn short_name(full: &str) -> String {
+    if is_short(full) {
+        return full.to_owned();
+    }
     let mut name = full.to_owned();
     // Argument lists, innermost first, each with an optional trailing " const".
     while let Some(stripped) = remove_innermost(&name, '(', ')', true) {
@@ -33,6 +36,12 @@ pub fn short_name(full: &str) -> String {
         name = name[at..].to_owned();
     }
     name
+}
+
+/// Whether [`short_name`] leaves `name` as it is: no argument or template list, no `::` that a
+/// leading type could stand before (`libz.so.1+0x3a10`, `0x7f00`).
+pub fn is_short(name: &str) -> bool {
+    !name.contains(['(', '<']) && !name.contains("::")
 }
 
 /// Removes every innermost `open … close` group (no nested brackets inside) in one pass.
@@ -121,5 +130,11 @@ mod tests {
         assert_eq!(short_name("planted_big"), "planted_big");
         assert_eq!(short_name("operator new(unsigned long)"), "operator new");
         assert_eq!(short_name("a<b<c>>::d(e(f))"), "a::d");
+        for name in ["planted_big", "libz.so.1+0x3a10", "0x7f00", "operator new"] {
+            assert!(is_short(name), "{name}");
+        }
+        for name in ["f(int)", "a<b>", "int a::b"] {
+            assert!(!is_short(name), "{name}");
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! current dump minus those in the base. Stacks are matched by function names, not addresses,
 //! so dumps of two processes (other load addresses) compare as well as two of one process.
 
-use super::stacks::{Function, Location, Sample, Stacks};
+use super::stacks::{Function, Sample, Stacks};
 use std::collections::HashMap;
 
 /// `current - base` per function stack; stacks that did not change are left out.
@@ -28,12 +28,8 @@ pub fn difference(current: &Stacks, base: &Stacks) -> Stacks {
                             file: None,
                             java: false,
                         });
-                        result.locations.push(Location {
-                            address: 0,
-                            mapping: None,
-                            lines: vec![(result.functions.len() - 1, 0)],
-                        });
-                        result.locations.len() - 1
+                        let function = (result.functions.len() - 1) as u32;
+                        result.locations.push(0, None, &[(function, 0)])
                     })
                 })
                 .collect();

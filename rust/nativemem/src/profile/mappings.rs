@@ -129,8 +129,11 @@ mod tests {
             &map,
             crate::profile::sidecar::Sidecar::default(),
         );
+        let resolved = symbolizer.resolve(0xff);
+        assert!(resolved.unnamed);
+        let mapping = resolved.mapping.map(|m| map.get(m));
         assert_eq!(
-            symbolizer.resolve(0xff).lines[0].function,
+            crate::profile::symbolize::unnamed_name(mapping, 0xff),
             "x+0xffffffffffffffff"
         );
     }

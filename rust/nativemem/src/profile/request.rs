@@ -60,6 +60,7 @@ impl Request {
         };
         let per_process = self.outputs.iter().any(|o| o.format == Format::Pprof);
         let mut fleet = Fleet::new(per_process);
+        fleet.by_process = self.by_process;
         fleet.warnings = warnings;
         // Unnamed addresses of two processes do not match; those of one dump (and its own
         // base, a process compared with itself) do.
@@ -68,7 +69,7 @@ impl Request {
         if !bases.is_empty() {
             fleet.add_all(&bases, Role::Base)?;
         }
-        let report = fleet.report(self.top, self.by_process);
+        let report = fleet.report(self.top);
         let mut rendered = Vec::new();
         for output in &self.outputs {
             let bytes = render(&fleet, &report, output.format, &dumps)?;

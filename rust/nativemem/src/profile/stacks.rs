@@ -1,14 +1,15 @@
 //! Symbolized, unbiased, allocator-free stacks: what every output is rendered from.
 
-use super::demangle::short_name;
+use super::demangle::{is_short, short_name};
+use super::fleet::table::{fingerprint, Ids};
 use super::mappings::Mapping;
 use super::parse::HeapDump;
 use super::strip::is_allocator_frame;
-use super::symbolize::Symbolizer;
+use super::symbolize::{unnamed_name, Symbolizer};
 use super::unbias::unbias;
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 
 /// A function as pprof sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -22,14 +23,60 @@ pub struct Function {
     pub java: bool,
 }
 
-/// A code address and the functions (inlined ones first) it belongs to.
-#[derive(Debug, Clone)]
-pub struct Location {
-    pub address: u64,
+/// Code locations side by side (a few bytes each, no allocation of their own): each an address,
+/// its mapping and the functions (inlined ones first) it belongs to, as `(function, line)` in one
+/// array. Unnamed code has no function of its own: its name is made from its address and mapping
+/// when it is shown ([`Stacks::unnamed_name`]), so a dump of millions of unnamed addresses keeps
+/// no name per address.
+#[derive(Debug, Clone, Default)]
+pub struct Locations {
+    addresses: Vec<u64>,
+    /// Index into [`Stacks::mappings`], or [`NO_MAPPING`].
+    mappings: Vec<u32>,
+    /// Where each location's lines end in `lines` (they start where the previous one's end).
+    ends: Vec<u32>,
+    lines: Vec<(u32, u32)>,
+}
+
+/// No mapping: the address is in no file of the dump's memory map.
+const NO_MAPPING: u32 = u32::MAX;
+
+impl Locations {
+    /// Adds a location; `lines` (function index, line), innermost first, empty for unnamed code.
+    pub fn push(&mut self, address: u64, mapping: Option<usize>, lines: &[(u32, u32)]) -> usize {
+        self.addresses.push(address);
+        self.mappings.push(mapping.map_or(NO_MAPPING, |m| m as u32));
+        self.lines.extend_from_slice(lines);
+        self.ends.push(self.lines.len() as u32);
+        self.addresses.len() - 1
+    }
+
+    pub fn len(&self) -> usize {
+        self.addresses.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.addresses.is_empty()
+    }
+
+    pub fn address(&self, location: usize) -> u64 {
+        self.addresses[location]
+    }
+
     /// Index into [`Stacks::mappings`].
-    pub mapping: Option<usize>,
-    /// (function index, line), innermost first.
-    pub lines: Vec<(usize, u32)>,
+    pub fn mapping(&self, location: usize) -> Option<usize> {
+        let mapping = self.mappings[location];
+        (mapping != NO_MAPPING).then_some(mapping as usize)
+    }
+
+    /// (function index, line), innermost first; empty for unnamed code.
+    pub fn lines(&self, location: usize) -> &[(u32, u32)] {
+        let start = match location {
+            0 => 0,
+            _ => self.ends[location - 1] as usize,
+        };
+        &self.lines[start..self.ends[location] as usize]
+    }
 }
 
 /// One stack and its unbiased weight.
@@ -45,7 +92,7 @@ pub struct Sample {
 #[derive(Debug, Clone, Default)]
 pub struct Stacks {
     pub functions: Vec<Function>,
-    pub locations: Vec<Location>,
+    pub locations: Locations,
     pub samples: Vec<Sample>,
     pub mappings: Vec<Mapping>,
     pub sample_interval: u64,
@@ -82,28 +129,79 @@ impl Stacks {
     pub fn labels(&self) -> Labels {
         let mut names: Vec<String> = Vec::new();
         let mut ids: HashMap<String, usize> = HashMap::new();
-        let per_location = self
-            .locations
-            .iter()
+        let per_location = (0..self.locations.len())
             .map(|location| {
-                let last = location.lines.len().saturating_sub(1);
-                location
-                    .lines
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (function, _))| {
-                        let label = label(&self.functions[*function].name, i, last);
-                        *ids.entry(label.clone()).or_insert_with(|| {
-                            names.push(label);
+                let mut labels = Vec::new();
+                self.for_each_label(location, |label| {
+                    let id = match ids.get(label) {
+                        Some(&id) => id,
+                        None => {
+                            names.push(label.to_owned());
+                            ids.insert(label.to_owned(), names.len() - 1);
                             names.len() - 1
-                        })
-                    })
-                    .collect()
+                        }
+                    };
+                    labels.push(id);
+                });
+                labels
             })
             .collect();
         Labels {
             names,
             per_location,
+        }
+    }
+
+    /// Calls `each` with the display name of each function of `location`, innermost first
+    /// (inlined levels end in " (inline)"); unnamed code's name made from its address.
+    pub fn for_each_label(&self, location: usize, mut each: impl FnMut(&str)) {
+        let lines = self.locations.lines(location);
+        if lines.is_empty() {
+            return each(&self.unnamed_label(location));
+        }
+        let last = lines.len() - 1;
+        for (level, &(function, _)) in lines.iter().enumerate() {
+            let name = &self.functions[function as usize].name;
+            match level < last {
+                true => each(&label(name, level, last)),
+                false => each(name),
+            }
+        }
+    }
+
+    /// The function of unnamed code at `location`, as it is shown: `module+0xoffset` (file
+    /// offset), or the bare address outside any file.
+    pub fn unnamed_function(&self, location: usize) -> Function {
+        let full_name = self.unnamed_name(location);
+        Function {
+            name: short_name(&full_name),
+            full_name,
+            file: None,
+            java: false,
+        }
+    }
+
+    /// The shown (short) name of unnamed code at `location`: its [`Stacks::unnamed_function`]'s
+    /// name, made without the copies shortening a name takes.
+    fn unnamed_label(&self, location: usize) -> String {
+        let name = self.unnamed_name(location);
+        match is_short(&name) {
+            true => name,
+            false => short_name(&name),
+        }
+    }
+
+    /// The name of unnamed code at `location` (see [`Stacks::unnamed_function`]).
+    pub fn unnamed_name(&self, location: usize) -> String {
+        let mapping = self.locations.mapping(location).map(|m| &self.mappings[m]);
+        unnamed_name(mapping, self.locations.address(location))
+    }
+
+    /// The short name of a location's innermost function (unnamed code's made from its address).
+    pub fn innermost_name(&self, location: usize) -> Cow<'_, str> {
+        match self.locations.lines(location).first() {
+            Some(&(function, _)) => Cow::Borrowed(&self.functions[function as usize].name),
+            None => Cow::Owned(self.unnamed_label(location)),
         }
     }
 
@@ -140,7 +238,9 @@ pub struct Labels {
 pub struct Resolver<'s, 'm> {
     symbolizer: &'s mut Symbolizer<'m>,
     builder: Builder,
-    by_address: FxHashMap<u64, usize>,
+    /// The location of each address seen (its code's, not one named after a caller), found by
+    /// the fingerprint of the address.
+    by_address: Ids,
     pub stacks: Stacks,
 }
 
@@ -149,7 +249,7 @@ impl<'s, 'm> Resolver<'s, 'm> {
         Resolver {
             symbolizer,
             builder: Builder::default(),
-            by_address: FxHashMap::default(),
+            by_address: Ids::default(),
             stacks: Stacks {
                 mappings: dump.mappings.all().to_vec(),
                 sample_interval: dump.sample_interval,
@@ -172,12 +272,17 @@ impl<'s, 'm> Resolver<'s, 'm> {
             if address > HIGHEST_ADDRESS {
                 continue;
             }
-            let location = match self.by_address.get(&address) {
-                Some(&location) => location,
+            let fingerprint = fingerprint(&address);
+            let addresses = &self.stacks.locations.addresses;
+            let known = self
+                .by_address
+                .find(fingerprint, |l| addresses[l as usize] == address);
+            let location = match known {
+                Some(location) => location as usize,
                 None => {
                     let resolved = self.symbolizer.resolve(address);
                     let location = self.builder.location(&mut self.stacks, address, resolved);
-                    self.by_address.insert(address, location);
+                    self.by_address.insert(fingerprint, location as u32);
                     location
                 }
             };
@@ -197,15 +302,16 @@ impl<'s, 'm> Resolver<'s, 'm> {
         let mut caller = None;
         for slot in stack.iter_mut().rev() {
             let location = *slot;
-            if self.builder.unnamed[location] {
-                if let Some(function) = caller {
-                    *slot = self
-                        .builder
-                        .called_from(&mut self.stacks, location, function);
-                }
-            } else if let Some(&(function, _)) = self.stacks.locations[location].lines.first() {
+            match self.stacks.locations.lines(location).first() {
                 // The innermost level: an inlined function makes the call, not its container.
-                caller = Some(function);
+                Some(&(function, _)) => caller = Some(function),
+                None => {
+                    if let Some(function) = caller {
+                        *slot = self
+                            .builder
+                            .called_from(&mut self.stacks, location, function);
+                    }
+                }
             }
         }
     }
@@ -250,17 +356,14 @@ pub fn java_method(name: &str) -> &str {
 
 #[derive(Default)]
 struct Builder {
-    /// Fingerprint of a function → the last of [`Stacks::functions`] with it; each function is
-    /// kept once, in `Stacks::functions`, not again as a key.
-    functions: FxHashMap<u64, usize>,
-    /// Per function: the previous one with the same fingerprint (`usize::MAX` ends the chain).
-    same_fingerprint: Vec<usize>,
+    /// The functions of [`Stacks::functions`], found by their hash: each kept once, not again
+    /// as a key.
+    functions: Ids,
     /// Per location: whether it is an allocator frame.
     allocator: Vec<bool>,
-    /// Per location: whether nothing names its code ([`super::symbolize::Resolved::unnamed`]).
-    unnamed: Vec<bool>,
     /// (unnamed location, calling function) → the location naming it after that caller.
-    called_from: FxHashMap<(usize, usize), usize>,
+    called_from: FxHashMap<(usize, u32), usize>,
+    lines: Vec<(u32, u32)>,
 }
 
 impl Builder {
@@ -271,78 +374,69 @@ impl Builder {
         resolved: super::symbolize::Resolved,
     ) -> usize {
         let java = resolved.java;
-        let lines: Vec<(usize, u32)> = resolved
-            .lines
-            .into_iter()
-            .map(|line| {
-                let function = Function {
-                    name: if java {
-                        line.function.clone()
-                    } else {
-                        short_name(&line.function)
-                    },
-                    full_name: if java {
-                        java_method(&line.function).to_owned()
-                    } else {
-                        line.function
-                    },
-                    file: line.file,
-                    java,
-                };
-                (self.function(stacks, function), line.line)
-            })
-            .collect();
+        let mut lines = std::mem::take(&mut self.lines);
+        lines.clear();
+        for line in resolved.lines {
+            let function = Function {
+                name: if java {
+                    line.function.clone()
+                } else {
+                    short_name(&line.function)
+                },
+                full_name: if java {
+                    java_method(&line.function).to_owned()
+                } else {
+                    line.function
+                },
+                file: line.file,
+                java,
+            };
+            lines.push((self.function(stacks, function), line.line));
+        }
+        let location = stacks.locations.push(address, resolved.mapping, &lines);
+        self.lines = lines;
         // jeprof judges a location by its outermost function (the one that holds the code), and
         // unnamed code by the symbol below it, as it names it (a stripped jemalloc's internals).
-        let outer = match &resolved.nearest_symbol {
-            Some(nearest) => Some(short_name(nearest)),
-            None => lines.last().map(|(f, _)| stacks.functions[*f].name.clone()),
+        let outer = match (&resolved.nearest_symbol, self.lines.last()) {
+            (Some(nearest), _) => Some(Cow::Owned(short_name(nearest))),
+            (None, Some(&(f, _))) => {
+                Some(Cow::Borrowed(stacks.functions[f as usize].name.as_str()))
+            }
+            // Unnamed code's name is made, not kept; a bare address (`0x7f00`) is never the
+            // allocator's, a module's offset may be (a module named `prof_…`).
+            (None, None) => stacks
+                .locations
+                .mapping(location)
+                .map(|_| stacks.innermost_name(location)),
         };
         self.allocator
             .push(resolved.in_allocator || outer.is_some_and(|name| is_allocator_frame(&name)));
-        self.unnamed.push(resolved.unnamed);
-        stacks.locations.push(Location {
-            address,
-            mapping: resolved.mapping,
-            lines,
-        });
-        stacks.locations.len() - 1
+        location
     }
 
-    fn function(&mut self, stacks: &mut Stacks, function: Function) -> usize {
-        let mut hasher = FxHasher::default();
-        function.hash(&mut hasher);
-        let fingerprint = hasher.finish();
-        let last = self.functions.get(&fingerprint).copied();
-        let mut candidate = last.unwrap_or(usize::MAX);
-        while candidate != usize::MAX {
-            if stacks.functions[candidate] == function {
-                return candidate;
-            }
-            candidate = self.same_fingerprint[candidate];
+    fn function(&mut self, stacks: &mut Stacks, function: Function) -> u32 {
+        let fingerprint = fingerprint(&function);
+        let functions = &stacks.functions;
+        if let Some(id) = self
+            .functions
+            .find(fingerprint, |id| functions[id as usize] == function)
+        {
+            return id;
         }
-        let id = stacks.functions.len();
+        let id = functions.len() as u32;
         stacks.functions.push(function);
-        self.same_fingerprint.push(last.unwrap_or(usize::MAX));
         self.functions.insert(fingerprint, id);
         id
     }
 
     /// The location of unnamed code `location` as seen under `caller` (a function index): same
     /// address and mapping, named `object+0xoffset (called from caller)`.
-    fn called_from(&mut self, stacks: &mut Stacks, location: usize, caller: usize) -> usize {
+    fn called_from(&mut self, stacks: &mut Stacks, location: usize, caller: u32) -> usize {
         if let Some(&known) = self.called_from.get(&(location, caller)) {
             return known;
         }
-        let (address, mapping, own) = {
-            let base = &stacks.locations[location];
-            let own = base
-                .lines
-                .first()
-                .map_or("", |(f, _)| &stacks.functions[*f].name);
-            (base.address, base.mapping, own.to_owned())
-        };
-        let name = called_from_name(&own, &stacks.functions[caller].name);
+        let own = stacks.innermost_name(location).into_owned();
+        let name = called_from_name(&own, &stacks.functions[caller as usize].name);
         let function = self.function(
             stacks,
             Function {
@@ -353,13 +447,11 @@ impl Builder {
             },
         );
         self.allocator.push(false);
-        self.unnamed.push(false);
-        stacks.locations.push(Location {
-            address,
-            mapping,
-            lines: vec![(function, 0)],
-        });
-        let known = stacks.locations.len() - 1;
+        let (address, mapping) = (
+            stacks.locations.address(location),
+            stacks.locations.mapping(location),
+        );
+        let known = stacks.locations.push(address, mapping, &[(function, 0)]);
         self.called_from.insert((location, caller), known);
         known
     }
@@ -391,12 +483,8 @@ pub(crate) mod tests {
                                 file: None,
                                 java: false,
                             });
-                            stacks.locations.push(Location {
-                                address: 0,
-                                mapping: None,
-                                lines: vec![(stacks.functions.len() - 1, 0)],
-                            });
-                            stacks.functions.len() - 1
+                            let function = (stacks.functions.len() - 1) as u32;
+                            stacks.locations.push(0, None, &[(function, 0)])
                         }
                     };
                     index
@@ -409,5 +497,32 @@ pub(crate) mod tests {
             });
         }
         stacks
+    }
+
+    #[test]
+    fn unnamed_code_keeps_no_function_and_is_named_when_shown() {
+        // 500 leaves in a mapped file that cannot be read (`app+0x..`), each under one of two
+        // callers outside any mapping (`0x..`): nothing names any of them.
+        let mut text = String::from("heap_v2/1\n  t*: 500: 512000 [0: 0]\n");
+        for i in 0..500 {
+            let (leaf, caller) = (0x1010 + i * 4, 0x5001 + (i % 2) * 0x100);
+            text += &format!("@ 0x{leaf:x} 0x{caller:x}\n  t*: 1: 1024 [0: 0]\n");
+        }
+        text += "\nMAPPED_LIBRARIES:\n00001000-00002000 r-xp 00004000 fe:00 1  /nonexistent/app\n";
+        let dir = std::env::temp_dir().join(format!("nativemem-unnamed-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("unnamed.heap");
+        std::fs::write(&path, text).unwrap();
+        let (_, stacks) = crate::profile::analyze(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(stacks.locations.len(), 502);
+        assert!(stacks.functions.is_empty(), "{:?}", &stacks.functions[..3]);
+        let labels = stacks.labels();
+        let leaf = stacks.samples[499].locations[0];
+        assert_eq!(labels.names[labels.per_location[leaf][0]], "app+0x47dc");
+        let caller = stacks.samples[1].locations[1];
+        assert_eq!(labels.names[labels.per_location[caller][0]], "0x5100");
+        assert_eq!(stacks.unnamed_function(caller).full_name, "0x5100");
+        assert_eq!(stacks.total_bytes(), 500.0 * 1024.0);
     }
 }

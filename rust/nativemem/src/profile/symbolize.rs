@@ -7,10 +7,11 @@
 //! (jeprof shows `inflateBackEnd` for zlib's static allocation hook). Addresses in no file are
 //! looked up in the JVM perf map (JIT-compiled Java methods). Whatever cannot be named stays as
 //! `module+0xoffset` (file offset), never dropped, and is marked [`Resolved::unnamed`] so that a
-//! stack can say which named function it runs under ([`super::stacks`]).
+//! stack can say which named function it runs under ([`super::stacks`]); that name is made from
+//! the address when it is shown ([`unnamed_name`]), not kept per address.
 
 use super::demangle::demangle;
-use super::mappings::MemoryMap;
+use super::mappings::{Mapping, MemoryMap};
 use super::sidecar::Sidecar;
 use crate::files::{fd_path, open_regular, Links};
 use object::{Object, ObjectSegment, ObjectSymbol, SymbolKind, SymbolSection};
@@ -29,7 +30,8 @@ pub struct Line {
 /// What an address resolved to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolved {
-    /// Innermost (inlined callee) first, the function that contains the code last.
+    /// Innermost (inlined callee) first, the function that contains the code last; none for
+    /// unnamed code.
     pub lines: Vec<Line>,
     /// Index in the dump's memory map.
     pub mapping: Option<usize>,
@@ -39,8 +41,9 @@ pub struct Resolved {
     /// A Java frame recorded by the backtrace hook: its name reads like a Java stack trace's
     /// line and is shown as it is.
     pub java: bool,
-    /// Nothing names this code (no covering symbol, no debug info, no perf-map entry): its line
-    /// is `module+0xoffset`, or the bare address outside any file.
+    /// Nothing names this code (no covering symbol, no debug info, no perf-map entry): it has no
+    /// lines, and is shown as [`unnamed_name`] makes it (`module+0xoffset`, or the bare address
+    /// outside any file).
     pub unnamed: bool,
     /// For unnamed code, the symbol nearest below it: not its name, only a hint that it is the
     /// allocator's (a stripped jemalloc's static functions lie between its exports).
@@ -151,36 +154,27 @@ impl<'m> Symbolizer<'m> {
             };
         }
         let Some(index) = self.map.find(address) else {
-            let (line, unnamed) = self.unmapped(address);
+            let lines = self.perf_map_frame(address);
             return Resolved {
-                lines: vec![line],
+                unnamed: lines.is_empty(),
+                lines,
                 mapping: None,
                 in_allocator: false,
                 java: false,
-                unnamed,
                 nearest_symbol: None,
             };
         };
         let mapping = self.map.get(index);
         let offset = mapping.file_offset_of(address);
-        let module = mapping.module_name().to_owned();
         let found = match mapping.file().map(str::to_owned) {
             Some(file) => self.lookup(&file, offset).unwrap_or_default(),
             None => Found::default(),
         };
-        let (lines, unnamed) = if found.lines.is_empty() {
-            match self.sidecar.perf_map().find(address) {
-                Some(method) => (vec![java_frame(method)], false),
-                // Anonymous memory (a JIT code cache) has no module to be relative to.
-                None if mapping.file().is_none() => {
-                    let (line, unnamed) = self.unmapped(address);
-                    (vec![line], unnamed)
-                }
-                None => (vec![unknown(&module, offset)], true),
-            }
-        } else {
-            (found.lines, false)
+        let lines = match found.lines.is_empty() {
+            true => self.perf_map_frame(address),
+            false => found.lines,
         };
+        let unnamed = lines.is_empty();
         Resolved {
             lines,
             mapping: Some(index),
@@ -203,19 +197,10 @@ impl<'m> Symbolizer<'m> {
         }
     }
 
-    /// The perf map's Java method at `address`, else the bare address (unnamed).
-    fn unmapped(&self, address: u64) -> (Line, bool) {
-        match self.sidecar.perf_map().find(address) {
-            Some(method) => (java_frame(method), false),
-            None => (
-                Line {
-                    function: format!("0x{address:x}"),
-                    file: None,
-                    line: 0,
-                },
-                true,
-            ),
-        }
+    /// The perf map's Java method at `address`, if any.
+    fn perf_map_frame(&self, address: u64) -> Vec<Line> {
+        let method = self.sidecar.perf_map().find(address);
+        method.map(java_frame).into_iter().collect()
     }
 
     fn lookup(&mut self, file: &str, offset: u64) -> Option<Found> {
@@ -502,11 +487,13 @@ pub fn java_method_name(perf_map_name: &str) -> String {
     }
 }
 
-fn unknown(module: &str, offset: u64) -> Line {
-    Line {
-        function: format!("{module}+0x{offset:x}"),
-        file: None,
-        line: 0,
+/// The name of unnamed code at `address` in `mapping` (the dump's mapping holding it, if any):
+/// `module+0xoffset` (file offset) in a file; the bare address outside any file, and in
+/// anonymous memory (a JIT code cache), which has no module to be relative to.
+pub fn unnamed_name(mapping: Option<&Mapping>, address: u64) -> String {
+    match mapping.filter(|m| m.file().is_some()) {
+        Some(m) => format!("{}+0x{:x}", m.module_name(), m.file_offset_of(address)),
+        None => format!("0x{address:x}"),
     }
 }
 
@@ -523,12 +510,13 @@ mod tests {
         .unwrap()]);
         let mut symbolizer = Symbolizer::new(&map, Sidecar::default());
         let resolved = symbolizer.resolve(0x1010);
-        assert_eq!(resolved.lines[0].function, "libgone.so+0x4010");
+        assert!(resolved.lines.is_empty() && resolved.unnamed);
         assert_eq!(resolved.mapping, Some(0));
-        assert!(resolved.unnamed);
+        assert_eq!(unnamed_name(Some(map.get(0)), 0x1010), "libgone.so+0x4010");
         let outside = symbolizer.resolve(0x5);
-        assert_eq!(outside.lines[0].function, "0x5");
-        assert!(outside.unnamed);
+        assert!(outside.lines.is_empty() && outside.unnamed);
+        assert_eq!(outside.mapping, None);
+        assert_eq!(unnamed_name(None, 0x5), "0x5");
         assert_eq!(symbolizer.warnings.len(), 1, "{:?}", symbolizer.warnings);
     }
 

@@ -92,20 +92,26 @@ impl Located {
         index: usize,
         build_id: &dyn Fn(&str) -> String,
     ) -> u64 {
-        let location = &stacks.locations[index];
-        let lines: Vec<(u64, i64)> = location
-            .lines
+        let levels = stacks.locations.lines(index);
+        let lines: Vec<(u64, i64)> = match levels.is_empty() {
+            // Unnamed code: the function its name is made for, from its address.
+            true => vec![(self.function(&stacks.unnamed_function(index)), 0)],
+            false => levels
+                .iter()
+                .map(|&(function, line)| {
+                    let function = &stacks.functions[function as usize];
+                    (self.function(function), i64::from(line))
+                })
+                .collect(),
+        };
+        let java = levels
             .iter()
-            .map(|&(function, line)| (self.function(&stacks.functions[function]), i64::from(line)))
-            .collect();
-        let java = location
-            .lines
-            .iter()
-            .any(|&(function, _)| stacks.functions[function].java);
-        let (address, mapping) = match location.mapping {
+            .any(|&(function, _)| stacks.functions[function as usize].java);
+        let address = stacks.locations.address(index);
+        let (address, mapping) = match stacks.locations.mapping(index) {
             // A Java frame's address is only its index in the sidecar's table.
             _ if java => (0, 0),
-            None => (location.address, 0),
+            None => (address, 0),
             Some(m) => {
                 let id = match dump.mapping_ids.get(&m) {
                     Some(&id) => id,
@@ -115,7 +121,7 @@ impl Located {
                         id
                     }
                 };
-                (location.address, id)
+                (address, id)
             }
         };
         intern(

@@ -15,7 +15,7 @@ pub mod table;
 
 use super::parse::{self, NO_MAPS};
 use super::sidecar::{Origin, Sidecar};
-use super::stacks::{label, Resolver};
+use super::stacks::Resolver;
 use super::symbolize::{ObjectCache, Symbolizer};
 use super::unbias::unbias;
 use super::{ProfileError, IMPLAUSIBLE_BYTES};
@@ -44,7 +44,9 @@ pub struct Process {
     /// Unbiased in-use totals of this dump.
     pub objects: f64,
     pub bytes: f64,
-    /// Unbiased bytes per leaf label (flat).
+    /// Unbiased bytes per leaf label (flat), kept only for the report's by-process figures
+    /// ([`Fleet::by_process`]): a dump of millions of distinct sites would otherwise hold an
+    /// entry per site here as well.
     pub flat: FxHashMap<u32, f64>,
     /// `(stack of locations in [`Fleet::located`], objects, bytes)` per distinct stack, kept only
     /// with `per_process`.
@@ -70,6 +72,9 @@ pub struct Fleet {
     /// Per label: the last current process it was seen in, and in how many it was.
     presence: Vec<(u32, u32)>,
     per_process: bool,
+    /// Whether the report lists each current dump's total and its part of the top flat site
+    /// (each dump's flat bytes per site are kept for it).
+    pub by_process: bool,
     /// Whether a dump without its memory map is merged (its frames stay addresses) rather than
     /// passed over: right for one dump, whose addresses mean something only to itself.
     pub accept_unmapped: bool,
@@ -170,6 +175,7 @@ impl Fleet {
             base,
             presence,
             per_process,
+            by_process,
             located,
             ..
         } = self;
@@ -190,15 +196,7 @@ impl Fleet {
             }
             let stacks = &resolver.stacks;
             for location in labels_end.len()..stacks.locations.len() {
-                let lines = &stacks.locations[location].lines;
-                let last = lines.len().saturating_sub(1);
-                for (level, (function, _)) in lines.iter().enumerate() {
-                    let name = &stacks.functions[*function].name;
-                    labels_of.push(match level < last {
-                        true => names.intern(&label(name, level, last)),
-                        false => names.intern(name),
-                    });
-                }
+                stacks.for_each_label(location, |label| labels_of.push(names.intern(label)));
                 labels_end.push(labels_of.len());
             }
             frames.clear();
@@ -219,7 +217,9 @@ impl Fleet {
             weight[1] += bytes;
             process.objects += objects;
             process.bytes += bytes;
-            *process.flat.entry(frames[0]).or_default() += bytes;
+            if *by_process {
+                *process.flat.entry(frames[0]).or_default() += bytes;
+            }
             if role == Role::Current {
                 presence.resize(names.len(), (u32::MAX, 0));
                 for &label in frames.iter() {
@@ -406,8 +406,9 @@ mod tests {
             dumps.push(path);
         }
         let mut fleet = Fleet::new(false);
+        fleet.by_process = true;
         fleet.add_all(&named(&dumps), Role::Current).unwrap();
-        let report = fleet.report(10, true);
+        let report = fleet.report(10);
         // Interval 1: every sampled byte is itself (unbias scale 1).
         assert_eq!(report.total_bytes, 300 * 4096 + 100 * 2048);
         assert_eq!(report.process_count, 300);
@@ -453,7 +454,7 @@ mod tests {
                 Role::Current,
             )
             .unwrap();
-        let report = fleet.report(10, false);
+        let report = fleet.report(10);
         assert_eq!(report.process_count, 2);
         let warnings = report.warnings.join("\n");
         assert!(
@@ -487,7 +488,7 @@ mod tests {
         let dumps = inputs::expand(std::slice::from_ref(&dir), &mut warnings).unwrap();
         let mut fleet = Fleet::new(false);
         fleet.add_all(&dumps, Role::Current).unwrap();
-        let report = fleet.report(10, false);
+        let report = fleet.report(10);
         assert_eq!(report.process_count, 1);
         assert_eq!(report.total_bytes, 4096);
         let skipped = report.warnings.join("\n");
@@ -499,7 +500,7 @@ mod tests {
         let named = [Dump::named(dir.join("planted.heap"))];
         let mut fleet = Fleet::new(false);
         fleet.add_all(&named, Role::Current).unwrap();
-        assert_eq!(fleet.report(10, false).total_bytes, 4096 + 2048);
+        assert_eq!(fleet.report(10).total_bytes, 4096 + 2048);
         std::fs::remove_dir_all(&dir).unwrap();
         std::fs::remove_dir_all(&elsewhere).unwrap();
     }
@@ -528,7 +529,7 @@ mod tests {
         fleet.add_all(&named(&dumps), Role::Current).unwrap();
         // Three dumps map the same executable: it is opened and read once, not per dump.
         assert_eq!(fleet.objects.opened, 1, "{:?}", fleet.objects);
-        let report = fleet.report(10, false);
+        let report = fleet.report(10);
         assert_eq!(report.total_bytes, 3 * 4096);
         let site = &report.top_flat[0];
         assert!(site.name.ends_with("dump_of_this_binary"), "{}", site.name);
@@ -550,12 +551,12 @@ mod tests {
         let mut fleet = Fleet::new(false);
         fleet.add(&path, Links::Follow, Role::Current).unwrap();
         assert_eq!(parse::dump_bytes_read() - before, text.len() as u64);
-        assert_eq!(fleet.report(5, false).total_bytes, 2000 * 1024);
+        assert_eq!(fleet.report(5).total_bytes, 2000 * 1024);
         // A later dump of a merge is read through and checked before it is merged.
         let before = parse::dump_bytes_read();
         fleet.add(&path, Links::Follow, Role::Current).unwrap();
         assert_eq!(parse::dump_bytes_read() - before, 2 * text.len() as u64);
-        assert_eq!(fleet.report(5, false).total_bytes, 2 * 2000 * 1024);
+        assert_eq!(fleet.report(5).total_bytes, 2 * 2000 * 1024);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -572,7 +573,7 @@ mod tests {
         fleet
             .add_all(&named(&[damaged, fine]), Role::Current)
             .unwrap();
-        let report = fleet.report(10, false);
+        let report = fleet.report(10);
         assert_eq!(report.process_count, 1);
         assert_eq!(report.total_bytes, 4096 + 2048);
         assert_eq!(site(&report, "+0x10").flat_bytes, 4096);
@@ -626,7 +627,7 @@ mod tests {
         let mut fleet = Fleet::new(false);
         fleet.add_all(&named(&after), Role::Current).unwrap();
         fleet.add_all(&named(&before), Role::Base).unwrap();
-        let report = fleet.report(10, false);
+        let report = fleet.report(10);
         // Per process: planted 4096 before and after; rare 0 before, 2 of 3 after.
         assert_eq!(report.total_bytes, 2048 * 2 / 3);
         assert_eq!(report.base_process_count, 2);

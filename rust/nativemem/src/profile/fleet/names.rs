@@ -1,14 +1,9 @@
 //! The labels of a [`super::Fleet`], each kept once: their texts side by side in one string, found
-//! again by a 64-bit fingerprint (as [`super::table::StackTable`] finds stacks), so a label costs
-//! its bytes and about 20 more, not two `String`s and a hash-map entry.
+//! again through a hash table of label ids ([`Ids`], 8 bytes a slot, the text is the key), as
+//! [`super::table::StackTable`] finds stacks, so a label costs its bytes and about 25 more, not
+//! two `String`s and a hash-map entry.
 
-use super::table::KeyHasher;
-use rustc_hash::FxHasher;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
-
-/// No label: ends a chain of labels with one fingerprint.
-const NONE: u32 = u32::MAX;
+use super::table::{fingerprint, Ids};
 
 /// Interned label texts, each with an id (its index).
 #[derive(Debug, Default)]
@@ -16,51 +11,39 @@ pub struct Names {
     text: String,
     /// Where each label ends in `text` (it starts where the previous one ends).
     ends: Vec<usize>,
-    /// Fingerprint → the last label with it.
-    by_fingerprint: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
-    /// Per label: the previous one with the same fingerprint (`NONE` ends the chain).
-    same_fingerprint: Vec<u32>,
+    /// The labels' ids, found by the fingerprint of their text.
+    ids: Ids,
 }
 
 impl Names {
     /// The id of `name`, added if new.
     pub fn intern(&mut self, name: &str) -> u32 {
         let fingerprint = fingerprint(name);
-        let last = self.by_fingerprint.get(&fingerprint).copied();
-        let mut candidate = last.unwrap_or(NONE);
-        while candidate != NONE {
-            if self.get(candidate as usize) == name {
-                return candidate;
-            }
-            candidate = self.same_fingerprint[candidate as usize];
+        if let Some(id) = self.find_fingerprinted(fingerprint, name) {
+            return id as u32;
         }
         let id = self.ends.len() as u32;
         self.text.push_str(name);
         self.ends.push(self.text.len());
-        self.same_fingerprint.push(last.unwrap_or(NONE));
-        self.by_fingerprint.insert(fingerprint, id);
+        self.ids.insert(fingerprint, id);
         id
     }
 
     /// The id of `name` if it is a label.
     pub fn find(&self, name: &str) -> Option<usize> {
-        let mut candidate = *self.by_fingerprint.get(&fingerprint(name))?;
-        while candidate != NONE {
-            if self.get(candidate as usize) == name {
-                return Some(candidate as usize);
-            }
-            candidate = self.same_fingerprint[candidate as usize];
-        }
-        None
+        self.find_fingerprinted(fingerprint(name), name)
+    }
+
+    fn find_fingerprinted(&self, fingerprint: u32, name: &str) -> Option<usize> {
+        let found = self
+            .ids
+            .find(fingerprint, |id| self.get(id as usize) == name);
+        found.map(|id| id as usize)
     }
 
     /// The text of label `id`.
     pub fn get(&self, id: usize) -> &str {
-        let start = match id {
-            0 => 0,
-            _ => self.ends[id - 1],
-        };
-        &self.text[start..self.ends[id]]
+        text_of(&self.text, &self.ends, id)
     }
 
     pub fn len(&self) -> usize {
@@ -72,10 +55,12 @@ impl Names {
     }
 }
 
-fn fingerprint(name: &str) -> u64 {
-    let mut hasher = FxHasher::default();
-    name.hash(&mut hasher);
-    hasher.finish()
+fn text_of<'t>(text: &'t str, ends: &[usize], id: usize) -> &'t str {
+    let start = match id {
+        0 => 0,
+        _ => ends[id - 1],
+    };
+    &text[start..ends[id]]
 }
 
 #[cfg(test)]
@@ -101,11 +86,10 @@ mod tests {
     fn texts_with_one_fingerprint_stay_apart() {
         let mut names = Names::default();
         let a = names.intern("a");
-        // Forge a second label under the same fingerprint: the chain tells them apart.
+        // Forge a second label under the fingerprint of the first: the texts tell them apart.
         names.text.push('b');
         names.ends.push(names.text.len());
-        names.same_fingerprint.push(a);
-        names.by_fingerprint.insert(fingerprint("a"), 1);
+        names.ids.insert(fingerprint("a"), 1);
         assert_eq!(names.intern("a"), a);
         assert_eq!(names.find("a"), Some(0));
         assert_eq!(names.find("b"), None);

@@ -22,9 +22,9 @@ impl Fleet {
         }
     }
 
-    /// The top `top` sites; with `by_process`, each current dump's total and its part of the
-    /// top flat site.
-    pub fn report(&self, top: usize, by_process: bool) -> Report {
+    /// The top `top` sites; with [`Fleet::by_process`], each current dump's total and its part
+    /// of the top flat site.
+    pub fn report(&self, top: usize) -> Report {
         let mut tally = Tally::new(self.names.len());
         let mut stacks = 0;
         self.for_each_stack(|node, [objects, bytes]| {
@@ -42,13 +42,13 @@ impl Fleet {
         report.process_count = self.current.processes.len();
         report.base_process_count = self.base.processes.len();
         report.warnings = self.all_warnings();
-        if by_process {
-            report.processes = self.by_process(&report);
+        if self.by_process {
+            report.processes = self.process_totals(&report);
         }
         report
     }
 
-    fn by_process(&self, report: &Report) -> Vec<ProcessTotal> {
+    fn process_totals(&self, report: &Report) -> Vec<ProcessTotal> {
         let top = report.top_flat.first();
         let label = top.and_then(|site| self.names.find(&site.name));
         let site_total: f64 = match label {
