@@ -226,7 +226,7 @@ final class IncidentBundle {
           "the breakdown as text",
           out -> out.write(snapshot[0].breakdown().toString()));
     }
-    handles(parts);
+    handles(parts, snapshot[0] == null ? null : snapshot[0].breakdown().handles());
     if (!profile) {
       parts.missing("heap profile", "the watch takes none (nativemem.watch.profile=false)");
       return null;
@@ -278,7 +278,11 @@ final class IncidentBundle {
     }
   }
 
-  private static void handles(Parts parts) {
+  /**
+   * The handle report: {@code taken}, the full report the snapshot read at the same moment, or a
+   * report read now when the snapshot failed.
+   */
+  private static void handles(Parts parts, HandleReport taken) {
     if (!NativeHandles.agentActive()) {
       parts.missing(
           "handle report",
@@ -291,7 +295,7 @@ final class IncidentBundle {
         BundleLayout.HANDLES,
         "handle report: open and leaked handles per kind and site",
         out -> {
-          report[0] = NativeHandles.report();
+          report[0] = taken != null ? taken : NativeHandles.report();
           out.write(report[0].toJson());
         });
     if (report[0] != null) {
