@@ -115,8 +115,10 @@ final class PreparedClasses {
           if (wants(other) && !isDone(other)) {
             batch.add(other);
           }
-        } catch (ClassNotFoundException | LinkageError e) {
-          // Not in this RocksDB version (HyperClockCache came with 8.x), or not loadable here.
+        } catch (ClassNotFoundException | LinkageError | RuntimeException e) {
+          // Not in this RocksDB version (HyperClockCache came with 8.x), or not loadable here (a
+          // class loader being closed refuses with an IllegalStateException): the class prepared
+          // is instrumented all the same, the others when they are prepared.
         }
       }
     }
