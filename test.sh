@@ -28,7 +28,7 @@ if (($#)); then
   exit 2
 fi
 
-packages=(libjemalloc2 libjemalloc-dev libc6-dbg libclang-dev librocksdb-dev chromium)
+packages=(libjemalloc2 libjemalloc-dev libc6-dbg libclang-dev librocksdb-dev chromium openjdk-17-jre-headless)
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -13,6 +13,8 @@
 //! - [`java_frame_addresses`]: the synthetic addresses Java frames have in heap profiles;
 //! - [`jvmti`]: the one JVMTI wrapper (stack keys of handle sites, Java frames of profiles);
 //! - [`attach`]: HotSpot's attach protocol, for `nativemem attach` without `jdk.attach`;
+//! - [`diagnostic_commands`]: HotSpot's `jcmd` commands in-process, through its management
+//!   interface;
 //! - [`files`]: the one file layer: directories opened once (no link of another user followed),
 //!   every later step on their descriptors; files for the user private and never replacing;
 //!   files others may have planted read with no FIFO, device or link, capped;
@@ -22,6 +24,7 @@
 
 pub mod allocator;
 pub mod attach;
+pub mod diagnostic_commands;
 pub mod files;
 pub mod handles;
 pub mod java_frame_addresses;

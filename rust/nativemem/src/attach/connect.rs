@@ -51,7 +51,10 @@ pub fn ensure_listening(
     timeout: Duration,
 ) -> Result<(), AttachError> {
     if place.lstat().is_some() {
-        return Ok(());
+        return Ok(()); // listening already: -Xrs on JDK 17 starts the listener with the JVM
+    }
+    if !target.status.catches_quit {
+        return Err(AttachError::NoQuitHandler { pid: target.pid });
     }
     let trigger = Trigger::create(target)?;
     // SAFETY: kill with a valid signal; the pid was checked to be a HotSpot JVM that catches it.

@@ -102,9 +102,6 @@ impl Target {
         if let Some(why) = not_hotspot(&maps) {
             return Err(AttachError::NotHotSpot { pid, why });
         }
-        if !status.catches_quit {
-            return Err(AttachError::NoQuitHandler { pid });
-        }
         let other_mount_namespace = other_mount_namespace(pid)?;
         Ok(Target {
             pid,

@@ -50,6 +50,7 @@ macro_rules! export {
 
 mod agent_classes;
 mod attach;
+mod diagnostic_commands;
 mod exports;
 mod files;
 mod handles;
@@ -60,6 +61,7 @@ mod stack_keys;
 
 use crate::allocator::AllocatorError;
 use crate::attach::AttachError;
+use crate::diagnostic_commands::DiagnosticCommandError;
 use crate::files::FileError;
 use crate::process::ProcessError;
 use crate::profile::ProfileError;
@@ -88,6 +90,8 @@ pub enum BridgeError {
     File(#[from] FileError),
     #[error(transparent)]
     Attach(#[from] AttachError),
+    #[error(transparent)]
+    DiagnosticCommand(#[from] DiagnosticCommandError),
 }
 
 const BASE_EXCEPTION: &str = "dev/nativemem/NativeMemoryException";

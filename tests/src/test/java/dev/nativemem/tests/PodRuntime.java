@@ -31,6 +31,29 @@ final class PodRuntime {
 
   private PodRuntime() {}
 
+  /**
+   * Links {@code modules} with {@code jlink} (and its {@code options}) into {@code image}, through
+   * a temporary name renamed at the end, so a half-linked image is never reused.
+   */
+  static void link(Path jlink, List<String> options, String modules, Path image)
+      throws IOException {
+    Path temp = image.resolveSibling(image.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+    List<String> command = new java.util.ArrayList<>();
+    command.add(jlink.toString());
+    command.addAll(options);
+    command.addAll(
+        List.of(
+            "--add-modules",
+            modules,
+            "--strip-debug",
+            "--no-header-files",
+            "--no-man-pages",
+            "--output",
+            temp.toString()));
+    PodTest.run(command);
+    Files.move(temp, image, StandardCopyOption.ATOMIC_MOVE);
+  }
+
   static synchronized Path jre() throws IOException {
     Path jre = Paths.get("target", "pod-jre").toAbsolutePath();
     if (!Files.isExecutable(jre.resolve("bin/java"))) {
@@ -38,20 +61,11 @@ final class PodRuntime {
       Assumptions.assumeTrue(
           Files.isDirectory(jmods),
           "jlink needs the JDK's jmods (" + jmods + "): install the JDK's jmods package");
-      Path temp = jre.resolveSibling("pod-jre.tmp-" + ProcessHandle.current().pid());
-      PodTest.run(
-          List.of(
-              Paths.get(System.getProperty("java.home"), "bin", "jlink").toString(),
-              "--module-path",
-              jmods.toString(),
-              "--add-modules",
-              String.join(",", MODULES),
-              "--strip-debug",
-              "--no-header-files",
-              "--no-man-pages",
-              "--output",
-              temp.toString()));
-      Files.move(temp, jre, StandardCopyOption.ATOMIC_MOVE);
+      link(
+          Paths.get(System.getProperty("java.home"), "bin", "jlink"),
+          List.of("--module-path", jmods.toString()),
+          String.join(",", MODULES),
+          jre);
     }
     String modules = PodTest.run(List.of(jre.resolve("bin/java").toString(), "--list-modules"));
     assertFalse(modules.contains("jdk.attach"), "the pod's runtime has no jdk.attach: " + modules);

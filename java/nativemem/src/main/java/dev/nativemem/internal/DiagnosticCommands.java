@@ -1,49 +1,56 @@
 package dev.nativemem.internal;
 
 import dev.nativemem.NativeMemoryException;
-import java.lang.management.ManagementFactory;
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
 
 /**
- * HotSpot's diagnostic commands ({@code jcmd}'s), run in-process through the DiagnosticCommand
- * MBean without spawning {@code jcmd}.
+ * HotSpot's diagnostic commands ({@code jcmd}'s), run in-process through the JVM's management
+ * interface (the native library calls it as {@code libmanagement} does), without spawning {@code
+ * jcmd}, without the {@code java.management} module, the DiagnosticCommand MBean (whose list of
+ * operations is empty in a runtime without {@code jdk.jfr}) or the attach listener.
  */
 public final class DiagnosticCommands {
-  private static final ObjectName NAME = objectName("com.sun.management:type=DiagnosticCommand");
+  private static volatile String absence;
+  private static volatile boolean checked;
 
   private DiagnosticCommands() {}
 
-  /** Whether this JVM has them (HotSpot does). */
+  /** Whether this JVM runs them (HotSpot does). */
   public static boolean available() {
-    return ManagementFactory.getPlatformMBeanServer().isRegistered(NAME);
+    return absence() == null;
+  }
+
+  /** Why this JVM cannot run them (not HotSpot, no management interface), or null when it can. */
+  public static String absence() {
+    if (!checked) {
+      absence = NativeBridge.diagnosticCommandsAbsence();
+      checked = true;
+    }
+    return absence;
   }
 
   /**
-   * The text of one command: {@code operation} is the MBean's name for it ({@code gcHeapInfo} for
-   * {@code GC.heap_info}); {@code args} null for a command that takes none.
+   * The text of one command line, as {@code jcmd <pid>} would print it: {@code command} is its name
+   * ({@code GC.heap_info}), {@code args} its arguments, none when null.
    */
-  public static String run(String operation, String[] args) {
-    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-    try {
-      Object text =
-          args == null
-              ? server.invoke(NAME, operation, null, null)
-              : server.invoke(
-                  NAME, operation, new Object[] {args}, new String[] {String[].class.getName()});
-      return String.valueOf(text);
-    } catch (JMException e) {
+  public static String run(String command, String... args) {
+    String line =
+        args == null || args.length == 0 ? command : command + " " + String.join(" ", args);
+    String why = absence();
+    if (why != null) {
       throw new NativeMemoryException(
-          "cannot run the " + operation + " diagnostic command in this JVM: " + e.getMessage(), e);
+          "cannot run the " + command + " diagnostic command in this JVM: " + why);
+    }
+    try {
+      return NativeBridge.diagnosticCommand(line);
+    } catch (RuntimeException e) {
+      throw new NativeMemoryException(
+          "the JVM refused the diagnostic command '" + line + "': " + reason(e), e);
     }
   }
 
-  private static ObjectName objectName(String name) {
-    try {
-      return new ObjectName(name);
-    } catch (JMException e) {
-      throw new IllegalStateException(e);
-    }
+  /** An exception's message, or its class when it has none: never the word null. */
+  private static String reason(Throwable e) {
+    String message = e.getMessage();
+    return message == null || message.isEmpty() ? e.getClass().getName() : message;
   }
 }

@@ -22,6 +22,10 @@ public final class Jmx {
    * @throws NativeMemoryException if the server refuses the bean; the message says which name
    */
   public static ObjectName register(String objectName, Object bean) {
+    if (RuntimeModules.JMX_ABSENCE != null) {
+      throw new NativeMemoryException(
+          "cannot register " + objectName + ": " + RuntimeModules.JMX_ABSENCE);
+    }
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     try {
       ObjectName name = new ObjectName(objectName);

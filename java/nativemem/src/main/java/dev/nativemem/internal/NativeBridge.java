@@ -241,6 +241,15 @@ public final class NativeBridge {
   /** Ends a session; a jar copied for the target that it never loaded is removed. */
   public static native void attachClose(long session);
 
+  // HotSpot's diagnostic commands (rust/nativemem/src/jni/diagnostic_commands.rs;
+  // DiagnosticCommands).
+
+  /** Why this JVM cannot run diagnostic commands in-process, or null when it can. */
+  static native String diagnosticCommandsAbsence();
+
+  /** The text of one {@code jcmd} command line; the JVM's own exception when it refuses it. */
+  static native String diagnosticCommand(String command);
+
   // The agent's classes (rust/nativemem/src/jni/agent_classes.rs; dev.nativemem.agent).
 
   /**

@@ -1,13 +1,20 @@
 package dev.nativemem.memory;
 
-import java.lang.management.MemoryUsage;
 import java.util.List;
 
 /** The JVM's own figures a breakdown needs, read at one moment by {@link MemoryBreakdownReader}. */
 final class JvmMemory {
-  final MemoryUsage heap;
+  final long heapUsedBytes;
+  final long heapCommittedBytes;
+
+  /** The heap's limit; -1 when it has none. */
+  final long heapMaxBytes;
+
   final List<MemoryBreakdown.Pool> nonHeapPools;
   final List<MemoryBreakdown.Pool> bufferPools;
+
+  /** Why the memory and buffer pools are absent (no {@code java.management}), or null. */
+  final String poolsAbsence;
 
   /** The heap's resident bytes; null in the committed view or when its pages are not found. */
   final Long heapResidentBytes;
@@ -16,14 +23,20 @@ final class JvmMemory {
   final Long codeCacheResidentBytes;
 
   JvmMemory(
-      MemoryUsage heap,
+      long heapUsedBytes,
+      long heapCommittedBytes,
+      long heapMaxBytes,
       List<MemoryBreakdown.Pool> nonHeapPools,
       List<MemoryBreakdown.Pool> bufferPools,
+      String poolsAbsence,
       Long heapResidentBytes,
       Long codeCacheResidentBytes) {
-    this.heap = heap;
+    this.heapUsedBytes = heapUsedBytes;
+    this.heapCommittedBytes = heapCommittedBytes;
+    this.heapMaxBytes = heapMaxBytes;
     this.nonHeapPools = nonHeapPools;
     this.bufferPools = bufferPools;
+    this.poolsAbsence = poolsAbsence;
     this.heapResidentBytes = heapResidentBytes;
     this.codeCacheResidentBytes = codeCacheResidentBytes;
   }

@@ -86,7 +86,7 @@ final class JvmRegions {
   /** The heap's reserved {@code [start, end)} ranges (one for most collectors; none for ZGC). */
   public static List<long[]> heapRanges() {
     if (heap == null) {
-      heap = read("gcHeapInfo");
+      heap = read("GC.heap_info");
     }
     return heap;
   }
@@ -94,7 +94,7 @@ final class JvmRegions {
   /** The code heaps' reserved {@code [start, end)} ranges. */
   public static List<long[]> codeCacheRanges() {
     if (codeCache == null) {
-      codeCache = read("compilerCodecache");
+      codeCache = read("Compiler.codecache");
     }
     return codeCache;
   }
@@ -103,7 +103,7 @@ final class JvmRegions {
     if (!DiagnosticCommands.available()) {
       return Collections.emptyList();
     }
-    return ranges(DiagnosticCommands.run(command, null));
+    return ranges(DiagnosticCommands.run(command));
   }
 
   /** Every address range in a diagnostic command's text, merged where they overlap. */

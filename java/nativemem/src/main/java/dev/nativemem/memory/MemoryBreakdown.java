@@ -4,7 +4,6 @@ import dev.nativemem.handles.HandleReport;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
 import dev.nativemem.memory.reading.NmtSummary;
-import java.lang.management.MemoryUsage;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -39,10 +38,19 @@ public final class MemoryBreakdown {
   final Map<String, Object> container;
   final Map<String, Object> cpus;
   final Map<String, Object> allocator;
-  final MemoryUsage heap;
+  final long heapUsedBytes;
+  final long heapCommittedBytes;
+  final long heapMaxBytes;
   final List<Pool> nonHeapPools = new ArrayList<>();
   final List<Pool> bufferPools = new ArrayList<>();
   final NmtSummary nmt;
+
+  /** Why NMT's figures are absent (off, or no diagnostic commands here), or null. */
+  final String nmtAbsence;
+
+  /** Why the JVM's memory and buffer pools are absent, or null. */
+  final String poolsAbsence;
+
   final HandleReport handles;
   final List<Part> attributed = new ArrayList<>();
   final View view;
@@ -62,10 +70,14 @@ public final class MemoryBreakdown {
     this.container = Json.optionalObject(nativeView, "container_memory");
     this.cpus = Json.object(nativeView, "container_cpus");
     this.allocator = Json.object(nativeView, "allocator");
-    this.heap = jvm.heap;
+    this.heapUsedBytes = jvm.heapUsedBytes;
+    this.heapCommittedBytes = jvm.heapCommittedBytes;
+    this.heapMaxBytes = jvm.heapMaxBytes;
+    this.poolsAbsence = jvm.poolsAbsence;
     this.nonHeapPools.addAll(jvm.nonHeapPools);
     this.bufferPools.addAll(jvm.bufferPools);
     this.nmt = nmt;
+    this.nmtAbsence = nmt == null ? NmtSummary.absence() : null;
     this.handles = handles;
     attribute(jvm);
   }
@@ -78,7 +90,7 @@ public final class MemoryBreakdown {
       attributed.add(
           new Part("jvm_mmap_committed_nmt", "JVM mappings (NMT mmap committed)", jvmMapped));
     } else {
-      attributed.add(new Part("java_heap_committed", "Java heap (committed)", heap.getCommitted()));
+      attributed.add(new Part("java_heap_committed", "Java heap (committed)", heapCommittedBytes));
       attributed.add(
           new Part("non_heap_committed", "non-heap pools (committed)", nonHeapCommittedBytes()));
     }
@@ -115,7 +127,7 @@ public final class MemoryBreakdown {
           new Part(
               "java_heap_used",
               "Java heap (used; its pages are not found for this collector)",
-              heap.getUsed()));
+              heapUsedBytes));
     }
     long codePools =
         nonHeapPools.stream()
@@ -128,7 +140,7 @@ public final class MemoryBreakdown {
     if (jvmMapped != null) {
       Map<String, Long> mapped = nmt.mmapCommittedByCategory();
       long measuredOrLeftOut =
-          mapped.getOrDefault("Java Heap", heap.getCommitted())
+          mapped.getOrDefault("Java Heap", heapCommittedBytes)
               + (codeResident == null ? 0 : mapped.getOrDefault("Code", codePools))
               + mapped.getOrDefault("GC", 0L);
       attributed.add(
@@ -211,7 +223,7 @@ public final class MemoryBreakdown {
   }
 
   public long heapCommittedBytes() {
-    return heap.getCommitted();
+    return heapCommittedBytes;
   }
 
   /** Committed bytes of the non-heap memory pools (metaspace, class space, code cache). */
@@ -308,9 +320,9 @@ public final class MemoryBreakdown {
     json.put("cpus", cpus);
     json.put("process", process);
     Map<String, Object> jvm = new LinkedHashMap<>();
-    jvm.put("heap_used_bytes", heap.getUsed());
-    jvm.put("heap_committed_bytes", heap.getCommitted());
-    jvm.put("heap_max_bytes", heap.getMax());
+    jvm.put("heap_used_bytes", heapUsedBytes);
+    jvm.put("heap_committed_bytes", heapCommittedBytes);
+    jvm.put("heap_max_bytes", heapMaxBytes);
     if (view == View.RESIDENT) {
       jvm.put("heap_ranges", rangesJson(JvmRegions.heapRanges()));
       jvm.put("code_cache_ranges", rangesJson(JvmRegions.codeCacheRanges()));
@@ -326,6 +338,14 @@ public final class MemoryBreakdown {
       nmtJson.put("mmap_committed_bytes", nmt.mmapCommittedBytes());
     }
     jvm.put("nmt", nmtJson);
+    Map<String, Object> absent = new LinkedHashMap<>();
+    if (nmtAbsence != null) {
+      absent.put("nmt", nmtAbsence);
+    }
+    if (poolsAbsence != null) {
+      absent.put("memory_pools", poolsAbsence);
+    }
+    jvm.put("absent", absent);
     json.put("jvm", jvm);
     json.put("allocator", allocator);
     json.put("handles", handlesJson());

@@ -1,6 +1,7 @@
 package dev.nativemem.memory;
 
 import dev.nativemem.handles.HandleReport;
+import dev.nativemem.internal.RuntimeModules;
 import dev.nativemem.memory.reading.NmtSummary;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
@@ -51,22 +52,56 @@ final class MemoryBreakdownReader {
         nativeView, readJvm(resident), nmt, handles, MemoryBreakdown.View.RESIDENT);
   }
 
+  /** Why the JVM's pools cannot be read here, or null: the runtime's modules are fixed. */
+  static final String POOLS_ABSENCE =
+      RuntimeModules.absence(
+          "java.management",
+          "memory and buffer pools (the heap's figures come from java.lang.Runtime)");
+
   private static JvmMemory readJvm(Long[] resident) {
-    MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
-    List<MemoryBreakdown.Pool> nonHeapPools = new ArrayList<>();
-    for (MemoryPoolMXBean pool : Pools.MEMORY) {
-      if (pool.getType() == MemoryType.NON_HEAP && pool.isValid()) {
-        MemoryUsage usage = pool.getUsage();
-        nonHeapPools.add(
-            new MemoryBreakdown.Pool(pool.getName(), -1, usage.getUsed(), usage.getCommitted()));
+    if (POOLS_ABSENCE != null) {
+      Runtime runtime = Runtime.getRuntime();
+      long max = runtime.maxMemory();
+      return new JvmMemory(
+          runtime.totalMemory() - runtime.freeMemory(),
+          runtime.totalMemory(),
+          max == Long.MAX_VALUE ? -1 : max,
+          List.of(),
+          List.of(),
+          POOLS_ABSENCE,
+          resident[0],
+          resident[1]);
+    }
+    return MxBeans.read(resident);
+  }
+
+  /** The MXBeans' figures: a class of its own, loaded only where java.management is. */
+  private static final class MxBeans {
+    static JvmMemory read(Long[] resident) {
+      MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+      List<MemoryBreakdown.Pool> nonHeapPools = new ArrayList<>();
+      for (MemoryPoolMXBean pool : Pools.MEMORY) {
+        if (pool.getType() == MemoryType.NON_HEAP && pool.isValid()) {
+          MemoryUsage usage = pool.getUsage();
+          nonHeapPools.add(
+              new MemoryBreakdown.Pool(pool.getName(), -1, usage.getUsed(), usage.getCommitted()));
+        }
       }
+      List<MemoryBreakdown.Pool> bufferPools = new ArrayList<>();
+      for (BufferPoolMXBean pool : Pools.BUFFERS) {
+        bufferPools.add(
+            new MemoryBreakdown.Pool(
+                pool.getName(), pool.getCount(), pool.getMemoryUsed(), pool.getTotalCapacity()));
+      }
+      return new JvmMemory(
+          heap.getUsed(),
+          heap.getCommitted(),
+          heap.getMax(),
+          nonHeapPools,
+          bufferPools,
+          null,
+          resident[0],
+          resident[1]);
     }
-    List<MemoryBreakdown.Pool> bufferPools = new ArrayList<>();
-    for (BufferPoolMXBean pool : Pools.BUFFERS) {
-      bufferPools.add(
-          new MemoryBreakdown.Pool(
-              pool.getName(), pool.getCount(), pool.getMemoryUsed(), pool.getTotalCapacity()));
-    }
-    return new JvmMemory(heap, nonHeapPools, bufferPools, resident[0], resident[1]);
   }
 }

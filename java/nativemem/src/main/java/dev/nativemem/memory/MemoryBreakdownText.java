@@ -48,9 +48,9 @@ final class MemoryBreakdownText {
     t.row("  shmem", Optional.of(Json.number(b.process, "rss_shmem_bytes")));
     t.count("threads", b.threads());
     t.section("JVM");
-    t.row("heap used", Optional.of(b.heap.getUsed()));
-    t.row("heap committed", Optional.of(b.heap.getCommitted()));
-    t.row("heap max", Optional.of(b.heap.getMax()));
+    t.row("heap used", Optional.of(b.heapUsedBytes));
+    t.row("heap committed", Optional.of(b.heapCommittedBytes));
+    t.row("heap max", Optional.of(b.heapMaxBytes));
     for (MemoryBreakdown.Pool pool : b.nonHeapPools) {
       t.row(pool.name + " (committed)", Optional.of(pool.capacityOrCommitted));
     }
@@ -63,7 +63,10 @@ final class MemoryBreakdownText {
       t.row("NMT committed", Optional.of(b.nmt.committedBytes()));
       t.row("  of which malloc", Optional.ofNullable(b.nmt.mallocBytes()));
     } else {
-      t.text("NMT", "off (-XX:NativeMemoryTracking=summary)");
+      t.text("NMT", "absent: " + b.nmtAbsence);
+    }
+    if (b.poolsAbsence != null) {
+      t.text("memory pools", "absent: " + b.poolsAbsence);
     }
     t.section("Allocator (" + b.allocatorKind() + ")");
     t.row("allocated", Optional.of(b.allocatorAllocatedBytes()));

@@ -21,7 +21,7 @@ import java.util.Set;
  * stacks that enter Java code can be named. JDK 17+; JDK 11 has no such command.
  */
 final class PerfMap {
-  private static final String OPERATION = "compilerPerfmap";
+  private static final String OPERATION = "Compiler.perfmap";
   private static final int STICKY = 01000;
 
   /** The most a perf map may hold (one line per compiled method: tens of MiB at most). */
@@ -54,7 +54,7 @@ final class PerfMap {
     Path temp = dir.resolve("perf.map");
     try {
       // JDK 21+ takes the file name.
-      DiagnosticCommands.run(OPERATION, new String[] {temp.toString()});
+      DiagnosticCommands.run(OPERATION, temp.toString());
       if (Files.size(temp) > 0) {
         return temp;
       }
@@ -95,7 +95,7 @@ final class PerfMap {
       return false; // someone else's file or link: never written, read or deleted
     }
     try {
-      DiagnosticCommands.run(OPERATION, new String[0]);
+      DiagnosticCommands.run(OPERATION);
       try (FileChannel in =
               FileChannel.open(fixed, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
           FileChannel out =

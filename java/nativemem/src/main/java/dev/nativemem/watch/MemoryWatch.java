@@ -4,6 +4,7 @@ import dev.nativemem.NativeMemoryException;
 import dev.nativemem.internal.DirectoryHandle;
 import dev.nativemem.internal.Jmx;
 import dev.nativemem.internal.NativeLibraryLoader;
+import dev.nativemem.internal.RuntimeModules;
 import dev.nativemem.profile.HeapProfiler;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -326,6 +327,10 @@ public final class MemoryWatch implements AutoCloseable {
   }
 
   private void registerMBean() {
+    if (RuntimeModules.JMX_ABSENCE != null) {
+      logOnce("no " + MemoryWatchMXBean.OBJECT_NAME + ": " + RuntimeModules.JMX_ABSENCE, null);
+      return;
+    }
     try {
       mbean = Jmx.register(MemoryWatchMXBean.OBJECT_NAME, new MemoryWatchBean(this));
     } catch (RuntimeException e) {

@@ -9,9 +9,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Native Memory Tracking's summary, read in-process through the DiagnosticCommand MBean ({@code
- * vmNativeMemory summary scale=b}, what {@code jcmd <pid> VM.native_memory} runs) without spawning
- * {@code jcmd}.
+ * Native Memory Tracking's summary, read in-process ({@code VM.native_memory summary scale=b}
+ * through {@code internal.DiagnosticCommands}, what {@code jcmd <pid> VM.native_memory} runs)
+ * without spawning {@code jcmd}.
  */
 public final class NmtSummary {
   private static final Pattern TOTAL = Pattern.compile("Total: reserved=(\\d+), committed=(\\d+)");
@@ -55,8 +55,8 @@ public final class NmtSummary {
   private static volatile boolean off;
 
   /**
-   * The summary of this JVM, or {@code null} when NMT is off or the JVM has no DiagnosticCommand
-   * MBean (not HotSpot).
+   * The summary of this JVM, or {@code null} when NMT is off or the JVM cannot run diagnostic
+   * commands (not HotSpot).
    */
   public static NmtSummary read() {
     if (off || !DiagnosticCommands.available()) {
@@ -67,9 +67,21 @@ public final class NmtSummary {
     return summary;
   }
 
-  /** The DiagnosticCommand's raw text, as {@code jcmd} would print it. */
+  /**
+   * Why {@link #read} has no summary: this JVM cannot run diagnostic commands (and why), or NMT is
+   * off; for a JVM whose summary {@link #read} answers it only names the flag.
+   */
+  public static String absence() {
+    String why = DiagnosticCommands.absence();
+    if (why != null) {
+      return "cannot read Native Memory Tracking: " + why;
+    }
+    return "Native Memory Tracking is off (start the JVM with -XX:NativeMemoryTracking=summary)";
+  }
+
+  /** The command's raw text, as {@code jcmd} would print it. */
   public static String run() {
-    return DiagnosticCommands.run("vmNativeMemory", new String[] {"summary", "scale=b"});
+    return DiagnosticCommands.run("VM.native_memory", "summary", "scale=b");
   }
 
   /** Parses the summary text; {@code null} when it says NMT is not enabled. */

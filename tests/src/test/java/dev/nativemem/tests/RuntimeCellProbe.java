@@ -1,0 +1,85 @@
+package dev.nativemem.tests;
+
+import dev.nativemem.NativeMemory;
+import dev.nativemem.cli.NativeMemoryCli;
+import dev.nativemem.handles.NativeHandles;
+import dev.nativemem.metrics.NativeMemoryMetrics;
+import dev.nativemem.watch.MemoryWatch;
+import dev.nativemem.watch.WatchOptions;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+
+/**
+ * One runtime-matrix cell's JVM: runs every feature in turn (java.base only, nothing else this
+ * class needs) and prints one line per feature, {@code feature <name> <exit> <base64 output>}, then
+ * {@code ready <pid>}, and waits for its standard input to close, so that the test can attach.
+ */
+public final class RuntimeCellProbe {
+  private RuntimeCellProbe() {}
+
+  public static void main(String[] args) throws Exception {
+    cli("stats", "stats");
+    cli("breakdown", "breakdown", "--json");
+    cli("breakdown-text", "breakdown");
+    cli("advice", "advice");
+    api("handles", () -> NativeHandles.report().toString());
+    api("metrics", () -> NativeMemoryMetrics.read().toString());
+    api("watch", RuntimeCellProbe::watch);
+    System.out.println("ready " + ProcessHandle.current().pid());
+    System.out.flush();
+    System.in.read();
+  }
+
+  private static String watch() throws Exception {
+    Path dir = Files.createTempDirectory("nativemem-cell-watch");
+    Properties properties = new Properties();
+    properties.setProperty("nativemem.watch.dir", dir.toString());
+    try (MemoryWatch watch = NativeMemory.watch(WatchOptions.from(properties))) {
+      long end = System.nanoTime() + 3_000_000_000L;
+      while (watch.samples() < 2 && System.nanoTime() < end) {
+        Thread.sleep(50);
+      }
+      return "samples " + watch.samples();
+    }
+  }
+
+  private static void cli(String feature, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int exit;
+    try (PrintStream stream = new PrintStream(out, true, StandardCharsets.UTF_8)) {
+      try {
+        exit = NativeMemoryCli.run(stream, stream, args);
+      } catch (Throwable e) {
+        e.printStackTrace(stream);
+        exit = 99;
+      }
+    }
+    report(feature, exit, out.toString(StandardCharsets.UTF_8));
+  }
+
+  private static void api(String feature, Callable<String> call) {
+    try {
+      report(feature, 0, call.call());
+    } catch (Throwable e) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      e.printStackTrace(new PrintStream(out, true, StandardCharsets.UTF_8));
+      report(feature, 1, out.toString(StandardCharsets.UTF_8));
+    }
+  }
+
+  private static void report(String feature, int exit, String output) {
+    System.out.println(
+        "feature "
+            + feature
+            + " "
+            + exit
+            + " "
+            + Base64.getEncoder().encodeToString(output.getBytes(StandardCharsets.UTF_8)));
+  }
+}

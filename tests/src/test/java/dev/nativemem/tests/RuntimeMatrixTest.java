@@ -1,0 +1,323 @@
+package dev.nativemem.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.jr.ob.JSON;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every runtime users ship, one JVM per cell: {@code jlink}ed images (built here, cached under
+ * {@code target/runtimes}), the JDKs as installed, and the JVM flags that change what nativemem can
+ * see. Each cell runs {@link RuntimeCellProbe} (stats, breakdown, advice, handles, metrics, a
+ * watch) and is attached from outside; each feature's answer, or its stated absence, is asserted.
+ * docs/tested.md's supported-runtimes table names the cells ({@link #CELLS}).
+ */
+class RuntimeMatrixTest {
+  static final Path JDK_17 = Paths.get("/usr/lib/jvm/java-17-openjdk-amd64");
+  static final Path JDK_25 = Paths.get("/usr/lib/jvm/temurin-25-jdk-amd64");
+  static final String NO_JFR = "java.se,jdk.unsupported,jdk.management,jdk.zipfs";
+
+  /** One cell: a runtime ({@code jdk} as installed, or a jlink of {@code modules}) and flags. */
+  static final class Cell {
+    final String name;
+    final Path jdk;
+    final String modules;
+    final List<String> flags;
+
+    Cell(String name, Path jdk, String modules, String... flags) {
+      this.name = name;
+      this.jdk = jdk;
+      this.modules = modules;
+      this.flags = List.of(flags);
+    }
+
+    boolean has(String flag) {
+      return flags.contains(flag);
+    }
+
+    boolean nmtOn() {
+      return flags.stream()
+          .anyMatch(
+              f ->
+                  f.equals("-XX:NativeMemoryTracking=summary")
+                      || f.equals("-XX:NativeMemoryTracking=detail"));
+    }
+
+    boolean hasModule(String module) {
+      if (modules == null) {
+        return true;
+      }
+      if (modules.startsWith("all-but:")) {
+        return !module.equals(modules.substring("all-but:".length()));
+      }
+      List<String> listed =
+          modules.equals("pod") ? PodRuntime.MODULES : List.of(modules.split(","));
+      return listed.contains(module)
+          || (listed.contains("java.se") && module.startsWith("java."))
+          || (module.equals("java.management") && listed.contains("jdk.management"));
+    }
+
+    /** What the matrix asserts in this cell, as docs/tested.md's table must say it. */
+    String asserted() {
+      List<String> parts = new ArrayList<>();
+      parts.add("stats, advice, handles, metrics, a watch: answer");
+      parts.add(
+          "breakdown: RSS, heap, allocator, handles, unaccounted; NMT "
+              + (nmtOn() ? "figures (committed >= heap committed)" : "absent, the flag named"));
+      parts.add(
+          hasModule("java.management")
+              ? "memory pools"
+              : "memory pools absent, java.management named");
+      if (has("-XX:+DisableAttachMechanism")) {
+        parts.add("attach: refused within 2 s, the flag named");
+      } else if (!hasModule("java.instrument")) {
+        parts.add("attach: refused, java.instrument named");
+      } else {
+        parts.add("attach: stats from inside");
+      }
+      return String.join("; ", parts);
+    }
+
+    /** The runtime, as the table names it. */
+    String runtime() {
+      String named = jdk.equals(JDK_25) ? "Temurin 25" : "Debian OpenJDK 17";
+      if (modules == null) {
+        return named;
+      }
+      String linked = modules.equals("pod") ? "the pod test's modules" : modules;
+      return named + " jlink " + linked.replace("all-but:", "all but ");
+    }
+
+    /** The table's row for this cell. */
+    String row() {
+      return "| `"
+          + name
+          + "` | "
+          + runtime()
+          + " | "
+          + (flags.isEmpty() ? "" : "`" + String.join(" ", flags) + "`")
+          + " | "
+          + asserted()
+          + " |";
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  /** docs/tested.md's runtime table has this test's rows, one per cell, and no other. */
+  @org.junit.jupiter.api.Test
+  void theDocsTableIsTheMatrix() throws IOException {
+    List<String> rows = new ArrayList<>();
+    boolean in = false;
+    for (String line : Files.readAllLines(DocPages.ROOT.resolve("docs/tested.md"))) {
+      if (line.startsWith("## ")) {
+        in = line.equals("## Runtimes");
+      } else if (in && line.startsWith("| `")) {
+        rows.add(line);
+      }
+    }
+    List<String> expected = new ArrayList<>();
+    CELLS.forEach(cell -> expected.add(cell.row()));
+    assertEquals(String.join("\n", expected), String.join("\n", rows));
+  }
+
+  /** The cells; docs/tested.md's table has one row per name. */
+  static final List<Cell> CELLS =
+      List.of(
+          new Cell("jdk17-java.base", JDK_17, "java.base", "-XX:NativeMemoryTracking=summary"),
+          new Cell("jdk17-java.base+java.management", JDK_17, "java.base,java.management"),
+          new Cell(
+              "jdk17-java.se-without-jdk.jfr", JDK_17, NO_JFR, "-XX:NativeMemoryTracking=summary"),
+          new Cell(
+              "jdk25-java.se-without-jdk.jfr", JDK_25, NO_JFR, "-XX:NativeMemoryTracking=summary"),
+          new Cell("jdk17-all-but-jdk.management", JDK_17, "all-but:jdk.management"),
+          new Cell("jdk17-pod", JDK_17, "pod", "-XX:NativeMemoryTracking=summary"),
+          new Cell(
+              "debian-openjdk-17",
+              JDK_17,
+              null,
+              "-XX:+UseSerialGC",
+              "-XX:NativeMemoryTracking=detail"),
+          new Cell("temurin-25", JDK_25, null, "-XX:+UseZGC", "-XX:NativeMemoryTracking=summary"),
+          new Cell(
+              "jdk17-parallel-no-perfdata", JDK_17, null, "-XX:+UseParallelGC", "-XX:-UsePerfData"),
+          new Cell(
+              "jdk17-g1-nmt-off-no-cds",
+              JDK_17,
+              null,
+              "-XX:+UseG1GC",
+              "-XX:NativeMemoryTracking=off",
+              "-Xshare:off"),
+          new Cell("jdk17-zgc", JDK_17, null, "-XX:+UseZGC", "-XX:NativeMemoryTracking=summary"),
+          new Cell("jdk17-xrs", JDK_17, null, "-Xrs"),
+          new Cell("jdk17-attach-disabled", JDK_17, null, "-XX:+DisableAttachMechanism"));
+
+  static Stream<Cell> cells() {
+    return CELLS.stream();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cells")
+  void everyFeatureAnswersOrSaysWhatIsAbsent(Cell cell) throws Exception {
+    Path java = java(cell);
+    List<String> command = new ArrayList<>();
+    command.add(java.toString());
+    command.addAll(cell.flags);
+    command.add("-cp");
+    command.add(ForkedJvm.JAR + ":" + ForkedJvm.TEST_CLASSES);
+    command.add(RuntimeCellProbe.class.getName());
+    Process probe =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    try {
+      Map<String, String> output = new LinkedHashMap<>();
+      Map<String, Integer> exits = new LinkedHashMap<>();
+      long pid = -1;
+      BufferedReader lines =
+          new BufferedReader(new InputStreamReader(probe.getInputStream(), StandardCharsets.UTF_8));
+      for (String line; (line = lines.readLine()) != null; ) {
+        String[] f = line.split(" ", 4);
+        if (f[0].equals("feature")) {
+          exits.put(f[1], Integer.parseInt(f[2]));
+          output.put(
+              f[1],
+              new String(
+                  Base64.getDecoder().decode(f.length > 3 ? f[3] : ""), StandardCharsets.UTF_8));
+        } else if (f[0].equals("ready")) {
+          pid = Long.parseLong(f[1]);
+          break;
+        }
+      }
+      assertTrue(pid > 0, cell + ": the probe never got ready: " + output);
+      for (String feature : exits.keySet()) {
+        String text = output.get(feature);
+        assertEquals(0, exits.get(feature), cell + " " + feature + ":\n" + text);
+        assertFalse(text.contains("Exception"), cell + " " + feature + ":\n" + text);
+        assertFalse(text.trim().endsWith("null"), cell + " " + feature + ":\n" + text);
+      }
+      assertTrue(output.get("stats").contains("allocator"), output.get("stats"));
+      breakdown(cell, output.get("breakdown"), output.get("breakdown-text"));
+      assertTrue(output.get("watch").startsWith("samples "), output.get("watch"));
+      attach(cell, pid);
+    } finally {
+      probe.getOutputStream().close();
+      if (!probe.waitFor(20, TimeUnit.SECONDS)) {
+        probe.destroyForcibly();
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void breakdown(Cell cell, String json, String text) throws IOException {
+    Map<String, Object> breakdown = JSON.std.mapFrom(json);
+    Map<String, Object> jvm = (Map<String, Object>) breakdown.get("jvm");
+    Map<String, Object> absent = (Map<String, Object>) jvm.get("absent");
+    long heapCommitted = ((Number) jvm.get("heap_committed_bytes")).longValue();
+    assertTrue(heapCommitted > 0, json);
+    assertTrue(((Number) breakdown.get("rss_bytes")).longValue() > heapCommitted / 100, json);
+    assertNotNull(breakdown.get("unaccounted_bytes"), json);
+    assertNotNull(breakdown.get("allocator"), json);
+    assertNotNull(breakdown.get("handles"), json);
+    if (cell.nmtOn()) {
+      Map<String, Object> nmt = (Map<String, Object>) jvm.get("nmt");
+      assertNotNull(nmt, cell + ": NMT is on:\n" + json);
+      // NMT counts the heap it committed: at least what the heap's own figures say.
+      assertTrue(((Number) nmt.get("committed_bytes")).longValue() >= heapCommitted, json);
+      assertFalse(absent.containsKey("nmt"), json);
+      assertTrue(text.contains("NMT committed"), text);
+    } else {
+      assertNull(jvm.get("nmt"), json);
+      assertTrue(String.valueOf(absent.get("nmt")).contains("-XX:NativeMemoryTracking"), json);
+      assertTrue(text.contains("NMT") && text.contains("absent: "), text);
+    }
+    if (cell.hasModule("java.management")) {
+      assertFalse(absent.containsKey("memory_pools"), json);
+      assertFalse(((List<Object>) jvm.get("non_heap_pools")).isEmpty(), json);
+    } else {
+      assertTrue(String.valueOf(absent.get("memory_pools")).contains("java.management"), json);
+      assertTrue(text.contains("memory pools") && text.contains("java.management"), text);
+    }
+  }
+
+  /** {@code attach <pid> stats} from the JDK running the tests into the cell's JVM. */
+  private static void attach(Cell cell, long pid) throws Exception {
+    long start = System.nanoTime();
+    ForkedJvm.Result result = new ForkedJvm().cli("attach", String.valueOf(pid), "stats");
+    long millis = (System.nanoTime() - start) / 1_000_000;
+    if (cell.has("-XX:+DisableAttachMechanism")) {
+      assertEquals(1, result.exitCode, result.toString());
+      assertTrue(result.stderr.contains("-XX:+DisableAttachMechanism"), result.toString());
+      assertTrue(millis < 2_000, "named after " + millis + " ms: " + result);
+    } else if (!cell.hasModule("java.instrument")) {
+      assertEquals(1, result.exitCode, result.toString());
+      assertTrue(result.stderr.contains("java.instrument"), result.toString());
+      assertFalse(result.stderr.trim().endsWith("null"), result.toString());
+    } else {
+      assertEquals(0, result.exitCode, result.toString());
+      assertTrue(result.stdout.contains("allocator"), result.toString());
+    }
+  }
+
+  /** The cell's {@code java}: the JDK as installed, or a jlink of its modules, built once. */
+  private static Path java(Cell cell) throws Exception {
+    Assumptions.assumeTrue(
+        Files.isExecutable(cell.jdk.resolve("bin/java")), cell.jdk + " is not installed here");
+    if (cell.modules == null) {
+      return cell.jdk.resolve("bin/java");
+    }
+    if (cell.modules.equals("pod") && cell.jdk.equals(JDK_17)) {
+      return PodRuntime.jre().resolve("bin/java");
+    }
+    Path image = Paths.get("target", "runtimes", cell.name).toAbsolutePath();
+    if (!Files.isExecutable(image.resolve("bin/java"))) {
+      String modules = cell.modules;
+      if (modules.startsWith("all-but:")) {
+        modules = allBut(cell.jdk, modules.substring("all-but:".length()));
+      }
+      PodRuntime.link(cell.jdk.resolve("bin/jlink"), List.of(), modules, image);
+    }
+    String listed = PodTest.run(List.of(image.resolve("bin/java").toString(), "--list-modules"));
+    for (String module :
+        List.of("java.management", "java.instrument", "jdk.jfr", "jdk.management")) {
+      assertEquals(
+          cell.hasModule(module),
+          listed.contains(module + "@"),
+          cell + " " + module + ":\n" + listed);
+    }
+    return OtherUsers.readable(image).resolve("bin/java");
+  }
+
+  /** Every module of {@code jdk} but {@code without} and those that need it. */
+  private static String allBut(Path jdk, String without) throws Exception {
+    return PodTest.run(
+            List.of(
+                jdk.resolve("bin/java").toString(),
+                "-cp",
+                ForkedJvm.TEST_CLASSES,
+                ModulesWithout.class.getName(),
+                without))
+        .trim();
+  }
+}
