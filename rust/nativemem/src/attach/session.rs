@@ -17,6 +17,8 @@ const MAX_LOAD_REPLY: usize = 64 << 10;
 /// The most a `properties` reply may hold: the target's system properties, an attach result
 /// among them (8 M characters, sealed and in Base64).
 pub const MAX_PROPERTIES_REPLY: usize = 96 << 20;
+/// The most a `jcmd` reply may hold (an NMT summary is a few KiB).
+const MAX_DIAGNOSTIC_REPLY: usize = 4 << 20;
 
 pub struct Session {
     target: Target,
@@ -82,6 +84,17 @@ impl Session {
     pub fn properties(&self, timeout: Duration) -> Result<Vec<u8>, AttachError> {
         let request = request::encode("properties", &[])?;
         self.execute("properties", &request, MAX_PROPERTIES_REPLY, timeout)
+    }
+
+    /// The text of one `jcmd` command line run by the target (`GC.heap_info`), as `jcmd` prints
+    /// it: the JVM's own diagnostics, which need no agent (and so no `java.instrument`).
+    pub fn diagnostic_command(
+        &self,
+        line: &str,
+        timeout: Duration,
+    ) -> Result<Vec<u8>, AttachError> {
+        let request = request::encode("jcmd", &[line])?;
+        self.execute("jcmd", &request, MAX_DIAGNOSTIC_REPLY, timeout)
     }
 
     fn execute(

@@ -103,6 +103,19 @@ export! {
 }
 
 export! {
+    /// The reply's text of one `jcmd` command line run by the target, without an agent.
+    fn attachDiagnosticCommand(env, id: jlong, line: JString<'l>, timeout_ms: jlong) -> jbyteArray {
+        let line = from_java(env, &line, "line")?;
+        let session = session(id)?;
+        let bytes = session
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .diagnostic_command(&line, millis(timeout_ms)?)?;
+        Ok(env.byte_array_from_slice(&bytes)?.into_raw())
+    }
+}
+
+export! {
     /// Ends a session: a jar copied for the target that it never loaded is removed.
     fn attachClose(_, id: jlong) {
         let removed = SESSIONS

@@ -41,7 +41,15 @@ public final class AttachClient {
       String id = AttachProtocol.newId();
       byte[] key = AttachProtocol.newKey();
       String options = AttachProtocol.command(id, key, Json.string(opened, "jar"), command);
-      long code = loadAgent(pid, session, options, commandTimeout);
+      long code;
+      try {
+        code = NativeBridge.attachLoadAgent(session, options, commandTimeout.toMillis());
+      } catch (IllegalStateException e) {
+        if (!String.valueOf(e.getMessage()).contains("Module java.instrument not found")) {
+          throw e;
+        }
+        return OutsideAnswer.read(pid, session, timeout);
+      }
       if (code != 0) {
         throw new IllegalStateException(
             "process " + pid + " could not run the nativemem agent: " + loadFailure(code));
@@ -57,24 +65,6 @@ public final class AttachClient {
           : AttachProtocol.Result.parse(SealedResult.open(key, id, sealed));
     } finally {
       NativeBridge.attachClose(session);
-    }
-  }
-
-  private static long loadAgent(int pid, long session, String options, Duration timeout) {
-    try {
-      return NativeBridge.attachLoadAgent(session, options, timeout.toMillis());
-    } catch (IllegalStateException e) {
-      if (String.valueOf(e.getMessage()).contains("Module java.instrument not found")) {
-        throw new IllegalStateException(
-            "process "
-                + pid
-                + " cannot load nativemem's agent: its runtime has no java.instrument module (add"
-                + " it to the jlink --add-modules list, or start the JVM with"
-                + " -javaagent:nativemem.jar, which needs it too); the JVM's own diagnostic"
-                + " commands still answer through jcmd",
-            e);
-      }
-      throw e;
     }
   }
 

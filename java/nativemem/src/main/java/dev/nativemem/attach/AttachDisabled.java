@@ -1,12 +1,5 @@
 package dev.nativemem.attach;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
-
 /**
  * Whether a JVM was started with {@code -XX:+DisableAttachMechanism}, read from what starts it
  * (HotSpot's order, the last setting winning: {@code JAVA_TOOL_OPTIONS}, {@code JDK_JAVA_OPTIONS},
@@ -17,16 +10,12 @@ final class AttachDisabled {
   private static final String ON = "-XX:+DisableAttachMechanism";
   private static final String OFF = "-XX:-DisableAttachMechanism";
 
-  /** The most read of {@code /proc/<pid>/cmdline} or {@code environ}. */
-  private static final int MAX_BYTES = 1 << 20;
-
   private AttachDisabled() {}
 
   /** Where {@code pid}'s start turned attach off ("its command line"), or null if nowhere seen. */
   static String where(int pid) {
-    Path proc = Paths.get("/proc", Integer.toString(pid));
-    String[] environ = read(proc.resolve("environ")); // unreadable for another user: skipped
-    String[] cmdline = read(proc.resolve("cmdline"));
+    String[] environ = nulSeparated(ProcText.read(pid, "environ")); // another user's: unreadable
+    String[] cmdline = nulSeparated(ProcText.read(pid, "cmdline"));
     String where = null;
     where = scan(split(variable(environ, "JAVA_TOOL_OPTIONS")), "JAVA_TOOL_OPTIONS", where);
     where = scan(split(variable(environ, "JDK_JAVA_OPTIONS")), "JDK_JAVA_OPTIONS", where);
@@ -71,15 +60,7 @@ final class AttachDisabled {
     return trimmed.isEmpty() ? new String[0] : trimmed.split("\\s+");
   }
 
-  /** A NUL-separated {@code /proc} file, at most {@link #MAX_BYTES}; none if unreadable. */
-  private static String[] read(Path file) {
-    try (InputStream in = Files.newInputStream(file)) {
-      byte[] bytes = in.readNBytes(MAX_BYTES);
-      return bytes.length == 0
-          ? new String[0]
-          : new String(bytes, StandardCharsets.UTF_8).split("\0");
-    } catch (IOException | SecurityException e) {
-      return new String[0];
-    }
+  private static String[] nulSeparated(String text) {
+    return text.isEmpty() ? new String[0] : text.split("\0");
   }
 }

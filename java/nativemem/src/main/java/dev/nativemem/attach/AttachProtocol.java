@@ -129,6 +129,11 @@ public final class AttachProtocol {
       this.err = err;
     }
 
+    /** A result made on the attaching side (what it read from outside). */
+    static Result of(int exitCode, String out, String err) {
+      return new Result(exitCode, out, err);
+    }
+
     /** Parses {@link #result}'s form; null for anything else. */
     public static Result parse(String text) {
       if (text == null) {

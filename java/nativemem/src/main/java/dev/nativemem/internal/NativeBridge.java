@@ -238,6 +238,10 @@ public final class NativeBridge {
   /** The target's system properties as {@code Properties.store} wrote them. */
   public static native byte[] attachProperties(long session, long timeoutMillis);
 
+  /** The reply of one {@code jcmd} command line the target runs itself (no agent needed). */
+  public static native byte[] attachDiagnosticCommand(
+      long session, String line, long timeoutMillis);
+
   /** Ends a session; a jar copied for the target that it never loaded is removed. */
   public static native void attachClose(long session);
 

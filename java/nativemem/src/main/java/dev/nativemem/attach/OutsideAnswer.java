@@ -1,0 +1,68 @@
+package dev.nativemem.attach;
+
+import dev.nativemem.internal.ByteFormat;
+import dev.nativemem.internal.NativeBridge;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * What {@code attach} answers about a JVM that cannot load nativemem's agent (its runtime has no
+ * {@code java.instrument}): its memory as {@code /proc} shows it, and the JVM's own diagnostic
+ * commands over the attach socket, which need no agent; what could not be seen is named.
+ */
+final class OutsideAnswer {
+  /** The diagnostic commands asked for, in order: each answers, or its refusal is shown. */
+  private static final String[] COMMANDS = {
+    "GC.heap_info", "VM.native_memory summary", "System.native_heap_info"
+  };
+
+  private OutsideAnswer() {}
+
+  static AttachProtocol.Result read(int pid, long session, Duration timeout) {
+    StringBuilder out = new StringBuilder();
+    out.append("process ").append(pid).append(", answered from outside (no agent)\n");
+    out.append(status(ProcText.read(pid, "status")));
+    for (String command : COMMANDS) {
+      out.append("--- ").append(command).append('\n');
+      try {
+        byte[] reply = NativeBridge.attachDiagnosticCommand(session, command, timeout.toMillis());
+        out.append(new String(reply, StandardCharsets.UTF_8).strip()).append('\n');
+      } catch (RuntimeException e) {
+        out.append("absent: ").append(e.getMessage()).append('\n');
+      }
+    }
+    String err =
+        "nativemem: process "
+            + pid
+            + " cannot load nativemem's agent: its runtime has no java.instrument module (add it"
+            + " to the jlink --add-modules list for the whole answer). Not seen from outside: the"
+            + " allocator's statistics, native handles, the breakdown's attribution\n";
+    return AttachProtocol.Result.of(0, out.toString(), err);
+  }
+
+  /** RSS and its parts, and threads, from {@code /proc/<pid>/status}. */
+  private static String status(String text) {
+    StringBuilder line = new StringBuilder("process   ");
+    for (String field : new String[] {"VmRSS", "RssAnon", "RssFile", "RssShmem", "Threads"}) {
+      for (String row : text.split("\n")) {
+        if (row.startsWith(field + ":")) {
+          String value = row.substring(field.length() + 1).trim();
+          line.append(' ').append(field).append(' ').append(human(value));
+        }
+      }
+    }
+    return line.append(" (/proc/<pid>/status)\n").toString();
+  }
+
+  private static String human(String value) {
+    if (!value.endsWith(" kB")) {
+      return value;
+    }
+    try {
+      long kib = Long.parseLong(value.substring(0, value.length() - 3).trim());
+      return ByteFormat.human(kib * 1024);
+    } catch (NumberFormatException e) {
+      return value;
+    }
+  }
+}
