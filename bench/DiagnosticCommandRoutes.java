@@ -16,7 +16,7 @@ import javax.management.ObjectName;
 /**
  * The three in-process routes to one diagnostic command ({@code VM.native_memory summary scale=b}
  * under NMT, {@code GC.heap_info} without): the management interface (what nativemem runs), the
- * DiagnosticCommand MBean (what it ran before), and the JVM's own attach socket. Prints the median
+ * DiagnosticCommand MBean (java.management's route), and the JVM's own attach socket. Prints the median
  * µs of each over {@code args[0]} calls after as many warm-up calls.
  */
 public class DiagnosticCommandRoutes {

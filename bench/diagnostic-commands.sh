@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): one diagnostic command run in-process three ways: through the JVM's
-# management interface (what nativemem runs), the DiagnosticCommand MBean (what it ran before), and
+# management interface (what nativemem runs), the DiagnosticCommand MBean (java.management's route), and
 # the JVM's own attach socket; with NMT on (VM.native_memory summary) and off (GC.heap_info). Median
 # µs per call in one JVM each. Needs `mvn -B -q package -DskipTests` first.
 #
