@@ -1,0 +1,77 @@
+package dev.nativemem.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The JUnit extension's check of leaked native bytes, in a child JVM as Surefire starts one: the
+ * agent on the command line and the bundled allocator preloaded (profiling ready, inactive). A
+ * class keeping 2,000 used Deflaters fails naming its line, {@code deflateInit2_} and the bytes
+ * within 10% of what jemalloc's own per-thread counters say the loop kept; a class that ends them
+ * and a class that only makes the JVM load classes, link lambdas, intern and compile pass with a
+ * limit of 0 bytes, though the JVM did allocate under their frames.
+ */
+class LeakedBytesCheckTest {
+  /** This build's extension, ahead of anything on the test class path. */
+  private static final Path JUNIT_EXTENSION =
+      ForkedJvm.BUILT_JAR
+          .toAbsolutePath()
+          .getParent()
+          .getParent()
+          .getParent()
+          .resolve("nativemem-junit/target/classes");
+
+  private static final Pattern BYTES = Pattern.compile("\\((\\d+) bytes\\) allocated at ([^ ]+)");
+
+  @BeforeAll
+  static void preloadAllocator() throws Exception {
+    HeapProfilingTest.extractPreloadAllocator();
+  }
+
+  @Test
+  void leakedDeflatersFailNamingLineAndBytesWhileEndedOnesAndTheJvmsChurnPass() throws Exception {
+    ForkedJvm.Result r =
+        HeapProfilingTest.jvm(HeapProfilingTest.Allocator.OURS)
+            // One sample per 16 KiB, so the JVM's churn under the classes' frames is seen.
+            .env("MALLOC_CONF", "lg_prof_sample:14")
+            .jvmArg("-javaagent:" + ForkedJvm.JAR)
+            .classPath(JUNIT_EXTENSION)
+            .classPath(Path.of(System.getProperty("java.class.path")))
+            .main(LeakedBytesRunner.class.getName());
+    assertEquals(0, r.exitCode, r.toString());
+    System.out.println(r.stdout.replace(" | ", "\n"));
+
+    String leaks = HeapProfilingTest.line(r, "RESULT LeaksDeflaters");
+    String site =
+        LeakedBytesFixtures.LeaksDeflaters.class.getName()
+            + ".leaks(LeakedBytesFixtures.java:"
+            + HeapProfilingTest.line(r, "LINE")
+            + ")";
+    Matcher bytes = BYTES.matcher(leaks);
+    assertTrue(bytes.find(), leaks);
+    assertEquals(site, bytes.group(2), leaks);
+    long truth = Long.parseLong(HeapProfilingTest.line(r, "TRUTH"));
+    assertTrue(truth > LeakedBytesFixtures.DEFLATERS * 200_000L, r.toString());
+    long reported = Long.parseLong(bytes.group(1));
+    assertEquals(1.0, (double) reported / truth, 0.10, "reported " + reported + ", kept " + truth);
+    // The native stack below the line, leaf first: zlib's allocation through the JDK's glue.
+    int header = leaks.indexOf("allocated at " + site);
+    int zlib = leaks.indexOf("at deflateInit2_", header);
+    assertTrue(zlib > header, leaks);
+    assertTrue(
+        leaks.indexOf("at java.util.zip.Deflater.init(Native Method)", header) > zlib, leaks);
+    // Leaked handles are named too (the agent), in the same failure.
+    assertTrue(leaks.startsWith("HandleLeakError: native handles leaked in"), leaks);
+
+    assertEquals("passed", HeapProfilingTest.line(r, "RESULT EndsDeflaters"), r.toString());
+    assertEquals("passed", HeapProfilingTest.line(r, "RESULT JvmChurn"), r.toString());
+    // The JVM did allocate under the churning class's frames: the check left those out.
+    assertTrue(Long.parseLong(HeapProfilingTest.line(r, "UNDER_CHURN")) > 0, r.toString());
+  }
+}
