@@ -70,8 +70,40 @@ class LeakedBytesCheckTest {
     assertTrue(leaks.startsWith("HandleLeakError: native handles leaked in"), leaks);
 
     assertEquals("passed", HeapProfilingTest.line(r, "RESULT EndsDeflaters"), r.toString());
+    // Per method: the method that keeps its Deflaters fails, the one that ends them passes.
+    String perMethod = HeapProfilingTest.line(r, "RESULT PerMethod");
+    assertEquals("1", HeapProfilingTest.line(r, "FAILED_TESTS PerMethod"), r.toString());
+    assertTrue(
+        perMethod.contains(
+            "native memory left live by '"
+                + LeakedBytesFixtures.PerMethod.class.getName()
+                + "#keeps()': "),
+        perMethod);
     assertEquals("passed", HeapProfilingTest.line(r, "RESULT JvmChurn"), r.toString());
     // The JVM did allocate under the churning class's frames: the check left those out.
     assertTrue(Long.parseLong(HeapProfilingTest.line(r, "UNDER_CHURN")) > 0, r.toString());
+  }
+
+  /**
+   * On glibc's malloc the byte check is off and says so, once per JVM, with the reason; the handles
+   * are still checked.
+   */
+  @Test
+  void withoutProfilingTheByteCheckIsOffAndSaysWhyOnce() throws Exception {
+    ForkedJvm.Result r =
+        new ForkedJvm()
+            .withTestClasses()
+            .jvmArg("-javaagent:" + ForkedJvm.JAR)
+            .classPath(JUNIT_EXTENSION)
+            .classPath(Path.of(System.getProperty("java.class.path")))
+            .main(LeakedBytesRunner.class.getName());
+    assertEquals(0, r.exitCode, r.toString());
+    String line = "NativeLeakCheck: leaked native bytes are not checked in this JVM";
+    assertEquals(1, r.stderr.split(line, -1).length - 1, r.toString());
+    String said = r.stderr.substring(r.stderr.indexOf(line)).lines().findFirst().orElseThrow();
+    assertTrue(said.contains("LD_PRELOAD"), said);
+    String leaks = HeapProfilingTest.line(r, "RESULT LeaksDeflaters");
+    assertTrue(leaks.contains("2000 open (never closed) Deflater"), leaks);
+    assertTrue(!leaks.contains("native memory left live"), leaks);
   }
 }

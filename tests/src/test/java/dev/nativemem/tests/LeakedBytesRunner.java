@@ -25,7 +25,8 @@ public final class LeakedBytesRunner {
         new Class<?>[] {
           LeakedBytesFixtures.LeaksDeflaters.class,
           LeakedBytesFixtures.JvmChurn.class,
-          LeakedBytesFixtures.EndsDeflaters.class
+          LeakedBytesFixtures.EndsDeflaters.class,
+          LeakedBytesFixtures.PerMethod.class
         }) {
       EngineExecutionResults results =
           EngineTestKit.engine("junit-jupiter")
@@ -43,9 +44,14 @@ public final class LeakedBytesRunner {
         }
       }
       System.out.println("RESULT " + fixture.getSimpleName() + " " + outcome);
+      System.out.println(
+          "FAILED_TESTS " + fixture.getSimpleName() + " " + results.testEvents().failed().count());
     }
     System.out.println("LINE " + LeakedBytesFixtures.LeaksDeflaters.line);
     System.out.println("TRUTH " + LeakedBytesFixtures.LeaksDeflaters.truthBytes);
+    if (!NativeMemory.profiling().isAvailable()) {
+      return;
+    }
     // Every live sample under the churning class's frames, whoever allocated it.
     Path dir = Files.createTempDirectory("leaked-bytes");
     Path dump = NativeMemory.dumpProfile(dir.resolve("after.heap")).path();

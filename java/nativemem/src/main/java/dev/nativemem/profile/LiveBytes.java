@@ -15,11 +15,12 @@ import java.util.regex.Pattern;
  * the class's lines. A sample counts when its Java frames pass through the class (or a class nested
  * in it) and the allocation is not the JVM's own: the innermost Java frame is a native method
  * (bytecode allocates nothing native by itself: below a bytecode frame the JVM resolves, loads or
- * interns), and the native code below it does not allocate through HotSpot's own {@code
- * os::malloc}/{@code os::realloc} or load a library ({@code os::dll_load}), unless through {@code
- * Unsafe.allocateMemory} (direct buffers), which is the application's. nativemem's own records
- * (native methods of its bridge, fed by the agent's hooks) do not count either. Figures are
- * unbiased estimates from samples.
+ * interns), and the native code below it does not enter HotSpot: no {@code JVM_*} entry (the JDK's
+ * native methods that define, find or load classes and libraries), none of HotSpot's own allocation
+ * ({@code os::malloc}, {@code os::strdup}, {@code AllocateHeap}, arenas), no unnamed code of {@code
+ * libjvm.so}; unless through {@code Unsafe.allocateMemory} (direct buffers), which is the
+ * application's. nativemem's own records (native methods of its bridge, fed by the agent's hooks)
+ * do not count either. Figures are unbiased estimates from samples.
  */
 public final class LiveBytes {
   /** {@code pkg.Class.method(Place)}: how the analysis names a Java frame. */
@@ -27,7 +28,12 @@ public final class LiveBytes {
       Pattern.compile("([^\\s:;()]+)\\.[^\\s.:;()]+\\((.*)\\)");
 
   private static final String OWN_BRIDGE = "dev.nativemem.internal.NativeBridge.";
-  private static final String[] JVM_ALLOCATION = {"os::malloc", "os::realloc", "os::dll_load"};
+
+  /** Names that start so are HotSpot's code (the last: libjvm's code without a symbol). */
+  private static final String[] JVM_CODE = {
+    "JVM_", "os::", "AllocateHeap", "ReallocateHeap", "Arena::", "ChunkPool::", "libjvm.so+"
+  };
+
   private static final String[] APPLICATION_THROUGH_JVM = {
     "Unsafe_AllocateMemory0", "Unsafe_ReallocateMemory0"
   };
@@ -109,7 +115,7 @@ public final class LiveBytes {
   }
 
   /**
-   * Below a bytecode frame, through HotSpot's own allocation (not Unsafe's), or nativemem's own
+   * Below a bytecode frame, into HotSpot (not through Unsafe's allocation), or nativemem's own
    * records.
    */
   private static boolean isJvmAllocation(String[] frames, int innermostJava) {
@@ -122,9 +128,18 @@ public final class LiveBytes {
       if (isFunction(frames[i], APPLICATION_THROUGH_JVM)) {
         return false;
       }
-      jvm |= isFunction(frames[i], JVM_ALLOCATION);
+      jvm |= startsWithAny(frames[i], JVM_CODE);
     }
     return jvm;
+  }
+
+  private static boolean startsWithAny(String label, String[] prefixes) {
+    for (String prefix : prefixes) {
+      if (label.startsWith(prefix)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The label names one of {@code functions} (inlined levels end in " (inline)"). */

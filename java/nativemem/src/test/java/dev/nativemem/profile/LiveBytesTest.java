@@ -94,6 +94,16 @@ class LiveBytesTest {
             line
                 + ";java.lang.ClassLoader.defineClass0(Native Method);JVM_LookupDefineClass"
                 + ";SystemDictionary::resolve_from_stream;Symbol::operator new;os::malloc 0 70000",
+            // A hidden class's loader data: HotSpot's strdup, os::malloc inlined into it.
+            line
+                + ";java.lang.ClassLoader.defineClass0(Native Method)"
+                + ";java.lang.Class java.lang.ClassLoader.defineClass0"
+                + ";Java_java_lang_ClassLoader_defineClass0;JVM_LookupDefineClass"
+                + ";ClassLoaderDataGraph::add;Mutex::Mutex;os::strdup 0 16400",
+            // Unnamed code of a libjvm without symbols, below a JDK native method.
+            line
+                + ";java.lang.Class.forName0(Native Method);Java_java_lang_Class_forName0"
+                + ";libjvm.so+0x5a1f00 0 9000",
             // A library loaded.
             line
                 + ";jdk.internal.loader.NativeLibraries.load(Native Method);JVM_LoadLibrary"
@@ -103,7 +113,7 @@ class LiveBytesTest {
                 + ";dev.nativemem.internal.NativeBridge.handlesCreated(Native Method)"
                 + ";Java_dev_nativemem_internal_NativeBridge_handlesCreated 0 30000");
     assertEquals(0, live.bytes());
-    assertEquals(524608 + 70000 + 40000 + 30000, live.jvmBytes());
+    assertEquals(524608 + 70000 + 16400 + 9000 + 40000 + 30000, live.jvmBytes());
     assertNull(live.failure("x", 0));
   }
 
