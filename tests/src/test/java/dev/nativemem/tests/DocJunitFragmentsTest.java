@@ -144,7 +144,8 @@ class DocJunitFragmentsTest {
     long reported = Long.parseLong(bytes.group(1));
     long truth = Long.parseLong(kept[1].trim());
     System.out.println("leaked bytes: reported " + reported + " at " + site + ", kept " + truth);
-    assertEquals(1.0, (double) reported / truth, 0.10, "reported " + reported + ", kept " + truth);
+    // One sample per 512 KiB over 8,000 zlib buffers of 64 KiB: 3.1% relative error; five of those.
+    assertEquals(1.0, (double) reported / truth, 0.15, "reported " + reported + ", kept " + truth);
 
     assertFailures(project, "ended", 0, output);
     String directBuffer = report(project, "buffer", "BackendTest", output);

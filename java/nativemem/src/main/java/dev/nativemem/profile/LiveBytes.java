@@ -34,8 +34,12 @@ public final class LiveBytes {
     "JVM_", "os::", "AllocateHeap", "ReallocateHeap", "Arena::", "ChunkPool::", "libjvm.so+"
   };
 
+  /** Unsafe's allocation: its native methods (JDK 25 jumps from its entry to os::malloc). */
   private static final String[] APPLICATION_THROUGH_JVM = {
-    "Unsafe_AllocateMemory0", "Unsafe_ReallocateMemory0"
+    "Unsafe_AllocateMemory0",
+    "Unsafe_ReallocateMemory0",
+    "jdk.internal.misc.Unsafe.allocateMemory0(",
+    "jdk.internal.misc.Unsafe.reallocateMemory0("
   };
 
   /** Native and Java frames shown below a site's line, at most. */
@@ -124,8 +128,8 @@ public final class LiveBytes {
       return true;
     }
     boolean jvm = false;
-    for (int i = innermostJava + 1; i < frames.length; i++) {
-      if (isFunction(frames[i], APPLICATION_THROUGH_JVM)) {
+    for (int i = innermostJava; i < frames.length; i++) {
+      if (startsWithAny(frames[i], APPLICATION_THROUGH_JVM)) {
         return false;
       }
       jvm |= startsWithAny(frames[i], JVM_CODE);
@@ -136,16 +140,6 @@ public final class LiveBytes {
   private static boolean startsWithAny(String label, String[] prefixes) {
     for (String prefix : prefixes) {
       if (label.startsWith(prefix)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** The label names one of {@code functions} (inlined levels end in " (inline)"). */
-  private static boolean isFunction(String label, String[] functions) {
-    for (String function : functions) {
-      if (label.equals(function) || label.startsWith(function + " ")) {
         return true;
       }
     }
