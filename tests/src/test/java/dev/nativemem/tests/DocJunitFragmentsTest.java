@@ -74,10 +74,10 @@ class DocJunitFragmentsTest {
    * docs/junit.md's Maven set-up for leaked bytes (the allocator extracted by {@code env} and
    * preloaded by Surefire, the agent on the {@code argLine}) in a user's project: the README's
    * class keeping 2,000 used Deflaters fails naming its line, zlib's allocation and the bytes
-   * within 10% of what jemalloc's per-thread counters say the loop kept; one keeping a 32 MiB
-   * direct buffer fails too; the same buffer in the class of docs/junit.md that allows 64 MiB
-   * passes, and so does the class that ends its Deflaters while the JVM links lambdas and loads
-   * classes.
+   * within sampling error (15%, five standard errors) of what jemalloc's per-thread counters say
+   * the loop kept; one keeping a 32 MiB direct buffer fails too; the same buffer in the class of
+   * docs/junit.md that allows 64 MiB passes, and so does the class that ends its Deflaters while
+   * the JVM links lambdas and loads classes.
    */
   @Test
   void documentedSetUpFailsTheClassThatLeftNativeBytesLive() throws Exception {
