@@ -8,14 +8,17 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The JUnit extension's check of leaked native bytes, in a child JVM as Surefire starts one: the
- * agent on the command line and the bundled allocator preloaded (profiling ready, inactive). A
- * class keeping 2,000 used Deflaters fails naming its line, {@code deflateInit2_} and the bytes
- * within 10% of what jemalloc's own per-thread counters say the loop kept; a class that ends them
- * and a class that only makes the JVM load classes, link lambdas, intern and compile pass with a
- * limit of 0 bytes, though the JVM did allocate under their frames.
+ * agent on the command line and a profiling allocator preloaded (the bundled one, or Debian's
+ * jemalloc, profiling ready and inactive). A class keeping 2,000 used Deflaters fails naming its
+ * line, {@code deflateInit2_} and the bytes within 10% of what jemalloc's own per-thread counters
+ * say the loop kept; a class that ends them and a class that only makes the JVM load classes, link
+ * lambdas, intern and compile pass with a limit of 0 bytes, though the JVM did allocate under their
+ * frames.
  */
 class LeakedBytesCheckTest {
   /** This build's extension, ahead of anything on the test class path. */
@@ -34,12 +37,19 @@ class LeakedBytesCheckTest {
     HeapProfilingTest.extractPreloadAllocator();
   }
 
-  @Test
-  void leakedDeflatersFailNamingLineAndBytesWhileEndedOnesAndTheJvmsChurnPass() throws Exception {
+  @ParameterizedTest
+  @EnumSource(HeapProfilingTest.Allocator.class)
+  void leakedDeflatersFailNamingLineAndBytesWhileEndedOnesAndTheJvmsChurnPass(
+      HeapProfilingTest.Allocator allocator) throws Exception {
+    // One sample per 16 KiB, so the JVM's churn under the classes' frames is seen.
+    String sampling = "lg_prof_sample:14";
     ForkedJvm.Result r =
-        HeapProfilingTest.jvm(HeapProfilingTest.Allocator.OURS)
-            // One sample per 16 KiB, so the JVM's churn under the classes' frames is seen.
-            .env("MALLOC_CONF", "lg_prof_sample:14")
+        HeapProfilingTest.jvm(allocator)
+            .env(
+                "MALLOC_CONF",
+                allocator == HeapProfilingTest.Allocator.OURS
+                    ? sampling
+                    : HeapProfilingTest.READY + "," + sampling)
             .jvmArg("-javaagent:" + ForkedJvm.JAR)
             .classPath(JUNIT_EXTENSION)
             .classPath(Path.of(System.getProperty("java.class.path")))
