@@ -95,6 +95,22 @@ class LeakedBytesCheckTest {
   }
 
   /**
+   * Deflaters dropped without {@code end()} are ended by the JDK's cleaner after a GC: the check
+   * waits for it, so no byte is left (without the agent, which would report the handles).
+   */
+  @Test
+  void droppedDeflatersAreEndedByTheCleanerBeforeTheCheck() throws Exception {
+    ForkedJvm.Result r =
+        HeapProfilingTest.jvm(HeapProfilingTest.Allocator.OURS)
+            .jvmArg("-Dnativemem.junit.requireAgent=false")
+            .classPath(JUNIT_EXTENSION)
+            .classPath(Path.of(System.getProperty("java.class.path")))
+            .main(LeakedBytesRunner.class.getName(), "DropsDeflaters");
+    assertEquals(0, r.exitCode, r.toString());
+    assertEquals("passed", HeapProfilingTest.line(r, "RESULT DropsDeflaters"), r.toString());
+  }
+
+  /**
    * On glibc's malloc the byte check is off and says so, once per JVM, with the reason; the handles
    * are still checked.
    */

@@ -111,6 +111,21 @@ final class LeakedBytesFixtures {
     }
   }
 
+  /**
+   * Drops its Deflaters unended: the JDK's cleaner ends them after a GC, so no byte is left (the
+   * agent, when present, reports them as leaked handles).
+   */
+  @ExtendWith(NativeLeakCheck.class)
+  @NativeLeakSettings(maxLeakedBytes = 0)
+  static class DropsDeflaters {
+    @Test
+    void drops() {
+      for (int i = 0; i < DEFLATERS; i++) {
+        usedOnce(new Deflater());
+      }
+    }
+  }
+
   /** Checked per method: only the method that keeps its Deflaters fails. */
   @ExtendWith(NativeLeakCheck.class)
   @NativeLeakSettings(perMethod = true)

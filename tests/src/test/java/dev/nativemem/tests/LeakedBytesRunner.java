@@ -12,22 +12,26 @@ import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Event;
 
 /**
- * Runs the {@link LeakedBytesFixtures} through JUnit in a child JVM (the agent and a profiling
- * allocator given by the parent) and prints, per class, {@code RESULT <class> <failure or passed>}
- * (newlines as {@code |}), then the planted truth and what the JVM allocated under the churning
- * class's frames.
+ * Runs the {@link LeakedBytesFixtures} (or the one named) through JUnit in a child JVM (the agent
+ * and a profiling allocator given by the parent) and prints, per class, {@code RESULT <class>
+ * <failure or passed>} (newlines as {@code |}), then the planted truth and what the JVM allocated
+ * under the churning class's frames.
  */
 public final class LeakedBytesRunner {
   private LeakedBytesRunner() {}
 
   public static void main(String[] args) throws Exception {
-    for (Class<?> fixture :
-        new Class<?>[] {
-          LeakedBytesFixtures.LeaksDeflaters.class,
-          LeakedBytesFixtures.JvmChurn.class,
-          LeakedBytesFixtures.EndsDeflaters.class,
-          LeakedBytesFixtures.PerMethod.class
-        }) {
+    Class<?>[] fixtures = {
+      LeakedBytesFixtures.LeaksDeflaters.class,
+      LeakedBytesFixtures.JvmChurn.class,
+      LeakedBytesFixtures.EndsDeflaters.class,
+      LeakedBytesFixtures.PerMethod.class
+    };
+    if (args.length > 0) {
+      fixtures =
+          new Class<?>[] {Class.forName(LeakedBytesFixtures.class.getName() + "$" + args[0])};
+    }
+    for (Class<?> fixture : fixtures) {
       EngineExecutionResults results =
           EngineTestKit.engine("junit-jupiter")
               .selectors(DiscoverySelectors.selectClass(fixture))
@@ -46,6 +50,9 @@ public final class LeakedBytesRunner {
       System.out.println("RESULT " + fixture.getSimpleName() + " " + outcome);
       System.out.println(
           "FAILED_TESTS " + fixture.getSimpleName() + " " + results.testEvents().failed().count());
+    }
+    if (args.length > 0) {
+      return;
     }
     System.out.println("LINE " + LeakedBytesFixtures.LeaksDeflaters.line);
     System.out.println("TRUTH " + LeakedBytesFixtures.LeaksDeflaters.truthBytes);
