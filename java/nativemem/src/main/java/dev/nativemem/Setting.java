@@ -173,7 +173,13 @@ public enum Setting {
       "true",
       null,
       "`false`: `NativeLeakCheck` runs without the agent, checking only resources registered"
-          + " with `NativeHandles.track`.");
+          + " with `NativeHandles.track`."),
+  JUNIT_MAX_LEAKED_BYTES(
+      "nativemem.junit.maxLeakedBytes",
+      "4194304",
+      null,
+      "With heap profiling available, `NativeLeakCheck` fails a class whose code left more native"
+          + " bytes live than this (estimated from samples, after a GC); `off`: no byte check.");
 
   private final String property;
   private final String defaultValue;
