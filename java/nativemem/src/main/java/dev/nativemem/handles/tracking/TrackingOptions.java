@@ -36,6 +36,10 @@ public final class TrackingOptions {
   public static final String FORST_GROUP = "forst";
 
   public static final String ZIP_GROUP = "zip";
+
+  /** What advice says to see creation sites the level did not record. */
+  public static final String FULL_ADVICE = "run the agent with level=full";
+
   static final List<String> ZIP_KINDS = Arrays.asList("Inflater", "Deflater");
 
   private final TrackingLevel level;
