@@ -6,9 +6,14 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-/// Memory for creation stacks. Sites whose handles all ended without a leak are evicted when the
-/// table is full; stacks that still find no room are counted in `sites_dropped`.
-pub const MAX_SITE_BYTES: usize = 64 << 20;
+/// Memory for creation stacks, at most. Sites whose handles all ended without a leak are evicted
+/// once the table holds more than [`SWEEP_ABOVE_BYTES`]; stacks that still find no room are counted
+/// in `sites_dropped`.
+pub const MAX_SITE_BYTES: usize = 16 << 20;
+/// Above this, new stacks sweep the table of sites nothing uses any more (every [`SWEEP_EVERY`]
+/// stacks): the table grows with the sites that matter (open, pooled, leaked handles), not with
+/// every stack seen since the start.
+pub const SWEEP_ABOVE_BYTES: usize = 2 << 20;
 /// Longest creation stack kept, in bytes (longer ones are cut).
 pub const MAX_STACK_BYTES: usize = 8192;
 const MAX_KIND_BYTES: usize = 256 << 10;
@@ -193,12 +198,13 @@ impl HandleRegistry {
         self.books().kinds.intern(kind)
     }
 
-    /// Interns a creation stack. When the table is full, first evicts the sites no open, pooled,
-    /// leaked or kept handle uses (notes, whose text starts with `(`, stay: callers keep their ids).
+    /// Interns a creation stack. When the table is full, or holds more than
+    /// [`SWEEP_ABOVE_BYTES`], first evicts the sites no open, pooled, leaked or kept handle uses
+    /// (notes, whose text starts with `(`, stay: callers keep their ids).
     pub fn intern_site(&self, stack: &str) -> u32 {
         let mut books = self.books();
         if books.sites.find(stack).is_none()
-            && !books.sites.has_room_for(stack)
+            && (!books.sites.has_room_for(stack) || books.sites.bytes() > SWEEP_ABOVE_BYTES)
             && books.interns_since_sweep >= SWEEP_EVERY
             && books.sweep_sites() > 0
         {
@@ -833,6 +839,53 @@ mod tests {
         assert!(report.tracker_memory_bytes < 2 * MAX_SITE_BYTES as u64);
         assert!(r.site_generation() > 0);
         assert!(r.ended(open, End::Closed) && r.ended(last, End::Closed));
+    }
+
+    /// Thousands of distinct creation stacks whose handles close again (a web application at
+    /// level=full) keep the table near its sweep threshold, not at its cap: what stays is the
+    /// stacks of live handles.
+    #[test]
+    fn stacks_of_closed_handles_do_not_pile_up() {
+        let r = HandleRegistry::new();
+        let stack = |i: usize| format!("at W.request{i}(W.java:{i})\n{}", "y".repeat(2400));
+        let mut live = Vec::new();
+        for i in 0..6079 {
+            let id = new_handle(&r, "Inflater", &stack(i));
+            if i % 33 == 0 {
+                live.push((i, id));
+            } else {
+                r.ended(id, End::Closed);
+            }
+        }
+        let report = r.report();
+        let table = SWEEP_ABOVE_BYTES + (SWEEP_EVERY as usize + 1) * (2400 + 100);
+        assert!(
+            report.tracker_memory_bytes < 2 * table as u64,
+            "{} bytes for {} live handles",
+            report.tracker_memory_bytes,
+            live.len()
+        );
+        assert_eq!(report.sites_dropped, 0, "nothing had to be dropped");
+        for (i, _) in &live {
+            assert!(
+                report
+                    .sites
+                    .iter()
+                    .any(|s| s.open == 1 && s.stack == stack(*i)),
+                "a live handle keeps its site"
+            );
+        }
+    }
+
+    /// The cap advice and docs state where they advise level=full (TrackingOptions.FULL_ADVICE,
+    /// TrackerSites' note, docs/handles.md).
+    #[test]
+    fn the_site_table_cap_is_the_one_advice_states() {
+        assert_eq!(
+            MAX_SITE_BYTES,
+            16 << 20,
+            "say the new cap where level=full is advised"
+        );
     }
 
     #[test]

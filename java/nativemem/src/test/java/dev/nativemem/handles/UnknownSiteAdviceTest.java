@@ -55,6 +55,9 @@ class UnknownSiteAdviceTest {
     assertFalse(message.contains("close them"), message);
     assertTrue(message.startsWith("165 Inflater open"), message);
     assertTrue(message.contains("whose they are is not known"), message);
+    // level=full is advised with what it costs
+    assertTrue(message.contains("level=full (it keeps the creation stack"), message);
+    assertTrue(message.contains("at most 16 MiB of native memory"), message);
     assertTrue(
         advice.get(0).suggestedSetting().contains("level=full"), advice.get(0).suggestedSetting());
   }
