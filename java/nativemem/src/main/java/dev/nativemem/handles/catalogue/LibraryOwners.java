@@ -132,10 +132,18 @@ public final class LibraryOwners {
    * Spring Boot's {@code BOOT-INF/classes/}), or the jar named by {@code java -jar}.
    */
   static boolean isApplication(String location) {
+    return isApplication(location, System.getProperty("sun.java.command", ""));
+  }
+
+  /** {@link #isApplication(String)} for the JVM started by {@code command}. */
+  static boolean isApplication(String location, String command) {
     if (location.endsWith("/") && !location.endsWith(".jar!/")) {
       return true;
     }
-    String main = System.getProperty("sun.java.command", "").split(" ", 2)[0];
-    return main.endsWith(".jar") && location.endsWith("/" + main.replace('\\', '/'));
+    String main = command.split(" ", 2)[0];
+    if (!main.endsWith(".jar")) {
+      return false;
+    }
+    return main.startsWith("/") ? location.equals("file:" + main) : location.endsWith("/" + main);
   }
 }
