@@ -2,6 +2,7 @@ package dev.nativemem.handles;
 
 import dev.nativemem.Advice;
 import dev.nativemem.handles.tracking.CreationSites;
+import dev.nativemem.handles.tracking.TrackingOptions;
 import dev.nativemem.internal.ByteFormat;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -24,7 +25,13 @@ public final class HandleAdvice {
   static final int SITES_SHOWN = 10;
 
   private static final String NO_SITE =
-      "(creation site not recorded: run the agent with level=full to see it)";
+      "(creation site not recorded: " + TrackingOptions.FULL_ADVICE + " to see it)";
+
+  /** Open handles whose creation site is not known: they may be a library's to close. */
+  private static final String WHOSE_UNKNOWN =
+      "(creation site not recorded, so whose they are is not known: "
+          + TrackingOptions.FULL_ADVICE
+          + " to see where they are created)";
 
   /** Open handles per kind and site at the previous call, to tell growth. */
   private static final Map<String, Long> previousOpen = new HashMap<>();
@@ -97,20 +104,33 @@ public final class HandleAdvice {
     }
   }
 
+  /**
+   * Many open handles at one site. Closing them is advised only where the application created them;
+   * handles without a recorded site may be a library's (a cache, a pool), so their note says how to
+   * find out whose they are instead.
+   */
   private static void manyOpen(HandleReport report, List<Advice> advice) {
     List<String> messages = new ArrayList<>();
+    List<String> unknown = new ArrayList<>();
     for (HandleReport.Site site : bySize(report.sites(), HandleReport.Site::open)) {
-      if (site.open() >= MANY_OPEN) {
+      if (site.open() < MANY_OPEN) {
+        continue;
+      }
+      String line = CreationSites.applicationFrame(site.stack());
+      if (line == null) {
+        unknown.add(site.open() + " " + site.kind() + " open " + WHOSE_UNKNOWN);
+      } else {
         messages.add(
             site.open()
                 + " "
                 + site.kind()
                 + " open, created at "
-                + where(site.stack())
+                + line
                 + ": each holds native memory until closed; if they are not in use, close them");
       }
     }
     add(advice, messages, "HANDLES_OPEN", Advice.Severity.INFO, "close() what is not in use");
+    add(advice, unknown, "HANDLES_OPEN", Advice.Severity.INFO, TrackingOptions.FULL_ADVICE);
   }
 
   private static void growth(HandleReport report, List<Advice> advice) {
@@ -126,7 +146,7 @@ public final class HandleAdvice {
       long withoutSite = kind.open() - atSites(report, kind.kind(), HandleReport.Site::open);
       if (withoutSite > 0) {
         now.put(kind.kind() + '\n', withoutSite);
-        labels.put(kind.kind() + '\n', kind.kind() + " open " + NO_SITE);
+        labels.put(kind.kind() + '\n', kind.kind() + " open " + WHOSE_UNKNOWN);
       }
     }
     List<String> messages = new ArrayList<>();
@@ -142,7 +162,11 @@ public final class HandleAdvice {
                   + before
                   + " to "
                   + entry.getValue()
-                  + " since the previous advice: a leak if it keeps growing; close them");
+                  + " since the previous advice: a leak if it keeps growing"
+                  + (entry.getKey().endsWith("\n")
+                          || CreationSites.applicationFrame(entry.getKey()) == null
+                      ? ""
+                      : "; close them"));
         }
       }
       previousOpen.clear();

@@ -117,11 +117,33 @@ public final class MemoryWatch implements AutoCloseable {
       watch.sampling.start();
       watch.capturing.start();
       current = watch;
-      LOG.log(
-          System.Logger.Level.INFO,
-          "nativemem memory watch started: " + options + "; " + dir.placement);
+      LOG.log(System.Logger.Level.INFO, startMessage(options, dir.placement));
       return watch;
     }
+  }
+
+  /** Widest line of {@link #startMessage}. */
+  static final int START_LINE_WIDTH = 100;
+
+  /**
+   * What the log says when a watch starts: a headline, then where bundles go and the settings, cut
+   * at spaces into lines of at most {@link #START_LINE_WIDTH} characters (a word longer than that,
+   * a long path, stands alone on its line).
+   */
+  static String startMessage(WatchOptions options, String placement) {
+    StringBuilder out = new StringBuilder("nativemem memory watch started");
+    for (String part : new String[] {placement, "settings: " + options}) {
+      StringBuilder line = new StringBuilder();
+      for (String word : part.split(" ")) {
+        if (line.length() > 0 && line.length() + 1 + word.length() > START_LINE_WIDTH - 2) {
+          out.append("\n  ").append(line);
+          line.setLength(0);
+        }
+        line.append(line.length() == 0 ? "" : " ").append(word);
+      }
+      out.append("\n  ").append(line);
+    }
+    return out.toString();
   }
 
   /** The running watch, or null. */

@@ -33,12 +33,7 @@ class IncidentLogTest {
   @Test
   void everyLineHasThePrefixAndTheJsonLineCarriesTheVerdictsFacts() throws Exception {
     Path bundle = bundle();
-    write(
-        bundle,
-        "timeline.json",
-        map(
-            "samples",
-            List.of(sample(1000, 300 * MIB, 512 * MIB), sample(61_000, 446 * MIB, 512 * MIB))));
+    limitedTimeline(bundle);
     write(bundle, "profile-report.json", profileReport("inflateInit2_", 0.93, 400 * MIB));
     Map<String, Object> known =
         map("id", "FLINK-39923", "library", "Flink", "fixed_in", null, "link", "https://x/1");
@@ -90,6 +85,40 @@ class IncidentLogTest {
         "FLINK-39923", ((List<Map<String, Object>>) j.get("known_leaks")).get(0).get("id"));
     assertEquals(Map.of(), j.get("absent"));
     assertEquals(FINAL.toString(), j.get("bundle"));
+  }
+
+  /**
+   * Without a memory cgroup limit the manifest's basis is this process's RSS: the cgroup's usage
+   * (page cache, other processes) grew 912 MiB while RSS grew 115 MiB, and the verdict says RSS.
+   */
+  @Test
+  void withoutALimitTheGrowthIsTheProcesssRssAndSaysSo() throws Exception {
+    Path bundle = bundle();
+    Map<String, Object> first = sample(1000, 1000 * MIB, 0);
+    Map<String, Object> last = sample(121_000, 1912 * MIB, 0);
+    first.put("limit", null);
+    last.put("limit", null);
+    first.put("rss", 450 * MIB);
+    last.put("rss", 565 * MIB);
+    write(bundle, "timeline.json", map("samples", List.of(first, last)));
+    write(bundle, "manifest.json", manifest(null));
+    String block = IncidentLog.render(bundle, FINAL);
+    assertTrue(
+        block.contains(
+            "RSS (the basis without a memory cgroup limit) grew 115.0 MiB in 2 min, from 450.0"
+                + " MiB to 565.0 MiB."),
+        block);
+    assertFalse(block.contains("cgroup) grew"), block);
+  }
+
+  /** Under a limit the basis is the cgroup's usage, which the limit counts. */
+  @Test
+  void underALimitTheGrowthIsTheCgroupsUsage() throws Exception {
+    Path bundle = bundle();
+    limitedTimeline(bundle);
+    write(bundle, "manifest.json", manifest(null));
+    String block = IncidentLog.render(bundle, FINAL);
+    assertTrue(block.contains("Memory usage (cgroup) grew 146.0 MiB in 60 s"), block);
   }
 
   @SuppressWarnings("unchecked")
@@ -204,6 +233,16 @@ class IncidentLogTest {
       }
     }
     throw new AssertionError("no JSON line in " + block);
+  }
+
+  /** Usage from 300 to 446 MiB in a minute under a 512 MiB limit. */
+  private static void limitedTimeline(Path bundle) throws Exception {
+    write(
+        bundle,
+        "timeline.json",
+        map(
+            "samples",
+            List.of(sample(1000, 300 * MIB, 512 * MIB), sample(61_000, 446 * MIB, 512 * MIB))));
   }
 
   private static void sites(Path bundle, List<Map<String, Object>> sites) throws Exception {

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 
 /**
  * The Java half of the registry, fed by the agent's hooks and {@code NativeHandles}: its options,
@@ -30,6 +31,19 @@ public final class HandleTracker {
 
   /** zlib streams: counted, or recorded by address; never in the maps above. */
   private final ZipStreams zip = new ZipStreams();
+
+  /** Spring Boot's nested-jar Inflater pools, read at each report. */
+  private final NestedJarPools nestedJarPools = new NestedJarPools();
+
+  /** The pool note of {@link #nestedJarPools}. */
+  public static final String NESTED_JAR_POOL =
+      "org.springframework.boot.loader.jar.NestedJarFileResources";
+
+  /** Whether a stream has no record of its own: it is only counted. */
+  private final Predicate<Object> unrecorded = stream -> zip.recordOf(stream) == null;
+
+  /** Counted Inflaters resting in {@link #nestedJarPools} as last sent; -1 before the first. */
+  private long nestedJarPooledSent = -1;
 
   private final TrackerSites sites = new TrackerSites();
   private final OwnerRecords records = new OwnerRecords(sites, zip);
@@ -68,6 +82,7 @@ public final class HandleTracker {
     NativeLibraryLoader.load();
     this.options = options;
     sites.reset();
+    nestedJarPooledSent = -1;
     trackedKinds.clear();
     zip.configure(options, lateAttach);
     Reclaimers.onReclaimerThread(); // initialised here, not inside a JDK class's hook
@@ -288,13 +303,36 @@ public final class HandleTracker {
     }
   }
 
-  /** Sends the counted zlib streams to the registry. */
-  private void sendCounted() {
+  /**
+   * A Spring Boot nested-jar pool's hook ran with {@code pool}: the pool is read at each report.
+   */
+  public void nestedJarPoolSeen(Object pool) {
+    nestedJarPools.seen(pool);
+  }
+
+  /**
+   * Sends the counted zlib streams to the registry, then how many of the counted Inflaters rest in
+   * Spring Boot's nested-jar pools now (read from the pools: their events only follow recorded
+   * streams).
+   */
+  private synchronized void sendCounted() {
     for (ZipStreams.Kind kind : zip.kinds()) {
       long[] delta = kind.takeNew();
       if (delta[0] != 0 || delta[1] != 0 || delta[2] != 0) {
         NativeBridge.handlesCounted(
             sites.kindId(kind.name), sites.unrecordedSite(options), delta[0], delta[1], delta[2]);
+      }
+    }
+    ZipStreams.Kind inflater = zip.kinds()[ZipStreams.INFLATER];
+    if (inflater.tracked) {
+      long pooled = nestedJarPools.resting(unrecorded);
+      if (pooled != nestedJarPooledSent) {
+        NativeBridge.handlesCountedPooled(
+            sites.kindId(inflater.name),
+            sites.unrecordedSite(options),
+            sites.poolSite(NESTED_JAR_POOL),
+            pooled);
+        nestedJarPooledSent = pooled;
       }
     }
   }
