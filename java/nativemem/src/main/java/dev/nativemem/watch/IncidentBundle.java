@@ -6,6 +6,7 @@ import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.incident.IncidentLog;
 import dev.nativemem.incident.IncidentPage;
 import dev.nativemem.incident.layout.BundleLayout;
+import dev.nativemem.internal.AppLog;
 import dev.nativemem.internal.DirectoryHandle;
 import dev.nativemem.internal.FileOwnership;
 import dev.nativemem.internal.Json;
@@ -81,6 +82,9 @@ final class IncidentBundle {
    * replaced with (tests replace this).
    */
   static volatile OutputStream verdictLog = new FileOutputStream(FileDescriptor.err);
+
+  /** The verdict's logger where the application has SLF4J. */
+  private static final AppLog INCIDENT_LOG = AppLog.get("dev.nativemem.incident");
 
   private final boolean profile;
 
@@ -193,10 +197,21 @@ final class IncidentBundle {
   }
 
   /**
-   * Writes {@code text} to the log (one write, so that lines of other threads cannot cut into it);
-   * returns false if it could not be written. Never throws.
+   * Writes {@code text} to the log (one write, so that lines of other threads cannot cut into it)
+   * and, where the application logs through SLF4J, each of its lines to the logger {@code
+   * dev.nativemem.incident} at WARN (the framework's own log file); returns false if standard error
+   * could not be written. Never throws.
    */
   static boolean log(String text) {
+    if (AppLog.throughSlf4j()) {
+      try {
+        for (String line : text.split("\n")) {
+          INCIDENT_LOG.log(System.Logger.Level.WARNING, line);
+        }
+      } catch (RuntimeException | OutOfMemoryError e) {
+        // standard error below still has the lines
+      }
+    }
     try {
       OutputStream out = verdictLog;
       out.write(text.getBytes(StandardCharsets.UTF_8));
