@@ -108,10 +108,11 @@ public enum Setting {
       "Seconds of samples the watch keeps (the bundle's timeline)."),
   WATCH_THRESHOLDS(
       "nativemem.watch.thresholdsPercent",
-      "85+95",
+      "85+95+98+99",
       null,
       "Usage in percent of the memory limit that triggers a bundle, joined by `+`; each fires once"
-          + " per crossing and re-arms below."),
+          + " per crossing and re-arms below; a higher one within the minimum interval escalates"
+          + " (a bundle of the cheap parts that replaces the incident's previous escalation)."),
   WATCH_GROWTH_WINDOW(
       "nativemem.watch.growth.windowSeconds",
       "300",
@@ -131,7 +132,8 @@ public enum Setting {
       "nativemem.watch.minIntervalSeconds",
       "60",
       null,
-      "Seconds between two bundles of automatic triggers (captures asked for are not limited)."),
+      "Seconds between two bundles of automatic triggers, except a higher limit threshold"
+          + " (captures asked for are not limited)."),
   WATCH_KEEP(
       "nativemem.watch.keep",
       "10",
