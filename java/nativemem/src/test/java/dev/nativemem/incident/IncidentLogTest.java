@@ -169,6 +169,32 @@ class IncidentLogTest {
     assertTrue(j.containsKey("top_leaked_site"), "every key, null when absent: " + j);
   }
 
+  /**
+   * This JVM's own reason it has no heap profile (glibc serves malloc here), as the watch writes
+   * it: the log line and the JSON line carry it whole, down to the end of the preload command.
+   */
+  @Test
+  void theHintForAnAbsentProfileKeepsItsCommandWhole() throws Exception {
+    String why =
+        "jemalloc profiling is not available: "
+            + dev.nativemem.profile.HeapProfiler.get().unavailableReason();
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        why.contains("MALLOC_CONF="), "this JVM's allocator can profile: " + why);
+    assertTrue(why.length() > IncidentLog.MAX_TEXT, why);
+    Path bundle = bundle();
+    Map<String, Object> manifest = manifest(null);
+    manifest.put("missing", List.of(map("what", "heap profile", "why", why)));
+    write(bundle, "manifest.json", manifest);
+    String block = IncidentLog.render(bundle, FINAL);
+    assertTrue(block.contains(IncidentLog.PREFIX + "absent: heap profile: " + why + "\n"), block);
+    assertEquals(
+        "heap profile: " + why, ((Map<?, ?>) json(block).get("absent")).get("profile"), block);
+
+    String endless = "Run this. " + "Then set A=" + "x".repeat(3 * IncidentLog.MAX_HINT);
+    assertEquals(
+        "Run this. (the rest is in the bundle's manifest.json)", IncidentLog.hint(endless));
+  }
+
   @Test
   void controlCharactersFromTheBundleAreEscapedAndLongStringsCut() throws Exception {
     Path bundle = bundle();

@@ -55,6 +55,9 @@ public final class HandleTracker {
 
   private final Map<String, Boolean> trackedKinds = new ConcurrentHashMap<>();
 
+  /** level=sampled's rate per kind, beside the per-thread interval. */
+  private final KindSampling kindRates = new KindSampling();
+
   private final InheritableThreadLocal<HandleScopeBooks> currentScope =
       new InheritableThreadLocal<>();
   private final ThreadLocal<PerThread> perThread = ThreadLocal.withInitial(PerThread::new);
@@ -144,7 +147,7 @@ public final class HandleTracker {
             kind,
             address,
             owningFlag,
-            recordsStack(thread, currentScope.get()),
+            recordsStack(thread, currentScope.get(), kind),
             thread);
     handle.finalizable = finalizable;
     records.add(handle);
@@ -178,13 +181,14 @@ public final class HandleTracker {
 
   /**
    * Whether this creation records its stack: always (level {@code full}, or inside a scope that
-   * records every site, such as a test class's), never, or every Nth on this thread.
+   * records every site, such as a test class's), never, or (level {@code sampled}) every Nth on
+   * this thread and, whatever N, up to {@link KindSampling#PER_SECOND} of its kind a second.
    */
-  private boolean recordsStack(PerThread thread, HandleScopeBooks scope) {
+  private boolean recordsStack(PerThread thread, HandleScopeBooks scope, String kind) {
     TrackingLevel level = options.level();
     return level == TrackingLevel.FULL
         || (scope != null && scope.everySite)
-        || (level == TrackingLevel.SAMPLED && sampleNow(thread));
+        || (level == TrackingLevel.SAMPLED && (sampleNow(thread) || kindRates.withinRate(kind)));
   }
 
   /** Remembers that {@code concrete} is tracked as the RocksDB kind {@code kind}. */
@@ -231,7 +235,7 @@ public final class HandleTracker {
       return;
     }
     PerThread thread = perThread.get();
-    boolean withStack = recordsStack(thread, scope);
+    boolean withStack = recordsStack(thread, scope, kind.name);
     if ((!withStack && scope == null) || thread.busy) {
       zip.count(kind, address); // inside our own hook: counted, so its end is not a stranger
       return;
@@ -294,7 +298,7 @@ public final class HandleTracker {
         return;
       }
       HandleScopeBooks scope = currentScope.get();
-      int site = sites.siteOf(recordsStack(thread, scope), options);
+      int site = sites.siteOf(recordsStack(thread, scope, handle.kind), options);
       NativeBridge.handlesReassign(handle.id, site, TrackerSites.threadId(thread), false);
       handle.site = site;
       joinCurrentScope(handle);
