@@ -112,9 +112,9 @@ pub fn draw(folded: &str, drawing: &Drawing) -> Result<Vec<u8>, ProfileError> {
         ));
     }
     let mut palette = PaletteMap::default();
-    // The root (inferno's "all") is no code: a neutral grey.
+    // The root (shown as "all", an empty name to inferno) is no code: a neutral grey.
     palette.insert(
-        "all",
+        "",
         Color {
             r: 200,
             g: 200,
@@ -193,7 +193,7 @@ impl Heaviest {
             }
         });
         let mut line = format!(
-            "Heaviest native frame: {}, {} ({:.1}% of the total)",
+            "Heaviest native frame: {}, {} ({:.1}%)",
             name(site),
             human_bytes(bytes as i64),
             if total > 0.0 {
@@ -207,7 +207,7 @@ impl Heaviest {
                 let _ = write!(
                     line,
                     ", reached from {} ({})",
-                    name(java),
+                    without_package(name(java)),
                     human_bytes(from as i64)
                 );
             }
@@ -217,6 +217,25 @@ impl Heaviest {
         }
         Some(line)
     }
+}
+
+/// A Java frame without its package, which the file it names says already: from the first
+/// segment that starts in upper case, Java's convention for a class
+/// (`com.example.cache.Loader.load(Loader.java:42)` → `Loader.load(Loader.java:42)`). A name
+/// with a return type (the perf map's) or without such a segment stays whole.
+fn without_package(frame: &str) -> &str {
+    let head = frame.split('(').next().unwrap_or(frame);
+    if head.contains(' ') {
+        return frame;
+    }
+    let mut start = 0;
+    for segment in head.split('.') {
+        if segment.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return &frame[start..];
+        }
+        start += segment.len() + 1;
+    }
+    frame
 }
 
 /// Whether a Java frame is the JDK's own (its class is in one of the JDK's packages). The perf
@@ -283,6 +302,18 @@ fn with_legend(svg: &str, font_size: usize) -> String {
             out.replace_range(start..end, &moved);
         }
     }
+    // The line under the title starts at the left margin, above the legend: a long one runs
+    // out on the right only.
+    out = out.replacen(
+        "#subtitle { text-anchor:middle;",
+        "#subtitle { text-anchor:start;",
+        1,
+    );
+    out = out.replacen(
+        "<text id=\"subtitle\" x=\"50.0000%\"",
+        "<text id=\"subtitle\" x=\"10\"",
+        1,
+    );
     // Under the subtitle (or the title): swatches left to right from the left margin.
     let y = font_size * 4 + room - 4;
     let mut legend = String::from("<g id=\"legend\">");
@@ -334,6 +365,14 @@ mod tests {
             svg.contains("In-use heap: 5.0 KiB in use, one sample per 0 B on average"),
             "{svg}"
         );
+        // The summary at the left margin, the legend under it, the frames a line lower.
+        assert!(svg.contains("<text id=\"subtitle\" x=\"10\""), "{svg}");
+        assert!(svg.contains("Heaviest native frame: planted_big, 4.0 KiB (80.0%)"));
+        assert!(svg.contains("<g id=\"legend\">") && svg.contains(">libc/zlib</text>"));
+        assert!(
+            svg.contains("<svg id=\"frames\" x=\"10\" y=\"24\""),
+            "{svg}"
+        );
     }
 
     #[test]
@@ -360,8 +399,8 @@ mod tests {
         let line = Heaviest::default().line(each, |l| names[l], |l| kinds[l]);
         assert_eq!(
             line.unwrap(),
-            "Heaviest native frame: inflateInit2_, 3.9 KiB (66.7% of the total), reached from \
-             com.example.Cache.load(Cache.java:42) (2.9 KiB)"
+            "Heaviest native frame: inflateInit2_, 3.9 KiB (66.7%), reached from \
+             Cache.load(Cache.java:42) (2.9 KiB)"
         );
         let no_java = |visit: &mut dyn FnMut(&[usize], f64)| visit(&[4], 10.0);
         let line = Heaviest::default().line(no_java, |l| names[l], |l| kinds[l]);

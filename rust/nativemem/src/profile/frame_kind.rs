@@ -10,7 +10,8 @@ pub enum FrameKind {
     Java,
     /// Native code of any other library: JNI libraries (RocksDB, nativemem, the application's).
     Jni,
-    /// HotSpot itself (`libjvm.so`) and the `java` launcher.
+    /// HotSpot itself (`libjvm.so`), the `java` launcher and the code the JVM generates
+    /// (interpreter, stubs).
     Jvm,
     /// The C library, zlib, the C++ runtime and the dynamic loader.
     System,
@@ -37,10 +38,12 @@ impl FrameKind {
             return FrameKind::Java;
         }
         let Some(path) = path.filter(|p| !p.is_empty()) else {
-            // Outside any file: JIT-compiled code, named by the JVM's perf map, or nothing.
-            return match named {
-                true => FrameKind::Java,
-                false => FrameKind::Unnamed,
+            // Outside any file: code the JVM generated, named by its perf map (a Java method is
+            // qualified, `java.util.zip.Inflater.init`; a stub is not, `Interpreter`), or nothing.
+            return match (named, name.contains('.')) {
+                (true, true) => FrameKind::Java,
+                (true, false) => FrameKind::Jvm,
+                (false, _) => FrameKind::Unnamed,
             };
         };
         let file = path.rsplit('/').next().unwrap_or(path);
@@ -105,6 +108,7 @@ mod tests {
         };
         assert_eq!(of(None, true, true, "a.B.c(B.java:3)"), Java);
         assert_eq!(of(None, false, true, "java.util.zip.Inflater.<init>"), Java);
+        assert_eq!(of(None, false, true, "Interpreter"), Jvm);
         assert_eq!(of(None, false, false, "0x7f00"), Unnamed);
         let jvm = "/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so";
         assert_eq!(of(Some(jvm), false, true, "SymbolTable::new_symbols"), Jvm);

@@ -71,7 +71,7 @@ class FlameGraphTest {
     String line = summary.group(1);
     assertTrue(line.startsWith("Heaviest native frame: inflateInit2_, "), line);
     // The application's line, not the JDK's Inflater.<init>.
-    assertTrue(line.contains("reached from dev.nativemem.tests.JavaFramesChild"), line);
+    assertTrue(line.contains("reached from JavaFramesChild."), line);
     assertTrue(line.contains("(JavaFramesChild.java:"), line);
     for (String kind : new String[] {"Java", "JNI library", "JVM", "libc/zlib", "allocator"}) {
       assertTrue(drawn.contains(">" + kind + "</text>"), "legend entry " + kind);
