@@ -12,6 +12,7 @@ import dev.nativemem.memory.ProcessMemory;
 import dev.nativemem.memory.Remedies;
 import dev.nativemem.profile.HeapProfile;
 import dev.nativemem.profile.HeapProfiler;
+import dev.nativemem.profile.sampling.JavaFramesSetting;
 import dev.nativemem.watch.MemoryWatch;
 import dev.nativemem.watch.WatchOptions;
 import dev.nativemem.watch.starting.WatchStart;
