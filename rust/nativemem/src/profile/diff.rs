@@ -71,7 +71,7 @@ fn role(sign: f64) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::report::report;
+    use crate::profile::report::{render_text, report};
     use crate::profile::stacks::tests::stacks_of;
 
     #[test]
@@ -95,6 +95,42 @@ mod tests {
         assert!(flat.contains(&("gone", -40)));
         let cum = r.top_cumulative.iter().find(|s| s.name == "job").unwrap();
         assert_eq!(cum.cumulative_bytes, 64);
+    }
+
+    #[test]
+    fn a_site_that_shrank_ranks_by_its_size_with_its_sign() {
+        const MIB: f64 = 1048576.0;
+        let names: Vec<String> = (0..20).map(|i| format!("small_{i:02}")).collect();
+        let mut base: Vec<(Vec<&str>, f64)> = vec![(vec!["cache_fill", "main"], 6.7 * MIB)];
+        let mut current: Vec<(Vec<&str>, f64)> = Vec::new();
+        // Twenty sites that grew by a few bytes each: more than the report's top ten.
+        for (i, name) in names.iter().enumerate() {
+            base.push((vec![name, "worker", "main"], 1000.0));
+            current.push((vec![name, "worker", "main"], 1010.0 + i as f64));
+        }
+        let slices = |sites: &[(Vec<&str>, f64)]| {
+            stacks_of(
+                &sites
+                    .iter()
+                    .map(|(names, bytes)| (names.as_slice(), *bytes))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let diff = difference(&slices(&current), &slices(&base));
+        let r = report(&diff, 10);
+        assert!(r.total_bytes < -(6.6 * MIB) as i64, "{}", r.total_bytes);
+        let first = &r.top_flat[0];
+        assert_eq!(first.name, "cache_fill");
+        assert_eq!(first.flat_bytes, -(6.7 * MIB) as i64);
+        assert!(first.flat_share < -0.99, "{}", first.flat_share);
+        let grew = r.top_flat.iter().find(|s| s.name == "small_19").unwrap();
+        assert!(grew.flat_bytes == 29 && grew.flat_share > 0.0);
+        let cumulative: Vec<_> = r.top_cumulative.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(cumulative[..3], ["cache_fill", "main", "worker"]);
+        assert!(r.top_cumulative[1].cumulative_bytes < 0);
+        let text = render_text(&r, "Growth");
+        assert!(text.contains("-6.7 MiB"), "{text}");
+        assert!(!text.contains("-0.0%"), "{text}");
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod diff;
 pub mod export;
 pub mod flamegraph;
 pub mod fleet;
+pub mod frame_kind;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod java_frames;
@@ -255,7 +256,7 @@ impl Analysis {
             .into_bytes(),
             Format::Svg => {
                 let title = match self.base {
-                    Some(_) => format!("Heap growth: {name} vs base (red grew, blue shrank)"),
+                    Some(_) => format!("Heap growth: {name} vs base"),
                     None => format!("In-use heap: {name}"),
                 };
                 flamegraph::render(&self.current, self.base.as_ref(), &title)?

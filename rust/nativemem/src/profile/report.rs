@@ -16,7 +16,8 @@ pub struct Site {
     /// Bytes allocated by this function and everything it called.
     pub cumulative_bytes: i64,
     pub cumulative_objects: i64,
-    /// `flat_bytes / total_bytes` and `cumulative_bytes / total_bytes`.
+    /// `flat_bytes / |total_bytes|` and `cumulative_bytes / |total_bytes|`: in a difference a
+    /// site that shrank has a negative share whatever the sign of the total.
     pub flat_share: f64,
     pub cumulative_share: f64,
     /// In how many of the report's processes (dumps) the function is on a sampled stack.
@@ -35,9 +36,9 @@ pub struct Report {
     pub process_count: usize,
     /// Base dumps of a difference (its figures are per-process averages); 0 without a base.
     pub base_process_count: usize,
-    /// Sorted by flat bytes, largest first.
+    /// Sorted by flat bytes, largest change first (a site that shrank by its size).
     pub top_flat: Vec<Site>,
-    /// Sorted by cumulative bytes, largest first.
+    /// Sorted by cumulative bytes, largest change first.
     pub top_cumulative: Vec<Site>,
     /// Each process's total and its part of the top flat site, when asked for (`by_process`).
     pub processes: Vec<ProcessTotal>,
@@ -141,10 +142,14 @@ impl Tally {
             let mut order: Vec<usize> = (0..flat.len())
                 .filter(|&i| flat[i].bytes != 0.0 || cumulative[i].bytes != 0.0)
                 .collect();
+            // By size of the change: in a difference a site that shrank ranks by how much,
+            // beside those that grew (in-use figures are never negative: the same order).
             let rank = |&a: &usize, &b: &usize| {
                 key[b]
                     .bytes
-                    .total_cmp(&key[a].bytes)
+                    .abs()
+                    .total_cmp(&key[a].bytes.abs())
+                    .then_with(|| key[b].bytes.total_cmp(&key[a].bytes))
                     .then_with(|| name(a).cmp(name(b)))
             };
             // Labels are distinct, so the order is total: the first `top` of a full sort.
@@ -170,11 +175,13 @@ impl Tally {
     }
 }
 
+/// `part` against the size of `total`: the sign is the part's (a shrinking site of a difference
+/// is negative), and nothing is never `-0.0`.
 fn share(part: f64, total: f64) -> f64 {
-    if total == 0.0 {
+    if total == 0.0 || part == 0.0 {
         0.0
     } else {
-        part / total
+        part / total.abs()
     }
 }
 

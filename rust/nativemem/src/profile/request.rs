@@ -140,7 +140,7 @@ fn render(
         }
         Format::Collapsed => fleet.collapsed().into_bytes(),
         Format::Svg => fleet.svg(&match difference {
-            true => format!("Heap growth: {what} vs base (red grew, blue shrank)"),
+            true => format!("Heap growth: {what} vs base"),
             false => format!("In-use heap: {what}"),
         })?,
         Format::Pprof => fleet.pprof(newest_time_nanos(fleet, dumps)),

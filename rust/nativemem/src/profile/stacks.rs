@@ -2,6 +2,7 @@
 
 use super::demangle::{is_short, short_name};
 use super::fleet::table::{fingerprint, Ids};
+use super::frame_kind::FrameKind;
 use super::mappings::Mapping;
 use super::parse::HeapDump;
 use super::strip::is_allocator_frame;
@@ -215,6 +216,22 @@ impl Stacks {
             .locations
             .iter()
             .flat_map(|&l| labels.per_location[l].iter().copied())
+    }
+
+    /// What kind of code `location` is, from its mapped file ([`FrameKind`]).
+    pub fn kind(&self, location: usize) -> FrameKind {
+        let path = self
+            .locations
+            .mapping(location)
+            .map(|m| self.mappings[m].path.as_str());
+        let lines = self.locations.lines(location);
+        let function = lines.first().map(|&(f, _)| &self.functions[f as usize]);
+        FrameKind::of(
+            path,
+            function.is_some_and(|f| f.java),
+            function.is_some(),
+            &self.innermost_name(location),
+        )
     }
 
     pub fn total_bytes(&self) -> f64 {

@@ -1,6 +1,8 @@
-//! Allocator frames: the malloc family, jemalloc's internals and our preload wrappers. A site
-//! is the caller of the allocator, so everything from the leaf up to the last allocator frame is
-//! dropped, exactly as jeprof's `RemoveUninterestingFrames` does for heap profiles.
+//! Allocator frames: the malloc family, jemalloc's internals, our preload wrappers and HotSpot's
+//! own malloc wrappers (`os::malloc`, `AllocateHeap`, its arenas' chunk pool). A site is the
+//! caller of the allocator, so everything from the leaf up to the last allocator frame is
+//! dropped, as jeprof's `RemoveUninterestingFrames` does for heap profiles (jeprof does not know
+//! HotSpot's wrappers: it shows `os::malloc` where we show the JVM code that called it).
 
 /// jeprof's list of allocator entry points (heap profiles).
 const JEPROF_SKIP: &[&str] = &[
@@ -61,6 +63,43 @@ const JEPROF_SKIP: &[&str] = &[
     "__stop_malloc_hook",
 ];
 
+/// HotSpot's wrappers around malloc (short names, as demangled from libjvm.so): every native
+/// allocation the JVM makes for itself goes through `os::malloc`, most of them through
+/// `AllocateHeap` or an arena's chunk pool first, so without them the JVM's top site is always
+/// `os::malloc`. JDK 21 renamed `ResourceObj` to `AnyObj`; both are listed.
+const HOTSPOT_WRAPPERS: &[&str] = &[
+    "os::malloc",
+    "os::realloc",
+    "os::calloc",
+    "os::strdup",
+    "os::strdup_check_oom",
+    "AllocateHeap",
+    "ReallocateHeap",
+    "AllocateHeapOrNull",
+    "MallocArrayAllocator::allocate",
+    "MallocArrayAllocator::reallocate",
+    "CHeapObj::operator new",
+    "CHeapObj::operator new[]",
+    "CHeapObjBase::operator new",
+    "CHeapObjBase::operator new[]",
+    "ResourceObj::operator new",
+    "ResourceObj::operator new[]",
+    "AnyObj::operator new",
+    "AnyObj::operator new[]",
+    "ChunkPool::allocate",
+    "Chunk::operator new",
+    "Arena::Arena",
+    "Arena::grow",
+    "Arena::Amalloc",
+    "Arena::Amalloc_4",
+    "Arena::AmallocWords",
+    "Arena::Arealloc",
+    "Arena::internal_amalloc",
+    "ResourceArea::allocate_bytes",
+    "resource_allocate_bytes",
+    "resource_reallocate_bytes",
+];
+
 /// Whether `name` (a short function name) is allocator machinery.
 pub fn is_allocator_frame(name: &str) -> bool {
     // jeprof also accepts a leading '_' (Mach-O); prefixed jemalloc builds add `_rjem_`/`je_`.
@@ -71,6 +110,7 @@ pub fn is_allocator_frame(name: &str) -> bool {
         .unwrap_or(name);
     JEPROF_SKIP.contains(&name)
         || JEPROF_SKIP.contains(&bare)
+        || HOTSPOT_WRAPPERS.contains(&name)
         || name.contains("TCMalloc")
         || name.starts_with("tcmalloc::")
         // jemalloc internals, in case a stack holds no entry point (unsymbolized wrapper).
@@ -95,6 +135,14 @@ mod tests {
             "prof_backtrace_impl",
             "_rjem_je_prof_tctx_create",
             "tcmalloc::Foo",
+            "os::malloc",
+            "os::realloc",
+            "AllocateHeap",
+            "ReallocateHeap",
+            "ChunkPool::allocate",
+            "Arena::grow",
+            "Chunk::operator new",
+            "CHeapObj::operator new",
         ] {
             assert!(is_allocator_frame(name), "{name}");
         }
@@ -104,6 +152,9 @@ mod tests {
             "malloc_trim_user",
             "Java_org_rocksdb_RocksDB_open",
             "profile_loader",
+            "SymbolTable::allocate_symbol",
+            "Compile::Compile",
+            "os::dll_load",
         ] {
             assert!(!is_allocator_frame(name), "{name}");
         }

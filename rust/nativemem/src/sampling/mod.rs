@@ -66,15 +66,18 @@ pub struct SamplingStatus {
     pub sample_interval_bytes: u64,
 }
 
+/// The command that extracts the preload allocator and prints its LD_PRELOAD line, as the reasons
+/// below name it; the Java side puts the path of the jar it runs from in its place.
+pub const ENV_COMMAND: &str = "java -jar nativemem.jar env";
+
 /// The process's jemalloc, if it can profile; otherwise the reason with the fix.
 pub fn profiler() -> Result<&'static Mallctl, SamplingError> {
     let allocator = ProcessAllocator::get();
     let Some(ctl) = allocator.jemalloc() else {
         return Err(SamplingError::Unavailable(format!(
             "heap profiles need jemalloc, but glibc serves malloc in this process ({}). Start the \
-             JVM with the preload allocator: run 'java -jar nativemem.jar env --dir /opt/nativemem' \
-             and set LD_PRELOAD=/opt/nativemem/libnativemem_jemalloc.so (profiling ready by \
-             default), or use Debian's jemalloc: LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 \
+             JVM with the preload allocator: run '{ENV_COMMAND}' and set the LD_PRELOAD it \
+             prints (profiling ready by default), or use Debian's jemalloc: LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 \
              MALLOC_CONF={READY_CONF}",
             allocator.malloc_object()
         )));
@@ -83,9 +86,8 @@ pub fn profiler() -> Result<&'static Mallctl, SamplingError> {
     if !ctl.get(keys::CONFIG_PROF).unwrap_or(false) {
         return Err(SamplingError::Unavailable(format!(
             "the jemalloc serving malloc ({object}) was built without profiling (config.prof is \
-             false). Use one built with --enable-prof: run 'java -jar nativemem.jar env --dir \
-             /opt/nativemem' and set LD_PRELOAD=/opt/nativemem/libnativemem_jemalloc.so, or \
-             LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 MALLOC_CONF={READY_CONF}"
+             false). Use one built with --enable-prof: run '{ENV_COMMAND}' and set the LD_PRELOAD it \
+             prints, or LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 MALLOC_CONF={READY_CONF}"
         )));
     }
     if !ctl.get(keys::OPT_PROF)? {

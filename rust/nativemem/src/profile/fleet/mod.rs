@@ -13,6 +13,7 @@ pub mod names;
 pub mod render;
 pub mod table;
 
+use super::frame_kind::FrameKind;
 use super::parse::{self, NO_MAPS};
 use super::sidecar::{Origin, Sidecar};
 use super::stacks::Resolver;
@@ -64,6 +65,8 @@ pub struct Group {
 #[derive(Debug, Default)]
 pub struct Fleet {
     pub names: Names,
+    /// The kind of code each label is (by its first location), for the flame graph's colours.
+    pub kinds: Vec<FrameKind>,
     pub stacks: StackTable,
     /// Every dump's code locations, kept with `per_process`.
     pub located: Located,
@@ -130,6 +133,7 @@ impl Fleet {
         if added.is_err() && first {
             // Nothing was merged before this dump: what it left is all there is to undo.
             self.names = Names::default();
+            self.kinds.clear();
             self.stacks = StackTable::default();
             self.located = Located::default();
             self.current = Group::default();
@@ -170,6 +174,7 @@ impl Fleet {
         };
         let Fleet {
             names,
+            kinds,
             stacks: table,
             current,
             base,
@@ -196,7 +201,14 @@ impl Fleet {
             }
             let stacks = &resolver.stacks;
             for location in labels_end.len()..stacks.locations.len() {
-                stacks.for_each_label(location, |label| labels_of.push(names.intern(label)));
+                let kind = stacks.kind(location);
+                stacks.for_each_label(location, |label| {
+                    let id = names.intern(label);
+                    if id as usize == kinds.len() {
+                        kinds.push(kind);
+                    }
+                    labels_of.push(id);
+                });
                 labels_end.push(labels_of.len());
             }
             frames.clear();

@@ -6,6 +6,8 @@
 use super::table::EMPTY;
 use super::{Fleet, Group};
 use crate::profile::collapsed::{fold_into, lines};
+use crate::profile::flamegraph::{Drawing, Heaviest};
+use crate::profile::frame_kind::FrameKind;
 use crate::profile::pprof::{self, proto, Integers, Strings};
 use crate::profile::report::{ProcessTotal, Report, Tally};
 use crate::profile::{flamegraph, ProfileError};
@@ -104,19 +106,49 @@ impl Fleet {
     }
 
     /// The flame graph (differential for a difference: red grew, blue shrank); of several
-    /// processes, each function says in how many it is: `name [in 3 of 4]`.
+    /// processes, each function says in how many it is: `name [in 3 of 4]`. `title` says what
+    /// is drawn; the total and the sample interval are added to it.
     pub fn svg(&self, title: &str) -> Result<Vec<u8>, ProfileError> {
         let processes = self.current.processes.len();
-        if processes < 2 {
-            return flamegraph::draw(&self.collapsed(), title);
-        }
         let names: Vec<String> = (0..self.names.len())
-            .map(|label| {
-                let n = self.presence(label);
-                format!("{} [in {n} of {processes}]", self.names.get(label))
+            .map(|label| match processes {
+                0 | 1 => self.names.get(label).to_owned(),
+                n => format!(
+                    "{} [in {} of {n}]",
+                    self.names.get(label),
+                    self.presence(label)
+                ),
             })
             .collect();
-        flamegraph::draw(&self.folded(|label| names[label].as_str()), title)
+        let kind = |label: usize| self.kinds.get(label).copied().unwrap_or(FrameKind::Unnamed);
+        let each = |visit: &mut dyn FnMut(&[usize], f64)| {
+            let mut frames = Vec::new();
+            self.for_each_stack(|node, [_, bytes]| {
+                frames.clear();
+                frames.extend(self.stacks.frames(node).iter().map(|&l| l as usize));
+                visit(&frames, bytes);
+            });
+        };
+        let difference = self.is_difference();
+        let summary = match difference {
+            true => None,
+            false => Heaviest::default().line(each, |l| names[l].as_str(), kind),
+        };
+        let mut total_bytes = 0.0;
+        self.for_each_stack(|_, [_, bytes]| total_bytes += bytes);
+        let drawing = Drawing {
+            title: title.to_owned(),
+            difference,
+            total_bytes,
+            sample_interval: self.sample_interval(),
+            summary,
+            kinds: names
+                .iter()
+                .enumerate()
+                .map(|(label, name)| (name.clone(), kind(label)))
+                .collect(),
+        };
+        flamegraph::draw(&self.folded(|label| names[label].as_str()), &drawing)
     }
 
     /// Gzipped pprof of the code locations the fleet kept (`per_process`): each process's

@@ -1,5 +1,6 @@
 package dev.nativemem;
 
+import dev.nativemem.internal.AppLog;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.memory.AllocatorInfo;
@@ -11,6 +12,7 @@ import dev.nativemem.memory.ProcessMemory;
 import dev.nativemem.memory.Remedies;
 import dev.nativemem.profile.HeapProfile;
 import dev.nativemem.profile.HeapProfiler;
+import dev.nativemem.profile.sampling.JavaFramesSetting;
 import dev.nativemem.watch.MemoryWatch;
 import dev.nativemem.watch.WatchOptions;
 import dev.nativemem.watch.starting.WatchStart;
@@ -152,7 +154,7 @@ public final class NativeMemory {
         NativeMemoryBean.register();
       } catch (NativeMemoryException e) {
         // JMX is an extra: the facade must keep working without it.
-        System.getLogger("dev.nativemem")
+        AppLog.get("dev.nativemem")
             .log(System.Logger.Level.WARNING, "-Dnativemem.jmx=true: " + e.getMessage());
       }
     }

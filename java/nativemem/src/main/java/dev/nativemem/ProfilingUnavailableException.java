@@ -1,5 +1,7 @@
 package dev.nativemem;
 
+import dev.nativemem.internal.OwnJar;
+
 /**
  * Heap profiling cannot run in this process: glibc serves {@code malloc}, or the jemalloc that does
  * was built without profiling or started without {@code prof:true}. Profiling cannot be switched on
@@ -10,6 +12,6 @@ public class ProfilingUnavailableException extends NativeMemoryException {
   private static final long serialVersionUID = 1L;
 
   public ProfilingUnavailableException(String message) {
-    super(message);
+    super(OwnJar.withThisJar(message));
   }
 }

@@ -146,13 +146,9 @@ class AttachTest {
   /** Under the bundled allocator the target dumps a profile it wrote itself, 0600, analysable. */
   @Test
   void profileAndDumpInATargetUnderTheBundledAllocator() throws Exception {
-    try (AttachTargetProcess target =
-        new AttachTargetProcess(
-            List.of(ForkedJvm.TEST_CLASSES), "LD_PRELOAD", ForkedJvm.OWN_JEMALLOC.toString())) {
-      ForkedJvm.Result start = attach(target.pid, "profile", "start", "--interval", "4096");
-      assertEquals(0, start.exitCode, start.toString());
+    try (AttachTargetProcess target = profiledTarget()) {
+      ForkedJvm.Result start = startAt4096AndOpen2000(target);
       assertTrue(start.stdout.contains("one sample per 4096 bytes"), start.stdout);
-      target.send("open 2000", "OPENED");
       Path dump = tmp.resolve("attached.heap");
       ForkedJvm.Result dumped = attach(target.pid, "dump", "-o", dump.toString());
       assertEquals(0, dumped.exitCode, dumped.toString());
@@ -165,12 +161,86 @@ class AttachTest {
     }
   }
 
+  /**
+   * {@code profile start --interval} with the interval in effect keeps what was sampled (the dump
+   * still holds the 2000 Inflaters opened before it); another interval says it discarded them.
+   */
+  @Test
+  void theSameIntervalKeepsTheSamplesAndAnotherSaysItDiscardsThem() throws Exception {
+    try (AttachTargetProcess target = profiledTarget()) {
+      ForkedJvm.Result first = startAt4096AndOpen2000(target);
+      assertTrue(first.stdout.contains("discarded every sample taken so far"), first.stdout);
+      // 4000 rounds to 4096, the interval in effect: nothing is reset.
+      ForkedJvm.Result again = attach(target.pid, "profile", "start", "--interval", "4000");
+      assertEquals(0, again.exitCode, again.toString());
+      assertTrue(again.stdout.contains("interval unchanged"), again.stdout);
+      assertTrue(zlibBytes(dumpAndAnalyze(target, "kept.heap")) > 2000 * 5000L, "kept");
+      // A dump refused (the file exists) says why as every command does: no exception class.
+      ForkedJvm.Result refused =
+          attach(target.pid, "dump", "-o", tmp.resolve("kept.heap").toString());
+      assertEquals(1, refused.exitCode, refused.toString());
+      assertTrue(refused.stderr.startsWith("nativemem attach dump: "), refused.toString());
+      assertTrue(refused.stderr.contains("kept.heap"), refused.toString());
+      assertTrue(!refused.stderr.contains("Exception"), refused.toString());
+      ForkedJvm.Result other = attach(target.pid, "profile", "start", "--interval", "8192");
+      assertEquals(0, other.exitCode, other.toString());
+      assertTrue(
+          other.stdout.contains("the interval changed from 4096 bytes, which discarded every"),
+          other.stdout);
+      assertTrue(other.stdout.contains("one sample per 8192 bytes"), other.stdout);
+      assertEquals(0, zlibBytes(dumpAndAnalyze(target, "reset.heap")), "discarded");
+      ForkedJvm.Result bad = attach(target.pid, "profile", "start", "--interval", "-5");
+      assertEquals(2, bad.exitCode, bad.toString());
+      assertTrue(bad.stderr.contains("positive number of bytes"), bad.toString());
+    }
+  }
+
+  /** A target under the bundled allocator (profiling ready, not sampling). */
+  private static AttachTargetProcess profiledTarget() throws Exception {
+    return new AttachTargetProcess(
+        List.of(ForkedJvm.TEST_CLASSES), "LD_PRELOAD", ForkedJvm.OWN_JEMALLOC.toString());
+  }
+
+  /** {@code profile start --interval 4096}, then 2000 Inflaters opened; the start's answer. */
+  private static ForkedJvm.Result startAt4096AndOpen2000(AttachTargetProcess target)
+      throws Exception {
+    ForkedJvm.Result start = attach(target.pid, "profile", "start", "--interval", "4096");
+    assertEquals(0, start.exitCode, start.toString());
+    target.send("open 2000", "OPENED");
+    return start;
+  }
+
+  /** Dumps the target's profile and returns the analysis's collapsed stacks. */
+  private String dumpAndAnalyze(AttachTargetProcess target, String name) throws Exception {
+    Path dump = tmp.resolve(name);
+    ForkedJvm.Result dumped = attach(target.pid, "dump", "-o", dump.toString());
+    assertEquals(0, dumped.exitCode, dumped.toString());
+    ForkedJvm.Result collapsed =
+        new ForkedJvm().cli("analyze", dump.toString(), "--format", "collapsed");
+    assertEquals(0, collapsed.exitCode, collapsed.toString());
+    return collapsed.stdout;
+  }
+
+  /** The bytes of the collapsed stacks that run through zlib's {@code inflateInit2_}. */
+  private static long zlibBytes(String collapsed) {
+    return collapsed
+        .lines()
+        .filter(l -> l.contains("inflateInit2_"))
+        .mapToLong(l -> Long.parseLong(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
+  }
+
   @Test
   void profilingOnGlibcSaysWhatToAddAtTheNextStart() throws Exception {
     try (AttachTargetProcess target = new AttachTargetProcess(List.of(ForkedJvm.TEST_CLASSES))) {
       ForkedJvm.Result r = attach(target.pid, "profile", "start");
       assertEquals(1, r.exitCode, r.toString());
       assertTrue(r.stderr.contains("LD_PRELOAD"), r.toString());
+      // The command to run names the jar the agent came from, as advice names it.
+      assertTrue(
+          r.stderr.contains("run 'java -jar " + ForkedJvm.JAR.toRealPath() + " env'"),
+          r.toString());
+      assertTrue(!r.stderr.contains("/opt/nativemem"), r.toString());
     }
   }
 

@@ -189,5 +189,11 @@ class CliTest {
     Map<String, Object> json = JSON.std.mapFrom(r.stdout);
     assertEquals(json.get("java"), json.get("native"));
     assertTrue(ForkedJvm.JAR.getFileName().toString().contains((String) json.get("java")));
+    // The Java runtime it runs on, as that runtime names itself (the child runs this JVM's java).
+    assertEquals(System.getProperty("java.runtime.version"), json.get("java_runtime"), r.stdout);
+    ForkedJvm.Result text = new ForkedJvm().cli("version");
+    assertTrue(
+        text.stdout.contains("Java " + System.getProperty("java.runtime.version") + " ("),
+        text.stdout);
   }
 }

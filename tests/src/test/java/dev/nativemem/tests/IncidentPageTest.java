@@ -10,10 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
@@ -28,7 +26,6 @@ import org.junit.jupiter.api.Test;
  * and headless Chromium must draw the page and hold its parts in the DOM.
  */
 class IncidentPageTest {
-  private static final Path CHROMIUM = Paths.get("/usr/bin/chromium");
   private static Path work;
   private static Path bundle;
   private static Path page;
@@ -115,9 +112,7 @@ class IncidentPageTest {
 
   @Test
   void chromiumDrawsThePageAndItsDomHoldsVerdictChartAndTables() throws Exception {
-    Assumptions.assumeTrue(
-        Files.isExecutable(CHROMIUM),
-        "Chromium is not installed (Debian package chromium; test.sh installs it)");
+    Assumptions.assumeTrue(Chromium.installed(), Chromium.MISSING);
     Path profile = Files.createTempDirectory(work, "chromium-");
     Path png = work.resolve("incident-" + System.nanoTime() + ".png");
     String url = page.toUri().toString();
@@ -167,31 +162,7 @@ class IncidentPageTest {
 
   /** Runs headless Chromium once; returns its standard output. */
   private static String chromium(Path profile, String... args) throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(CHROMIUM.toString());
-    command.add("--headless");
-    command.add("--no-sandbox"); // the sandbox refuses to run as root, as CI does
-    command.add("--disable-gpu");
-    command.add("--hide-scrollbars");
-    command.add("--user-data-dir=" + profile);
-    command.addAll(List.of(args));
-    Path out = Files.createTempFile(work, "chromium", ".out");
-    Path err = Files.createTempFile(work, "chromium", ".err");
-    Process p =
-        new ProcessBuilder(command)
-            .redirectOutput(out.toFile())
-            .redirectError(err.toFile())
-            .start();
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError("chromium did not finish: " + command);
-    }
-    String stdout = Files.readString(out);
-    String stderr = Files.readString(err);
-    Files.delete(out);
-    Files.delete(err);
-    assertEquals(0, p.exitValue(), command + "\n" + stderr);
-    return stdout;
+    return Chromium.run(work, profile, args);
   }
 
   private static String value(ForkedJvm.Result r, String key) {

@@ -101,6 +101,29 @@ class JavaFramesTest {
     assertEquals("false", HeapProfilingTest.line(plain, "RECORDING"), plain.toString());
   }
 
+  /**
+   * Under the agent with its watch on, the setting turns Java frames on at the agent's start: dumps
+   * carry them before the application ever calls nativemem.
+   */
+  @Test
+  void theSettingTurnsJavaFramesOnAtTheAgentsStartWithTheWatchOn() throws Exception {
+    Path incidents = HeapProfilingTest.freshDir("java-frames-agent");
+    ForkedJvm.Result r =
+        HeapProfilingTest.jvm(HeapProfilingTest.Allocator.OURS)
+            .jvmArg(
+                "-Dnativemem.profile.javaFrames=true",
+                "-javaagent:" + ForkedJvm.JAR + "=watch=on,watch.dir=" + incidents)
+            .main(JavaFramesChild.class.getName(), "agent");
+    assertEquals(0, r.exitCode, r.toString());
+    assertEquals("true", HeapProfilingTest.line(r, "RECORDING"), r.toString());
+    // Without the setting the agent leaves them as they are: off.
+    ForkedJvm.Result plain =
+        HeapProfilingTest.jvm(HeapProfilingTest.Allocator.OURS)
+            .jvmArg("-javaagent:" + ForkedJvm.JAR + "=watch=on,watch.dir=" + incidents)
+            .main(JavaFramesChild.class.getName(), "agent");
+    assertEquals("false", HeapProfilingTest.line(plain, "RECORDING"), plain.toString());
+  }
+
   @Test
   void withoutJemallocTheErrorSaysWhy() throws Exception {
     ForkedJvm.Result r =

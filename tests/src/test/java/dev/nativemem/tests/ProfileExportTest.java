@@ -245,6 +245,40 @@ class ProfileExportTest {
     }
   }
 
+  /**
+   * {@code -Dnativemem.profile.javaFrames=true} asks for the Java frames the export records anyway:
+   * the exported profiles carry the planting line all the same.
+   */
+  @Test
+  void theJavaFramesSettingKeepsTheJavaFramesInTheExport() throws Exception {
+    List<String> queries = new CopyOnWriteArrayList<>();
+    List<byte[]> bodies = new CopyOnWriteArrayList<>();
+    HttpServer server = pyroscopeStub(queries, bodies);
+    Path dir = HeapProfilingTest.freshDir("export-java-frames");
+    try {
+      String endpoint = "http://127.0.0.1:" + server.getAddress().getPort();
+      ForkedJvm.Result r =
+          exportingJvm("export=pyroscope,export.endpoint=" + endpoint + ",export.interval=1s")
+              .jvmArg("-Dnativemem.profile.javaFrames=true")
+              .main(
+                  ProfileExportChild.class.getName(),
+                  dir.resolve("child.heap").toString(),
+                  "3",
+                  "" + PLANTED);
+      assertEquals(0, r.exitCode, r.toString());
+      assertFalse(bodies.isEmpty(), r.toString());
+      boolean planted = false;
+      for (byte[] body : bodies) {
+        try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(body))) {
+          planted |= new String(in.readAllBytes(), StandardCharsets.ISO_8859_1).contains(PLANT);
+        }
+      }
+      assertTrue(planted, "no exported profile holds the Java frame " + PLANT + ": " + r);
+    } finally {
+      server.stop(0);
+    }
+  }
+
   @Test
   void anEndpointThatIsDownCostsTheApplicationNothingAndCountsDrops() throws Exception {
     HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);

@@ -10,6 +10,7 @@ import dev.nativemem.handles.tracking.RocksFamily;
 import dev.nativemem.handles.tracking.TrackingOptions;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.internal.SettingsInEffect;
+import dev.nativemem.profile.sampling.JavaFramesSetting;
 import dev.nativemem.watch.starting.WatchStart;
 import java.lang.instrument.Instrumentation;
 import java.lang.instrument.UnmodifiableClassException;
@@ -146,6 +147,8 @@ public final class AgentRuntime {
     Properties settings = new Properties();
     settings.putAll(System.getProperties());
     settings.putAll(options.watchSettings());
+    // Before the watch and the export, whose dumps should carry them from the first one.
+    JavaFramesSetting.applyAtStart(settings);
     WatchStart.startIfOn(settings);
     try {
       dev.nativemem.export.ProfileExporter.startIfOn(settings);

@@ -54,7 +54,13 @@ public final class AttachedCommand {
     } catch (Throwable t) {
       exitCode = 1;
       err.reset();
-      byte[] message = ("nativemem attach: " + t + "\n").getBytes(StandardCharsets.UTF_8);
+      byte[] message =
+          ("nativemem attach"
+                  + (command.isEmpty() ? "" : " " + command.get(0))
+                  + ": "
+                  + failure(t)
+                  + "\n")
+              .getBytes(StandardCharsets.UTF_8);
       err.write(message, 0, message.length);
     }
     leave(
@@ -63,6 +69,14 @@ public final class AttachedCommand {
             exitCode,
             new String(out.toByteArray(), StandardCharsets.UTF_8),
             new String(err.toByteArray(), StandardCharsets.UTF_8)));
+  }
+
+  /**
+   * What a failed command says: an exception's message, as the CLI's commands print theirs (ours
+   * say what to do); the class only for an error, or an exception without a message.
+   */
+  static String failure(Throwable t) {
+    return t instanceof Exception && t.getMessage() != null ? t.getMessage() : t.toString();
   }
 
   /** The result, sealed with the request's key, where the CLI reads it; expires unread. */
@@ -130,6 +144,20 @@ public final class AttachedCommand {
   }
 
   /**
+   * The headline of the text report: since when handles are tracked. With the agent given at the
+   * JVM's start ({@code attachedAt} null) that is the start; after an attach, handles made before
+   * the attach are not counted.
+   */
+  static String trackedSince(Instant attachedAt) {
+    if (attachedAt == null) {
+      return "Handles tracked since JVM start (the agent was given at start):";
+    }
+    return "Handles tracked since attach at "
+        + attachedAt
+        + " (handles created before the attach are not counted):";
+  }
+
+  /**
    * Handles created since tracking began. The first call after an attach starts tracking at {@link
    * #ATTACH_LEVEL} (the already loaded RocksDB and zlib classes are retransformed), and says so to
    * the caller and on the target's standard error; handles made before are never counted.
@@ -164,7 +192,7 @@ public final class AttachedCommand {
       if (started != null) {
         out.println(started.replace("in this JVM", "in JVM " + ProcessHandle.current().pid()));
       }
-      out.println("Handles tracked since " + since + " (handles made before are not counted):");
+      out.println(trackedSince(trackingSince));
       out.println(report);
     }
     return 0;
@@ -180,17 +208,29 @@ public final class AttachedCommand {
     switch (action) {
       case "start":
         String interval = option(options, "--interval");
+        String change = "";
         if (interval != null) {
+          long bytes;
           try {
-            profiler.resetWithSampleInterval(Long.parseLong(interval));
+            bytes = Long.parseLong(interval);
           } catch (NumberFormatException e) {
-            err.println("nativemem attach profile: --interval takes bytes, got '" + interval + "'");
+            bytes = 0;
+          }
+          if (bytes <= 0) {
+            err.println(
+                "nativemem attach profile: --interval takes a positive number of bytes, got '"
+                    + interval
+                    + "'");
             return 2;
           }
+          change = changeInterval(profiler, bytes);
         }
         profiler.start();
         out.println(
-            "sampling on, one sample per " + profiler.sampleIntervalBytes() + " bytes on average");
+            "sampling on, one sample per "
+                + profiler.sampleIntervalBytes()
+                + " bytes on average"
+                + change);
         return 0;
       case "stop":
         profiler.stop();
@@ -200,6 +240,36 @@ public final class AttachedCommand {
         err.println("nativemem attach profile: say 'start [--interval BYTES]' or 'stop'");
         return 2;
     }
+  }
+
+  /**
+   * {@code --interval BYTES}: jemalloc changes its interval only by discarding every sample taken
+   * ({@code prof.reset}), so the interval in effect (BYTES rounded to the nearest power of two, as
+   * jemalloc rounds it) is left as it is, samples kept; another one resets, and the answer says so.
+   *
+   * @return what the answer adds to "sampling on, ..."
+   */
+  private static String changeInterval(HeapProfiler profiler, long bytes) {
+    long before = profiler.sampleIntervalBytes();
+    if (nearestPowerOfTwo(bytes) == before) {
+      return " (interval unchanged: the samples taken so far are kept)";
+    }
+    profiler.resetWithSampleInterval(bytes);
+    String message =
+        "; the interval changed from "
+            + before
+            + " bytes, which discarded every sample taken so far: jemalloc changes it only by"
+            + " resetting (prof.reset), so the next dump holds only what is allocated from now on";
+    System.err.println("nativemem: heap profile" + message); // the target's own log
+    return message;
+  }
+
+  /** The power of two nearest {@code bytes}, ties up: jemalloc's {@code lg_prof_sample} of it. */
+  static long nearestPowerOfTwo(long bytes) {
+    long floor = Long.highestOneBit(bytes);
+    return bytes - floor >= Math.max(floor / 2, 1) && floor > 1 && floor < (1L << 62)
+        ? floor << 1
+        : floor;
   }
 
   /**

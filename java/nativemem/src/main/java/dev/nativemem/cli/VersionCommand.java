@@ -2,12 +2,18 @@ package dev.nativemem.cli;
 
 import dev.nativemem.NativeMemory;
 import dev.nativemem.Versions;
+import dev.nativemem.internal.Json;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.Options;
 
 final class VersionCommand extends CliCommand {
   VersionCommand() {
-    super("version", "Print the Java and native library versions.", "");
+    super(
+        "version",
+        "Print nativemem's versions (Java classes, native library) and the Java runtime's.",
+        "");
   }
 
   @Override
@@ -18,7 +24,19 @@ final class VersionCommand extends CliCommand {
   @Override
   int run(CommandLine line) {
     Versions versions = NativeMemory.version();
-    out.println(line.hasOption("json") ? versions.toJson() : versions.toString());
+    String runtime = System.getProperty("java.runtime.version", "unknown");
+    String vm = System.getProperty("java.vm.name", "unknown");
+    String home = System.getProperty("java.home", "unknown");
+    if (line.hasOption("json")) {
+      Map<String, Object> json = new LinkedHashMap<>(Json.parseObject(versions.toJson()));
+      json.put("java_runtime", runtime);
+      json.put("java_vm", vm);
+      json.put("java_home", home);
+      out.println(Json.write(json));
+    } else {
+      out.println(versions);
+      out.println("Java " + runtime + " (" + vm + ", " + home + ")");
+    }
     return 0;
   }
 }

@@ -7,6 +7,7 @@ import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.memory.MemoryReader;
 import dev.nativemem.profile.HeapProfiler;
+import dev.nativemem.profile.sampling.JavaFramesSetting;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -128,7 +129,8 @@ public final class ProfileExporter {
       throw new IllegalStateException(
           Setting.EXPORT + " needs heap profiling: " + profiler.unavailableReason());
     }
-    if (!Setting.PROFILE_JAVA_FRAMES.isSet()) {
+    // On unless refused: -Dnativemem.profile.javaFrames=true asks for them as well as no setting.
+    if (!JavaFramesSetting.refused(settings)) {
       try {
         profiler.javaFrames(true);
       } catch (RuntimeException e) {

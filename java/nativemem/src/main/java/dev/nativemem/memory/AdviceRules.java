@@ -4,6 +4,7 @@ import dev.nativemem.Advice;
 import dev.nativemem.handles.HandleAdvice;
 import dev.nativemem.handles.HandleReport;
 import dev.nativemem.internal.ByteFormat;
+import dev.nativemem.internal.OwnJar;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -182,15 +183,6 @@ final class AdviceRules {
 
   /** The command that prints the LD_PRELOAD and MALLOC_CONF lines for the bundled allocator. */
   static String envCommand() {
-    String jar = "nativemem.jar";
-    try {
-      java.security.CodeSource source = AdviceRules.class.getProtectionDomain().getCodeSource();
-      if (source != null && source.getLocation().getPath().endsWith(".jar")) {
-        jar = java.nio.file.Paths.get(source.getLocation().toURI()).toString();
-      }
-    } catch (SecurityException | java.net.URISyntaxException | IllegalArgumentException e) {
-      // Not a jar on the file system: the generic name says what to run.
-    }
-    return "java -jar " + jar + " env";
+    return OwnJar.command("env");
   }
 }

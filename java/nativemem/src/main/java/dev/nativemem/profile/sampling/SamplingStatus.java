@@ -2,6 +2,7 @@ package dev.nativemem.profile.sampling;
 
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
+import dev.nativemem.internal.OwnJar;
 import java.util.Map;
 
 /** The native {@code samplingStatusJson()}: whether heap profiling can run, and how it runs now. */
@@ -15,7 +16,7 @@ public final class SamplingStatus {
   /** Reads the native JSON; throws naming a missing key. */
   public SamplingStatus(Map<String, Object> json) {
     this.available = Json.bool(json, "available");
-    this.unavailableReason = Json.string(json, "unavailable_reason");
+    this.unavailableReason = OwnJar.withThisJar(Json.string(json, "unavailable_reason"));
     this.active = Json.bool(json, "active");
     this.threadActive = Json.bool(json, "thread_active");
     this.sampleIntervalBytes = Json.number(json, "sample_interval_bytes");
