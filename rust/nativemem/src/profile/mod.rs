@@ -9,6 +9,7 @@ pub mod bundle_layout;
 pub mod collapsed;
 pub mod demangle;
 pub mod diff;
+pub mod dwarf_depth;
 pub mod export;
 pub mod flamegraph;
 pub mod fleet;
