@@ -1,6 +1,7 @@
 //! Flame graph SVG of the in-use bytes (or of growth between two dumps), drawn by inferno.
 
 use super::collapsed;
+use super::output_cap::CappedBuffer;
 use super::stacks::Stacks;
 use super::{ProfileError, IMPLAUSIBLE_BYTES};
 use inferno::flamegraph::{self, Options};
@@ -31,6 +32,11 @@ pub fn render(
 
 /// Draws collapsed stacks (`stack bytes`, or `stack base current` for a difference).
 pub fn draw(folded: &str, title: &str) -> Result<Vec<u8>, ProfileError> {
+    draw_within(folded, title, u64::MAX).map(Option::unwrap_or_default)
+}
+
+/// [`draw`], writing at most `cap` bytes: `None` if the graph would be larger.
+pub fn draw_within(folded: &str, title: &str, cap: u64) -> Result<Option<Vec<u8>>, ProfileError> {
     if folded.is_empty() {
         return Err(ProfileError::FlameGraph(
             "the profile holds no sampled bytes: sample more (lower lg_prof_sample) or dump later"
@@ -43,10 +49,12 @@ pub fn draw(folded: &str, title: &str) -> Result<Vec<u8>, ProfileError> {
     options.name_type = "Site:".into();
     options.deterministic = true;
     options.colors = flamegraph::color::Palette::Basic(flamegraph::color::BasicPalette::Mem);
-    let mut svg = Vec::new();
-    flamegraph::from_lines(&mut options, folded.lines(), &mut svg)
-        .map_err(|e| ProfileError::FlameGraph(e.to_string()))?;
-    Ok(svg)
+    let mut svg = CappedBuffer::new(cap);
+    match flamegraph::from_lines(&mut options, folded.lines(), &mut svg) {
+        Ok(()) => Ok(Some(svg.bytes)),
+        Err(_) if svg.refused => Ok(None),
+        Err(e) => Err(ProfileError::FlameGraph(e.to_string())),
+    }
 }
 
 #[cfg(test)]
