@@ -60,7 +60,8 @@ impl ProcessHandle {
                     0,
                 )
             };
-            if rc != 0 {
+            // EPERM: it exists, and is another user's (whom an attach then refuses by name).
+            if rc != 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH) {
                 return false;
             }
         }
@@ -140,6 +141,42 @@ mod tests {
             "pidfd: {}",
             handle.has_pidfd()
         );
+    }
+
+    /// Another user's process exists for the handle, though it may not be signalled.
+    #[test]
+    fn another_users_process_is_held_as_it_is() {
+        // SAFETY: plain getter.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: starting a process of another uid needs root");
+            return;
+        }
+        let mut child = std::process::Command::new("setpriv")
+            .args([
+                "--reuid",
+                "9999",
+                "--regid",
+                "9999",
+                "--clear-groups",
+                "sleep",
+                "100",
+            ])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let pid = child.id();
+        let checked = std::thread::spawn(move || {
+            // This thread alone takes uid 9998 for signals too (setresuid through the raw call).
+            // SAFETY: the raw system call changes this thread's ids only.
+            unsafe { libc::syscall(libc::SYS_setresuid, 9998, 9998, 9998) };
+            let handle = ProcessHandle::open(pid).unwrap();
+            handle.is_same()
+        })
+        .join()
+        .unwrap();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(checked);
     }
 
     #[test]
