@@ -167,13 +167,21 @@ class AttachFromJreTest {
       Map<String, Object> stats = JSON.std.mapFrom(r.stdout.trim());
       long rss = ((Number) object(stats, "process").get("rss_bytes")).longValue();
       assertTrue(rss >= before * 0.95 && rss <= after * 1.05, rss + " vs " + before + ".." + after);
-      // The target loaded a copy in its own /tmp, named by its content, the target's, 0400: it
-      // stays, as the JVM keeps the jar on its class path, and later commands reuse it.
-      List<Path> copies = agentCopies(theirTmp);
+      // The target loaded a copy in a private directory of its uid in its own /tmp, named by its
+      // content, the target's, 0400: it stays, as the JVM keeps the jar on its class path, and
+      // later commands reuse it.
+      Path privateDir = theirTmp.resolve(".nativemem-agent-9999");
+      assertEquals(9999, Files.getAttribute(privateDir, "unix:uid", LinkOption.NOFOLLOW_LINKS));
+      assertEquals(
+          "rwx------",
+          PosixFilePermissions.toString(
+              Files.getPosixFilePermissions(privateDir, LinkOption.NOFOLLOW_LINKS)));
+      List<Path> copies = agentCopies(privateDir);
       assertEquals(1, copies.size(), copies.toString());
+      assertEquals(List.of(privateDir), agentCopies(theirTmp), "nothing else in its /tmp");
       Path copy = copies.get(0);
       assertTrue(
-          copy.getFileName().toString().matches("\\.nativemem-agent-[0-9a-f]{8}-[0-9]+\\.jar"),
+          copy.getFileName().toString().matches("nativemem-agent-[0-9a-f]{32}\\.jar"),
           copy.toString());
       assertEquals(9999, Files.getAttribute(copy, "unix:uid", LinkOption.NOFOLLOW_LINKS));
       assertEquals(
@@ -186,7 +194,7 @@ class AttachFromJreTest {
           fromRuntime().cli(attachArgs(target.pid, "handles").toArray(new String[0]));
       assertEquals(0, handles.exitCode, handles.toString());
       assertEquals(0, fromRuntime().cli("attach", Long.toString(target.pid), "advice").exitCode);
-      assertEquals(List.of(copy), agentCopies(theirTmp), "one copy, reused");
+      assertEquals(List.of(copy), agentCopies(privateDir), "one copy, reused");
       assertTrue(Files.exists(theirTmp.resolve(".java_pid" + nspid)), "its socket, by its own pid");
       try (Stream<Path> left = Files.list(theirTmp)) {
         assertTrue(
@@ -199,7 +207,7 @@ class AttachFromJreTest {
   private static List<Path> agentCopies(Path dir) throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
       return files
-          .filter(p -> p.getFileName().toString().startsWith(".nativemem-agent-"))
+          .filter(p -> p.getFileName().toString().matches("\\.?nativemem-agent-.*"))
           .collect(java.util.stream.Collectors.toList());
     }
   }
@@ -253,6 +261,86 @@ class AttachFromJreTest {
       assertTrue(message.contains("within 2"), message);
       assertTrue(message.contains("-XX:+DisableAttachMechanism"), message);
       assertTrue(target.process.isAlive(), "the target must survive the attempt");
+    }
+  }
+
+  /**
+   * A JVM started with -Xrs does not catch SIGQUIT, and needs none: JDK 17 and 25 open its attach
+   * socket at start-up. Reached on both, without a signal.
+   */
+  @Test
+  void aJvmStartedWithXrsIsReachedOnJdk17And25() throws Exception {
+    for (String jdk :
+        List.of(
+            "/usr/lib/jvm/java-17-openjdk-amd64",
+            System.getProperty("nativemem.jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64"))) {
+      Path java = Paths.get(jdk, "bin", "java");
+      if (!Files.isExecutable(java)) {
+        System.err.println("skipped " + jdk + ": no JDK there");
+        continue;
+      }
+      try (AttachTargetProcess target =
+          new AttachTargetProcess(
+              java.toString(), List.of(), List.of("-Xrs"), List.of(ForkedJvm.TEST_CLASSES))) {
+        ForkedJvm.Result r =
+            fromRuntime().cli("attach", Long.toString(target.pid), "stats", "--json");
+        assertEquals(0, r.exitCode, jdk + ": " + r);
+        Map<String, Object> stats = JSON.std.mapFrom(r.stdout.trim());
+        assertTrue(object(stats, "process").containsKey("rss_bytes"), r.stdout);
+        assertTrue(target.process.isAlive(), jdk + ": the target must survive");
+      }
+    }
+  }
+
+  /**
+   * A listener that never accepts and whose backlog is full (a hung JVM, or one planted under the
+   * target's socket name by its own uid): {@code attach --timeout 3} fails in about 3 s, saying so.
+   */
+  @Test
+  void aListenerThatNeverAcceptsFailsTheAttachByItsTimeout() throws Exception {
+    try (AttachTargetProcess target =
+        new AttachTargetProcess(
+            List.of(), List.of("-XX:+DisableAttachMechanism"), List.of(ForkedJvm.TEST_CLASSES))) {
+      Path socket = Paths.get("/tmp/.java_pid" + target.pid);
+      List<java.nio.channels.SocketChannel> queued = new ArrayList<>();
+      try (java.nio.channels.ServerSocketChannel listener =
+          java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+        listener.bind(java.net.UnixDomainSocketAddress.of(socket), 1);
+        // Fill the backlog: its length + 1 connections wait to be accepted, the next ones block.
+        for (int i = 0; i < 3; i++) {
+          Thread filler =
+              new Thread(
+                  () -> {
+                    try {
+                      java.nio.channels.SocketChannel channel =
+                          java.nio.channels.SocketChannel.open(
+                              java.net.UnixDomainSocketAddress.of(socket));
+                      synchronized (queued) {
+                        queued.add(channel);
+                      }
+                    } catch (IOException e) {
+                      // the listener closed while this one waited
+                    }
+                  });
+          filler.setDaemon(true);
+          filler.start();
+        }
+        Thread.sleep(500);
+        long started = System.nanoTime();
+        ForkedJvm.Result r =
+            fromRuntime().cli("attach", "--timeout", "3", Long.toString(target.pid), "stats");
+        double seconds = (System.nanoTime() - started) / 1e9;
+        assertEquals(1, r.exitCode, r.toString());
+        assertTrue(r.stderr.contains("accepts no connection within"), r.stderr);
+        assertTrue(seconds < 15, "took " + seconds + " s for a 3 s timeout");
+      } finally {
+        synchronized (queued) {
+          for (java.nio.channels.SocketChannel channel : queued) {
+            channel.close();
+          }
+        }
+        Files.deleteIfExists(socket);
+      }
     }
   }
 
@@ -342,7 +430,7 @@ class AttachFromJreTest {
   }
 
   /** The value of {@code name} in JVM {@code pid}'s system properties, through jcmd. */
-  private static String systemProperty(long pid, String name) throws Exception {
+  static String systemProperty(long pid, String name) throws Exception {
     Path jcmd = Paths.get(System.getProperty("java.home"), "bin", "jcmd");
     Process p =
         new ProcessBuilder(jcmd.toString(), Long.toString(pid), "VM.system_properties").start();
