@@ -265,6 +265,59 @@ class AttachFromJreTest {
   }
 
   /**
+   * Another uid's process that looks like a JVM to attach and, on the SIGQUIT that starts its
+   * listener, opens its socket and then turns its /tmp into a directory only root may write (a bind
+   * mount in a user and mount namespace of its own, as any user can): root's attach used to resolve
+   * that /tmp again for the jar copy and wrote it there. It resolves it once now: the copy lands in
+   * the /tmp it checked, nothing in the other directory.
+   */
+  @Test
+  void aTargetThatMovesItsTmpAfterTheSignalGetsNothingWrittenWhereItPoints() throws Exception {
+    assumeTrue(root(), "root attaching another uid's process (CI runs as root)");
+    Path python = Paths.get("/usr/bin/python3");
+    assumeTrue(Files.isExecutable(python), "the other user's process is a Python script");
+    Path work = OtherUsers.newDirectory("tmp-mover-" + System.nanoTime());
+    Path protectedDir = Files.createDirectory(work.resolve("roots-only"));
+    Files.setPosixFilePermissions(protectedDir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path script = work.resolve("tmp-mover.py");
+    try (java.io.InputStream in = AttachFromJreTest.class.getResourceAsStream("tmp-mover.py")) {
+      Files.write(script, in.readAllBytes());
+    }
+    Path out = work.resolve("out");
+    Path lib = Files.createDirectory(work.resolve("lib")); // its fake libjvm.so
+    Files.setAttribute(lib, "unix:uid", 9999);
+    List<String> command = new ArrayList<>(AS_9999);
+    command.addAll(
+        List.of(python.toString(), script.toString(), protectedDir.toString(), lib.toString()));
+    Process mover =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    try {
+      String ready = "";
+      for (int i = 0; i < 100 && !ready.contains("READY "); i++) {
+        Thread.sleep(100);
+        ready = Files.readString(out);
+      }
+      long pid =
+          Long.parseLong(ready.substring(ready.indexOf("READY ") + 6).trim().split("\\s+")[0]);
+      ForkedJvm.Result r =
+          fromRuntime().cli("attach", "--timeout", "5", Long.toString(pid), "stats");
+      assertTrue(
+          Files.readString(out).contains("MOVED"),
+          "the move was made: " + Files.readString(out) + r);
+      try (Stream<Path> written = Files.list(protectedDir)) {
+        assertEquals(List.of(), written.collect(java.util.stream.Collectors.toList()));
+      }
+      List<Path> copies = agentCopies(Paths.get("/tmp/.nativemem-agent-9999"));
+      assertFalse(copies.isEmpty(), "the copy, in the /tmp that was checked");
+      Files.deleteIfExists(Paths.get("/tmp/.java_pid" + pid));
+    } finally {
+      mover.destroy();
+      mover.waitFor(10, TimeUnit.SECONDS);
+      OtherUsers.deleteTree(work);
+    }
+  }
+
+  /**
    * A JVM started with -Xrs does not catch SIGQUIT, and needs none: JDK 17 and 25 open its attach
    * socket at start-up. Reached on both, without a signal.
    */
