@@ -6,7 +6,8 @@
 #
 #   --seconds N   fuzz each target for N seconds (default 20; 0: no time limit)
 #   --runs N      stop a target after N executions (default: no limit)
-#   TARGET...     heap_v2 maps_line symbols_json java_frames_json perf_map attach_reply (default: all of them)
+#   TARGET...     heap_v2 maps_line symbols_json java_frames_json perf_map attach_reply object_file
+#                 (default: all of them)
 #   --help        this text
 #
 # A crash (a panic, an overflow: targets are built with debug assertions), a hang (one input
@@ -20,7 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$here"
 
 # Each a [[bin]] of Cargo.toml with a corpus/<target>/ directory.
-all_targets=(heap_v2 maps_line symbols_json java_frames_json perf_map attach_reply)
+all_targets=(heap_v2 maps_line symbols_json java_frames_json perf_map attach_reply object_file)
 seconds=20
 runs=0
 targets=()

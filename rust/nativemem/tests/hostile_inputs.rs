@@ -169,3 +169,50 @@ fn absurd_numbers_are_a_damaged_dump_in_every_format() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A dump of 1,000 distinct stacks 24 frames deep (240 KB) whose outputs grow past a cap: each
+/// output fails naming the dump, the format and the cap, and no file is written; under the
+/// default cap (64 MiB) the same dump is drawn.
+#[test]
+fn outputs_past_the_cap_fail_naming_the_dump_and_write_nothing() {
+    let dir = std::env::temp_dir().join(format!("nativemem-cap-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = dir.join("wide.heap");
+    let mut text = String::from("heap_v2/524288\n  t*: 1000: 102400000 [0: 0]\n");
+    for stack in 0..1000u64 {
+        text.push('@');
+        for frame in 0..24u64 {
+            text.push_str(&format!(" 0x{:x}", 0x10_0000 + stack * 64 + frame));
+        }
+        text.push_str("\n  t*: 1: 102400 [0: 0]\n");
+    }
+    text.push_str("\nMAPPED_LIBRARIES:\n");
+    std::fs::write(&dump, &text).unwrap();
+    for format in ["collapsed", "svg", "pprof"] {
+        let out = dir.join(format!("out.{format}"));
+        let request = serde_json::from_str::<profile::request::Request>(&format!(
+            r#"{{"dumps": [{:?}], "top": 5, "outputs": [{{"format": "{format}", "path": {:?}}}]}}"#,
+            dump, out
+        ))
+        .unwrap();
+        let error = request
+            .run_within(65536)
+            .err()
+            .unwrap_or_else(|| panic!("{format}: the output passed the cap"));
+        let message = error.to_string();
+        assert!(
+            matches!(error, ProfileError::OutputTooLarge { .. }),
+            "{message}"
+        );
+        assert!(
+            message.contains(&format!("{format} output of {}", dump.display())),
+            "{message}"
+        );
+        assert!(message.contains("0.1 MiB"), "{message}");
+        assert!(!out.exists(), "{format}: written despite the cap");
+        request.run().unwrap();
+        assert!(std::fs::metadata(&out).unwrap().len() > 65536, "{format}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,12 +1,17 @@
-//! The target's attach socket `.java_pid<nspid>` in its `/tmp`: used if present, else started
-//! as HotSpot starts it (a `.attach_pid<nspid>` trigger in its working directory, or in its
-//! `/tmp`, then `SIGQUIT`) and waited for. Before connecting, the socket must be a socket owned by
-//! the target's uid; after, the peer's credentials must be the target's own pid and uid, so a
-//! socket planted or swapped in by another user is never spoken to.
+//! The target's attach socket `.java_pid<nspid>` in its `/tmp` (the one descriptor of
+//! [`TargetTmp`]): used if present, else started as HotSpot starts it (a `.attach_pid<nspid>`
+//! trigger in that `/tmp`, created with the target's rights, then `SIGQUIT` through the target's
+//! pidfd) and waited for. Before connecting, the socket must be a socket owned by the target's
+//! uid; after, the peer's credentials must be the target's own pid and uid, so a socket planted or
+//! swapped in by another user is never spoken to. Connecting, writing and reading each end by the
+//! caller's deadline: a listener that never accepts (a full backlog) is an error, not a hang.
 
+use super::as_target::AsTarget;
 use super::target::Target;
+use super::target_tmp::TargetTmp;
 use super::AttachError;
 use std::ffi::CString;
+use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
@@ -18,9 +23,12 @@ pub struct SocketPlace {
 }
 
 impl SocketPlace {
-    pub fn of(target: &Target) -> Result<SocketPlace, AttachError> {
+    pub fn of(target: &Target, tmp: &TargetTmp) -> Result<SocketPlace, AttachError> {
         Ok(SocketPlace {
-            tmp: target.tmp()?,
+            tmp: tmp
+                .dir
+                .try_clone()
+                .map_err(|e| AttachError::io(target.pid, "cannot duplicate a descriptor", e))?,
             name: cstring(&format!(".java_pid{}", target.status.nspid)),
         })
     }
@@ -47,20 +55,23 @@ impl SocketPlace {
 /// Makes sure the target listens, starting its listener if needed, within `timeout`.
 pub fn ensure_listening(
     target: &Target,
+    tmp: &TargetTmp,
     place: &SocketPlace,
     timeout: Duration,
 ) -> Result<(), AttachError> {
     if place.lstat().is_some() {
         return Ok(()); // listening already: -Xrs on JDK 17 starts the listener with the JVM
     }
+    // The signal that starts the listener kills a JVM that does not catch it (-Xrs; JDK 17+
+    // start the listener at start-up then, so its socket is there already).
     if !target.status.catches_quit {
         return Err(AttachError::NoQuitHandler { pid: target.pid });
     }
-    let trigger = Trigger::create(target)?;
-    // SAFETY: kill with a valid signal; the pid was checked to be a HotSpot JVM that catches it.
-    if unsafe { libc::kill(target.pid as libc::pid_t, libc::SIGQUIT) } != 0 {
-        return Err(AttachError::Exited { pid: target.pid });
-    }
+    let trigger = Trigger::create(target, tmp)?;
+    target
+        .process
+        .signal(libc::SIGQUIT)
+        .map_err(|_| AttachError::Exited { pid: target.pid })?;
     let started = Instant::now();
     let mut pause = Duration::from_millis(10);
     let outcome = loop {
@@ -83,8 +94,12 @@ pub fn ensure_listening(
     outcome
 }
 
-/// Connects to the socket after checking it, then checks who answered.
-pub fn connect(target: &Target, place: &SocketPlace) -> Result<UnixStream, AttachError> {
+/// Connects to the socket after checking it, then checks who answered; gives up at `deadline`.
+pub fn connect(
+    target: &Target,
+    place: &SocketPlace,
+    deadline: Instant,
+) -> Result<UnixStream, AttachError> {
     let pid = target.pid;
     let uid = target.status.euid;
     let stat = place.lstat().ok_or(AttachError::NoSocket {
@@ -106,8 +121,23 @@ pub fn connect(target: &Target, place: &SocketPlace) -> Result<UnixStream, Attac
             uid,
         });
     }
-    let stream = UnixStream::connect(place.path())
-        .map_err(|e| AttachError::io(pid, format!("cannot connect to {}", place.shown()), e))?;
+    let started = Instant::now();
+    let stream = match connect_by(&place.path(), deadline) {
+        Ok(stream) => stream,
+        Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+            return Err(AttachError::NotAccepting {
+                pid,
+                waited: started.elapsed(),
+            })
+        }
+        Err(e) => {
+            return Err(AttachError::io(
+                pid,
+                format!("cannot connect to {}", place.shown()),
+                e,
+            ))
+        }
+    };
     let peer = peer_credentials(&stream)
         .map_err(|e| AttachError::io(pid, "cannot read the socket's peer credentials", e))?;
     if peer.uid != uid {
@@ -126,6 +156,136 @@ pub fn connect(target: &Target, place: &SocketPlace) -> Result<UnixStream, Attac
         });
     }
     Ok(stream)
+}
+
+/// A non-blocking connect to the Unix socket at `path`, retried while the listener's backlog is
+/// full (`EAGAIN`) and waited for with `poll` when in progress, until `deadline` (`TimedOut`).
+/// The stream returned blocks again; its reads and writes take their own deadlines.
+pub fn connect_by(path: &str, deadline: Instant) -> std::io::Result<UnixStream> {
+    // SAFETY: zeroed sockaddr_un filled within its bounds; the descriptor is owned at once.
+    let (socket, address, length) = unsafe {
+        let fd = libc::socket(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+            0,
+        );
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let socket = OwnedFd::from_raw_fd(fd);
+        let mut address: libc::sockaddr_un = std::mem::zeroed();
+        address.sun_family = libc::AF_UNIX as libc::sa_family_t;
+        let bytes = path.as_bytes();
+        if bytes.len() >= address.sun_path.len() || bytes.contains(&0) {
+            return Err(std::io::ErrorKind::InvalidInput.into());
+        }
+        for (place, &b) in address.sun_path.iter_mut().zip(bytes) {
+            *place = b as libc::c_char;
+        }
+        let length =
+            (std::mem::size_of::<libc::sa_family_t>() + bytes.len() + 1) as libc::socklen_t;
+        (socket, address, length)
+    };
+    let mut pause = Duration::from_millis(5);
+    loop {
+        // SAFETY: a valid socket and an address of `length` bytes.
+        let rc = unsafe {
+            libc::connect(
+                socket.as_raw_fd(),
+                (&address as *const libc::sockaddr_un).cast(),
+                length,
+            )
+        };
+        if rc == 0 {
+            break;
+        }
+        let e = std::io::Error::last_os_error();
+        let left = deadline.saturating_duration_since(Instant::now());
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            // The backlog is full: a Unix socket says so at once; try again until the deadline.
+            Some(libc::EAGAIN) if !left.is_zero() => {
+                std::thread::sleep(pause.min(left));
+                pause = (pause * 2).min(Duration::from_millis(100));
+            }
+            Some(libc::EAGAIN) => return Err(std::io::ErrorKind::TimedOut.into()),
+            Some(libc::EINPROGRESS) => {
+                wait_writable(&socket, deadline)?;
+                let mut error: libc::c_int = 0;
+                let mut size = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+                // SAFETY: getsockopt into an int of the size given.
+                let rc = unsafe {
+                    libc::getsockopt(
+                        socket.as_raw_fd(),
+                        libc::SOL_SOCKET,
+                        libc::SO_ERROR,
+                        (&mut error as *mut libc::c_int).cast(),
+                        &mut size,
+                    )
+                };
+                if rc != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if error != 0 {
+                    return Err(std::io::Error::from_raw_os_error(error));
+                }
+                break;
+            }
+            _ => return Err(e),
+        }
+    }
+    let stream = UnixStream::from(socket);
+    stream.set_nonblocking(false)?;
+    Ok(stream)
+}
+
+fn wait_writable(socket: &OwnedFd, deadline: Instant) -> std::io::Result<()> {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        let mut poll = libc::pollfd {
+            fd: socket.as_raw_fd(),
+            events: libc::POLLOUT,
+            revents: 0,
+        };
+        let millis = left.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
+        // SAFETY: one pollfd.
+        let rc = unsafe { libc::poll(&mut poll, 1, millis) };
+        if rc > 0 {
+            return Ok(());
+        }
+        if rc < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+    }
+}
+
+/// Writes all of `bytes` by `deadline` (`TimedOut` after it): each write waits at most what is
+/// left, so a peer that reads a byte at a time cannot stretch the whole.
+pub fn write_by(stream: &mut UnixStream, bytes: &[u8], deadline: Instant) -> std::io::Result<()> {
+    let mut written = 0;
+    while written < bytes.len() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        stream.set_write_timeout(Some(left.max(Duration::from_millis(1))))?;
+        match stream.write(&bytes[written..]) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => written += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                return Err(std::io::ErrorKind::TimedOut.into())
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 fn peer_credentials(stream: &UnixStream) -> std::io::Result<libc::ucred> {
@@ -148,57 +308,76 @@ fn peer_credentials(stream: &UnixStream) -> std::io::Result<libc::ucred> {
 }
 
 /// The `.attach_pid<nspid>` file HotSpot looks for on `SIGQUIT` (owned by its uid or root),
-/// created here with `O_EXCL|O_NOFOLLOW` and removed on drop only if it is still that file.
+/// created in the target's `/tmp` with its rights, `O_EXCL|O_NOFOLLOW`, and removed on drop only
+/// if it is still that file. One the target's user or root left there already serves as well.
 struct Trigger {
-    dir: OwnedFd,
+    dir: Option<OwnedFd>,
     name: CString,
     identity: (u64, u64),
 }
 
 impl Trigger {
-    fn create(target: &Target) -> Result<Trigger, AttachError> {
+    fn create(target: &Target, tmp: &TargetTmp) -> Result<Trigger, AttachError> {
+        let pid = target.pid;
+        let uid = target.status.euid;
         let name = cstring(&format!(".attach_pid{}", target.status.nspid));
-        let mut failure = None;
-        for dir in [target.cwd(), target.tmp()] {
-            let dir = match dir {
-                Ok(dir) => dir,
-                Err(e) => {
-                    failure = Some(e);
-                    continue;
+        let failed = |e| {
+            AttachError::io(
+                pid,
+                "cannot create the attach trigger .attach_pid in its /tmp",
+                e,
+            )
+        };
+        let dir = tmp
+            .dir
+            .try_clone()
+            .map_err(|e| AttachError::io(pid, "cannot duplicate a descriptor", e))?;
+        let created = {
+            let _as = AsTarget::assume(uid, target.status.egid).map_err(failed)?;
+            create_exclusive(&dir, &name, 0o600)
+        };
+        match created {
+            Ok(file) => {
+                let (identity, owner) = identity(&file);
+                let trigger = Trigger {
+                    dir: Some(dir),
+                    name,
+                    identity,
+                };
+                // Some file systems give files another owner; HotSpot would ignore it.
+                if owner != uid && owner != 0 {
+                    return Err(failed(std::io::Error::new(
+                        std::io::ErrorKind::PermissionDenied,
+                        format!("the file system made it uid {owner}'s, which HotSpot ignores"),
+                    )));
                 }
-            };
-            match create_exclusive(&dir, &name, 0o600) {
-                Ok(file) => {
-                    let identity = identity(&file);
-                    let trigger = Trigger {
-                        dir,
-                        name: name.clone(),
-                        identity: identity.0,
-                    };
-                    // Some file systems give files another owner; HotSpot would ignore it.
-                    // SAFETY: plain getter.
-                    let me = unsafe { libc::geteuid() };
-                    if identity.1 == me {
-                        return Ok(trigger);
-                    }
-                }
-                Err(e) => failure = Some(AttachError::io(
-                    target.pid,
-                    "cannot create the attach trigger .attach_pid in its working directory or /tmp",
-                    e,
-                )),
+                Ok(trigger)
             }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                match lstat_at(&dir, &name) {
+                    Some(stat)
+                        if stat.st_mode & libc::S_IFMT == libc::S_IFREG
+                            && (stat.st_uid == uid || stat.st_uid == 0) =>
+                    {
+                        Ok(Trigger {
+                            dir: None,
+                            name,
+                            identity: (0, 0),
+                        })
+                    }
+                    _ => Err(failed(e)),
+                }
+            }
+            Err(e) => Err(failed(e)),
         }
-        Err(failure.unwrap_or(AttachError::NoSocket {
-            pid: target.pid,
-            waited: Duration::ZERO,
-        }))
     }
 }
 
 impl Drop for Trigger {
     fn drop(&mut self) {
-        remove_if_same(&self.dir, &self.name, self.identity);
+        if let Some(dir) = &self.dir {
+            remove_if_same(dir, &self.name, self.identity);
+        }
     }
 }
 
@@ -261,4 +440,72 @@ fn lstat_at(dir: &OwnedFd, name: &CString) -> Option<libc::stat> {
 fn cstring(name: &str) -> CString {
     // Names made here from digits and ASCII: no NUL.
     CString::new(name).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A listener with a backlog of one that never accepts, filled: a hung JVM, or a planted one.
+    #[test]
+    fn a_listener_that_never_accepts_fails_the_connect_by_its_deadline() {
+        let dir = std::env::temp_dir().join(format!("nativemem-backlog-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s");
+        let _ = std::fs::remove_file(&path);
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        // SAFETY: listen on a socket we own with a backlog of 0 (one pending connection).
+        assert_eq!(unsafe { libc::listen(listener.as_raw_fd(), 0) }, 0);
+        let path = path.to_str().unwrap().to_string();
+        let mut pending = Vec::new();
+        // Fill the backlog: these connect (or queue) at once.
+        while let Ok(stream) = connect_by(&path, Instant::now() + Duration::from_millis(50)) {
+            pending.push(stream);
+            assert!(pending.len() < 64, "the backlog never filled");
+        }
+        let started = Instant::now();
+        let refused = connect_by(&path, started + Duration::from_millis(700)).unwrap_err();
+        let took = started.elapsed();
+        assert_eq!(refused.kind(), std::io::ErrorKind::TimedOut);
+        assert!(took >= Duration::from_millis(650), "{took:?}");
+        assert!(took < Duration::from_secs(5), "{took:?}");
+        drop(listener);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_listener_that_accepts_is_connected_and_the_stream_blocks() {
+        let dir = std::env::temp_dir().join(format!("nativemem-accepts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s");
+        let _ = std::fs::remove_file(&path);
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let mut stream = connect_by(
+            path.to_str().unwrap(),
+            Instant::now() + Duration::from_secs(5),
+        )
+        .unwrap();
+        let (mut theirs, _) = listener.accept().unwrap();
+        write_by(
+            &mut stream,
+            b"1\0x",
+            Instant::now() + Duration::from_secs(5),
+        )
+        .unwrap();
+        let mut got = [0u8; 3];
+        std::io::Read::read_exact(&mut theirs, &mut got).unwrap();
+        assert_eq!(&got, b"1\0x");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A peer that never reads: the write stops at its deadline, not when the buffer drains.
+    #[test]
+    fn a_write_to_a_peer_that_never_reads_stops_at_the_deadline() {
+        let (mut ours, _theirs) = UnixStream::pair().unwrap();
+        let started = Instant::now();
+        let big = vec![0u8; 64 << 20];
+        let failed = write_by(&mut ours, &big, started + Duration::from_millis(300)).unwrap_err();
+        assert_eq!(failed.kind(), std::io::ErrorKind::TimedOut);
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
 }

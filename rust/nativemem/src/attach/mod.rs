@@ -2,20 +2,27 @@
 //! without that module, as a user with no home, and against a JVM in another mount or pid
 //! namespace (a container seen from its node).
 //!
-//! - [`target`]: who and where the target is (its uids, its own pid, its namespace, its `/tmp`);
+//! - [`target`]: who and where the target is (its uids, its own pid, its namespace), held by
+//!   [`process_handle`] (a pidfd) so that a signal reaches it or nobody;
+//! - [`target_tmp`]: its `/tmp`, opened once through `/proc/<pid>/root` and checked; every later
+//!   step goes through that descriptor, writes with the target's rights ([`as_target`]);
 //! - [`connect`]: its attach socket, started with the `.attach_pid` trigger and `SIGQUIT` when
-//!   absent, checked to be the target's before and after connecting;
+//!   absent, checked to be the target's before and after connecting, each step by a deadline;
 //! - [`request`] / [`reply`]: the protocol's bytes, replies read with a size cap and a deadline;
-//! - [`agent_jar`]: the agent jar by a path the target can read (a copy in its `/tmp` when it
-//!   cannot read ours), removed afterwards;
+//! - [`agent_jar`]: the agent jar by a path the target can read (a copy in a private directory of
+//!   its uid in its `/tmp` when it cannot read ours) and its [`sha256`], which the agent checks;
 //! - [`session`]: one attach: the checks once, then any number of requests.
 
 pub mod agent_jar;
+pub mod as_target;
 pub mod connect;
+pub mod process_handle;
 pub mod reply;
 pub mod request;
 pub mod session;
+pub mod sha256;
 pub mod target;
+pub mod target_tmp;
 
 pub use reply::{parse_reply, Reply, ReplyError};
 pub use session::Session;
@@ -39,6 +46,10 @@ pub enum AttachError {
     },
     #[error("process {pid} does not handle SIGQUIT (started with -Xrs?): the signal that starts its attach listener would kill it, so nothing was sent; start it without -Xrs, or with -XX:+StartAttachListener")]
     NoQuitHandler { pid: u32 },
+    #[error("process {pid}: refused to use its /tmp: {why}; another user could redirect what attach puts there. Give the JVM a /tmp of its own (or a sticky one, mode 1777), or run attach inside its container with the nativemem jar there (kubectl exec), where no copy is needed")]
+    UnsafeTmp { pid: u32, why: String },
+    #[error("process {pid}'s attach listener accepts no connection within {} ms (its backlog is full: a hung JVM, or a listener someone else planted): look at the JVM with 'jstack' or 'kill -3 {pid}', or wait longer with 'attach --timeout SECONDS {pid} ...'", .waited.as_millis())]
+    NotAccepting { pid: u32, waited: Duration },
     #[error("process {pid} did not open its attach socket within {} ms: most likely it was started with -XX:+DisableAttachMechanism (look at its command line and JAVA_TOOL_OPTIONS; restart it without that flag); if it is only slow (a long GC, an overloaded machine), wait longer with 'attach --timeout SECONDS {pid} ...'", .waited.as_millis())]
     NoSocket { pid: u32, waited: Duration },
     #[error("refused to talk to {path}: it belongs to uid {owner}, not to process {pid}'s uid {uid}, so someone else planted it to intercept the attach; remove it once you have looked at who made it")]

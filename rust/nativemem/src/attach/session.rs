@@ -6,8 +6,8 @@ use super::connect::{self, SocketPlace};
 use super::reply::{self, ReadFailure};
 use super::request;
 use super::target::Target;
+use super::target_tmp::TargetTmp;
 use super::AttachError;
-use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -36,15 +36,22 @@ impl Session {
         rerun: &str,
     ) -> Result<Session, AttachError> {
         let target = Target::inspect(pid, rerun)?;
-        let place = SocketPlace::of(&target)?;
-        connect::ensure_listening(&target, &place, timeout)?;
-        let jar = AgentJar::for_target(&target, jar)?;
+        // Resolved once: the trigger, the socket and the jar's copy all go through it.
+        let tmp = TargetTmp::open(pid, target.status.euid)?;
+        let place = SocketPlace::of(&target, &tmp)?;
+        connect::ensure_listening(&target, &tmp, &place, timeout)?;
+        let jar = AgentJar::for_target(&target, &tmp, jar)?;
         Ok(Session { target, place, jar })
     }
 
     /// The jar's path as the target reads it.
     pub fn jar_for_target(&self) -> &str {
         &self.jar.path_for_target
+    }
+
+    /// SHA-256 of the jar's bytes as handed to the target (lowercase hex): the agent checks it.
+    pub fn jar_sha256(&self) -> &str {
+        &self.jar.sha256
     }
 
     pub fn jar_is_copy(&self) -> bool {
@@ -106,11 +113,18 @@ impl Session {
     ) -> Result<Vec<u8>, AttachError> {
         let pid = self.target.pid;
         let deadline = Instant::now() + timeout;
-        let mut stream = connect::connect(&self.target, &self.place)?;
-        stream
-            .set_write_timeout(Some(timeout.max(Duration::from_millis(1))))
-            .and_then(|_| stream.write_all(request))
-            .map_err(|e| AttachError::io(pid, format!("cannot send '{command}'"), e))?;
+        let mut stream = connect::connect(&self.target, &self.place, deadline)?;
+        match connect::write_by(&mut stream, request, deadline) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                return Err(AttachError::NoAnswer {
+                    pid,
+                    command: command.into(),
+                    waited: timeout,
+                })
+            }
+            Err(e) => return Err(AttachError::io(pid, format!("cannot send '{command}'"), e)),
+        }
         let bytes = match reply::read_bounded(&mut stream, limit, deadline) {
             Ok(bytes) => bytes,
             Err(ReadFailure::TimedOut) => {

@@ -1,8 +1,10 @@
 //! Who and where the target JVM is, from `/proc/<pid>` as this process sees it: its effective
 //! uid and gid, its pid as it sees itself (the last `NSpid` field), whether it lives in another
-//! mount namespace, its `/tmp` (as `/proc/<pid>/root/tmp`, opened once without following a link)
-//! and whether it is a HotSpot JVM.
+//! mount namespace and whether it is a HotSpot JVM; the process itself is held by a pidfd
+//! ([`ProcessHandle`]) from before the first read, so everything read describes it and a signal
+//! reaches it or nobody. Its `/tmp` is [`super::target_tmp`]'s.
 
+use super::process_handle::ProcessHandle;
 use super::AttachError;
 use crate::files::checked::{self as checked_files, Links};
 use std::ffi::CString;
@@ -66,12 +68,20 @@ pub struct Target {
     pub pid: u32,
     pub status: Status,
     pub other_mount_namespace: bool,
+    pub process: ProcessHandle,
 }
 
 impl Target {
     /// Reads `/proc/<pid>`: the process must exist and be attachable by this process's user
     /// (`rerun` is the command line the error suggests to run as the target's user).
     pub fn inspect(pid: u32, rerun: &str) -> Result<Target, AttachError> {
+        let process = match ProcessHandle::open(pid) {
+            Ok(process) => process,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(AttachError::NoSuchProcess { pid })
+            }
+            Err(e) => return Err(AttachError::io(pid, "cannot open it (pidfd_open)", e)),
+        };
         let proc_dir = format!("/proc/{pid}");
         let status = match read_proc(&format!("{proc_dir}/status")) {
             Ok(text) => text,
@@ -102,27 +112,19 @@ impl Target {
         if let Some(why) = not_hotspot(&maps) {
             return Err(AttachError::NotHotSpot { pid, why });
         }
+        // Whether it catches SIGQUIT matters only if its listener must be started
+        // (connect::ensure_listening): with -Xrs, JDK 17+ start it at start-up.
         let other_mount_namespace = other_mount_namespace(pid)?;
+        // The pid may have been reused while /proc was read: then none of it was the target's.
+        if !process.is_same() {
+            return Err(AttachError::NoSuchProcess { pid });
+        }
         Ok(Target {
             pid,
             status,
             other_mount_namespace,
+            process,
         })
-    }
-
-    /// The target's current directory, where HotSpot looks for `.attach_pid<pid>` first.
-    pub fn cwd(&self) -> Result<OwnedFd, AttachError> {
-        open_dir(None, &format!("/proc/{}/cwd", self.pid))
-            .map_err(|e| AttachError::io(self.pid, "cannot open its working directory", e))
-    }
-
-    /// The target's `/tmp` (HotSpot's `os::get_temp_directory()` on Linux), through its root:
-    /// right in any mount namespace; a link there is refused, not followed from here.
-    pub fn tmp(&self) -> Result<OwnedFd, AttachError> {
-        let root = open_dir(None, &format!("/proc/{}/root", self.pid))
-            .map_err(|e| AttachError::io(self.pid, "cannot open its root directory", e))?;
-        open_dir(Some(&root), "tmp")
-            .map_err(|e| AttachError::io(self.pid, "cannot open its /tmp (not a link)", e))
     }
 
     /// Whether the process is gone or dying within a second (after its connection broke).
@@ -138,6 +140,9 @@ impl Target {
 
     /// Whether the process still runs (and is not a zombie).
     pub fn alive(&self) -> bool {
+        if !self.process.is_same() {
+            return false;
+        }
         match read_proc(&format!("/proc/{}/stat", self.pid)) {
             Ok(stat) => !matches!(
                 stat.rsplit_once(')')

@@ -42,12 +42,13 @@ struct Opened<'a> {
     session: i64,
     jar: &'a str,
     jar_is_copy: bool,
+    jar_sha256: &'a str,
     nspid: u32,
     other_mount_namespace: bool,
 }
 
 export! {
-    /// Opens an attach to `pid`: JSON `{session, jar, jar_is_copy, nspid, other_mount_namespace}`.
+    /// Opens an attach to `pid`: JSON `{session, jar, jar_is_copy, jar_sha256, nspid, other_mount_namespace}`.
     fn attachOpenJson(
         env,
         pid: jint,
@@ -67,6 +68,7 @@ export! {
             session: id,
             jar: session.jar_for_target(),
             jar_is_copy: session.jar_is_copy(),
+            jar_sha256: session.jar_sha256(),
             nspid: session.target().status.nspid,
             other_mount_namespace: session.target().other_mount_namespace,
         };

@@ -4,6 +4,7 @@
 
 use super::collapsed;
 use super::frame_kind::FrameKind;
+use super::output_cap::CappedBuffer;
 use super::report::human_bytes;
 use super::stacks::Stacks;
 use super::{ProfileError, IMPLAUSIBLE_BYTES};
@@ -105,6 +106,15 @@ pub fn render(
 
 /// Draws collapsed stacks (`stack bytes`, or `stack base current` for a difference).
 pub fn draw(folded: &str, drawing: &Drawing) -> Result<Vec<u8>, ProfileError> {
+    draw_within(folded, drawing, u64::MAX).map(Option::unwrap_or_default)
+}
+
+/// [`draw`], writing at most `cap` bytes: `None` if the graph would be larger.
+pub fn draw_within(
+    folded: &str,
+    drawing: &Drawing,
+    cap: u64,
+) -> Result<Option<Vec<u8>>, ProfileError> {
     if folded.is_empty() {
         return Err(ProfileError::FlameGraph(
             "the profile holds no sampled bytes: sample more (lower lg_prof_sample) or dump later"
@@ -139,14 +149,18 @@ pub fn draw(folded: &str, drawing: &Drawing) -> Result<Vec<u8>, ProfileError> {
         options.palette_map = Some(&mut palette);
     }
     let font_size = options.font_size;
-    let mut svg = Vec::new();
-    flamegraph::from_lines(&mut options, folded.lines(), &mut svg)
-        .map_err(|e| ProfileError::FlameGraph(e.to_string()))?;
-    if drawing.difference {
-        return Ok(svg);
+    let mut svg = CappedBuffer::new(cap);
+    match flamegraph::from_lines(&mut options, folded.lines(), &mut svg) {
+        Ok(()) => {}
+        Err(_) if svg.refused => return Ok(None),
+        Err(e) => return Err(ProfileError::FlameGraph(e.to_string())),
     }
-    let svg = String::from_utf8(svg).map_err(|e| ProfileError::FlameGraph(e.to_string()))?;
-    Ok(with_legend(&svg, font_size).into_bytes())
+    if drawing.difference {
+        return Ok(Some(svg.bytes));
+    }
+    let svg = String::from_utf8(svg.bytes).map_err(|e| ProfileError::FlameGraph(e.to_string()))?;
+    let svg = with_legend(&svg, font_size).into_bytes();
+    Ok((svg.len() as u64 <= cap).then_some(svg))
 }
 
 /// The native frame that holds the most bytes itself (a site), and the Java line that reached it

@@ -9,6 +9,7 @@ pub mod bundle_layout;
 pub mod collapsed;
 pub mod demangle;
 pub mod diff;
+pub mod dwarf_depth;
 pub mod export;
 pub mod flamegraph;
 pub mod fleet;
@@ -18,6 +19,7 @@ pub mod fuzzing;
 pub mod java_frames;
 pub mod mappings;
 pub mod otlp;
+pub mod output_cap;
 pub mod parse;
 pub mod pprof;
 pub mod report;
@@ -76,6 +78,16 @@ pub enum ProfileError {
     BadRequest(String),
     #[error("cannot draw the flame graph: {0}")]
     FlameGraph(String),
+    #[error(
+        "the {format} output of {input} would pass {cap_mib:.1} MiB, the most one analysis \
+         writes (its stacks are too many or too deep: a damaged or crafted dump?); ask for the \
+         text report with a --top limit, or analyze fewer dumps at once"
+    )]
+    OutputTooLarge {
+        input: String,
+        format: &'static str,
+        cap_mib: f64,
+    },
 }
 
 impl ProfileError {
@@ -91,6 +103,7 @@ impl ProfileError {
                 | ProfileError::File(FileError::BadPath(_))
                 | ProfileError::UnknownFormat(_)
                 | ProfileError::BadRequest(_)
+                | ProfileError::OutputTooLarge { .. }
         )
     }
 }

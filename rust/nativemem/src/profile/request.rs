@@ -4,6 +4,7 @@
 
 use super::fleet::inputs::{self, Dump};
 use super::fleet::{Fleet, Role};
+use super::output_cap::{self, MAX_OUTPUT_BYTES};
 use super::report::{self, Report};
 use super::{modified_nanos, write_output, Format, ProfileError};
 use serde::{Deserialize, Serialize};
@@ -49,8 +50,14 @@ pub struct Outcome {
 }
 
 impl Request {
-    /// Checks the request, reads the dumps once, then renders and writes every output.
+    /// Checks the request, reads the dumps once, then renders and writes every output, each at
+    /// most [`MAX_OUTPUT_BYTES`].
     pub fn run(&self) -> Result<Outcome, ProfileError> {
+        self.run_within(MAX_OUTPUT_BYTES)
+    }
+
+    /// [`Request::run`] with every output at most `cap` bytes.
+    pub fn run_within(&self, cap: u64) -> Result<Outcome, ProfileError> {
         self.check()?;
         let mut warnings = Vec::new();
         let dumps = inputs::expand(&self.dumps, &mut warnings)?;
@@ -70,9 +77,13 @@ impl Request {
             fleet.add_all(&bases, Role::Base)?;
         }
         let report = fleet.report(self.top);
-        let mut rendered = Vec::new();
+        // Every output is rendered before any is written: one over the cap writes none.
+        let mut made = Vec::with_capacity(self.outputs.len());
         for output in &self.outputs {
-            let bytes = render(&fleet, &report, output.format, &dumps)?;
+            made.push(render(&fleet, &report, output.format, &dumps, cap)?);
+        }
+        let mut rendered = Vec::new();
+        for (output, bytes) in self.outputs.iter().zip(made) {
             match &output.path {
                 Some(path) => write_output(path, &bytes)?,
                 None => rendered.push(String::from_utf8_lossy(&bytes).into_owned()),
@@ -114,6 +125,7 @@ fn render(
     report: &Report,
     format: Format,
     dumps: &[Dump],
+    cap: u64,
 ) -> Result<Vec<u8>, ProfileError> {
     let what = match (dumps, fleet.current().processes.len()) {
         ([one], _) => one
@@ -126,7 +138,17 @@ fn render(
     };
     let difference = fleet.is_difference();
     let bases = report.base_process_count;
-    Ok(match format {
+    let input = match dumps {
+        [one] => one.path.display().to_string(),
+        [first, ..] => format!(
+            "{} dumps ({} and others)",
+            dumps.len(),
+            first.path.display()
+        ),
+        [] => "no dump".into(),
+    };
+    let too_large = || output_cap::too_large(&input, format, cap);
+    let bytes = match format {
         Format::Text => {
             let title = match (difference, report.process_count, bases) {
                 (false, 1, _) => format!("In use, {what}"),
@@ -138,13 +160,30 @@ fn render(
             };
             report::render_text(report, &title).into_bytes()
         }
-        Format::Collapsed => fleet.collapsed().into_bytes(),
-        Format::Svg => fleet.svg(&match difference {
-            true => format!("Heap growth: {what} vs base"),
-            false => format!("In-use heap: {what}"),
-        })?,
-        Format::Pprof => fleet.pprof(newest_time_nanos(fleet, dumps)),
-    })
+        Format::Collapsed => fleet
+            .collapsed_within(cap)
+            .ok_or_else(too_large)?
+            .into_bytes(),
+        Format::Svg => fleet
+            .svg_within(
+                &match difference {
+                    true => format!("Heap growth: {what} vs base"),
+                    false => format!("In-use heap: {what}"),
+                },
+                cap,
+            )?
+            .ok_or_else(too_large)?,
+        Format::Pprof => {
+            if fleet.pprof_message_bytes() > cap {
+                return Err(too_large());
+            }
+            fleet.pprof(newest_time_nanos(fleet, dumps))
+        }
+    };
+    if bytes.len() as u64 > cap {
+        return Err(too_large());
+    }
+    Ok(bytes)
 }
 
 /// The profile's time: the newest dump's (its sidecar's time, else its file's).

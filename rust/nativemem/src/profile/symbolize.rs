@@ -11,6 +11,7 @@
 //! the address when it is shown ([`unnamed_name`]), not kept per address.
 
 use super::demangle::demangle;
+use super::dwarf_depth::{self, MAX_DWARF_DEPTH};
 use super::mappings::{Mapping, MemoryMap};
 use super::sidecar::Sidecar;
 use crate::files::{fd_path, open_regular, Links};
@@ -115,7 +116,11 @@ impl ObjectCache {
 }
 
 struct ObjectFile {
-    loader: addr2line::Loader,
+    /// Its DWARF reader; `None` when the debug info nests too deep to read safely
+    /// ([`super::dwarf_depth`]): the symbol table names its functions then.
+    loader: Option<addr2line::Loader>,
+    /// Why part of the object was not read, said once when it is opened.
+    warning: Option<String>,
     symbols: SymbolTable,
     /// PT_LOAD segments: (file offset, file size, virtual address).
     segments: Vec<(u64, u64, u64)>,
@@ -218,17 +223,23 @@ impl<'m> Symbolizer<'m> {
     }
 
     fn open(&mut self, file: &str) -> Option<usize> {
+        let record = self.sidecar.object(file).cloned().unwrap_or_default();
         // Fuzzing (rust/nativemem/fuzz) feeds made-up maps: reading whatever file they name
-        // (`/proc/self/exe`) would fuzz the file system and the DWARF readers, not our parsers.
-        if cfg!(fuzzing) {
+        // (`/proc/self/exe`) would fuzz the file system, not our parsers. A sidecar's copy is
+        // read: the `object_file` target writes generated ones.
+        if cfg!(fuzzing) && record.copy.is_none() {
             self.warnings
                 .push(format!("{file}: not read while fuzzing"));
             return None;
         }
-        let record = self.sidecar.object(file).cloned().unwrap_or_default();
         let path: PathBuf = record.copy.unwrap_or_else(|| PathBuf::from(file));
         match self.cache.get_or_open(&path, &record.build_id) {
-            Ok(object) => Some(object),
+            Ok(object) => {
+                if let Some(warning) = self.cache.objects[object].warning.take() {
+                    self.warnings.push(warning);
+                }
+                Some(object)
+            }
             Err(reason) => {
                 self.warnings.push(format!(
                     "{}: {reason}; its frames are shown as module+offset",
@@ -283,19 +294,47 @@ impl ObjectFile {
         let debug = separate_debug_file(&file, path).and_then(|debug_path| {
             // Debug files are reached through build-id links: follow them, but only to a file.
             let debug = open_regular(&debug_path, Links::Follow).ok()?;
-            let loader = addr2line::Loader::new(fd_path(&debug)).ok()?;
-            let symbols = SymbolTable::read(debug).ok()?;
-            Some((loader, symbols))
+            let cache = object::ReadCache::new(debug.try_clone().ok()?);
+            let parsed = object::File::parse(&cache).ok()?;
+            let depth = dwarf_depth::deepest(&parsed, MAX_DWARF_DEPTH);
+            let symbols = SymbolTable::from_object(&parsed);
+            Some((fd_path(&debug), depth, symbols, debug_path))
         });
-        let (loader, symbols) = match debug {
+        let (loaded, depth, symbols, shown) = match debug {
             Some(found) => found,
             None => (
-                addr2line::Loader::new(&checked).map_err(|e| e.to_string())?,
+                checked.clone(),
+                dwarf_depth::deepest(&file, MAX_DWARF_DEPTH),
                 SymbolTable::from_object(&file),
+                path.to_owned(),
+            ),
+        };
+        let (loader, warning) = match depth {
+            Ok(depth) if depth <= MAX_DWARF_DEPTH => (
+                Some(addr2line::Loader::new(&loaded).map_err(|e| e.to_string())?),
+                None,
+            ),
+            Ok(_) => (
+                None,
+                Some(format!(
+                    "{}: its debug info nests more than {MAX_DWARF_DEPTH} levels deep (no \
+                     compiler makes that; a crafted file?), so only its symbol table names its \
+                     functions",
+                    shown.display()
+                )),
+            ),
+            Err(e) => (
+                None,
+                Some(format!(
+                    "{}: its debug info cannot be read ({e}), so only its symbol table names its \
+                     functions",
+                    shown.display()
+                )),
             ),
         };
         Ok(ObjectFile {
             loader,
+            warning,
             symbols,
             segments,
             is_allocator,
@@ -316,7 +355,8 @@ impl ObjectFile {
     fn lines(&self, offset: u64) -> (Vec<Line>, Option<String>) {
         let probe = self.virtual_address(offset);
         let mut lines = Vec::new();
-        if let Ok(mut frames) = self.loader.find_frames(probe) {
+        let frames = self.loader.as_ref().map(|l| l.find_frames(probe));
+        if let Some(Ok(mut frames)) = frames {
             while let Ok(Some(frame)) = frames.next() {
                 let Some(name) = frame.function.as_ref().and_then(|f| f.raw_name().ok()) else {
                     continue;
@@ -344,7 +384,10 @@ impl ObjectFile {
         }
         match symbol {
             Some(Symbol::Exact(name)) => {
-                let location = self.loader.find_location(probe).ok().flatten();
+                let location = self
+                    .loader
+                    .as_ref()
+                    .and_then(|l| l.find_location(probe).ok().flatten());
                 lines.push(Line {
                     function: demangle(name),
                     file: location.as_ref().and_then(|l| l.file).map(str::to_owned),
@@ -377,12 +420,6 @@ enum Symbol<'t> {
 }
 
 impl SymbolTable {
-    fn read(data: std::fs::File) -> Result<SymbolTable, String> {
-        let cache = object::ReadCache::new(data);
-        let file = object::File::parse(&cache).map_err(|e| e.to_string())?;
-        Ok(SymbolTable::from_object(&file))
-    }
-
     fn from_object<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>) -> SymbolTable {
         let from = |symbols: &mut dyn Iterator<Item = object::Symbol<'d, '_, R>>| {
             symbols
@@ -500,7 +537,55 @@ pub fn unnamed_name(mapping: Option<&Mapping>, address: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::fuzzing::{nested_inlined_subroutines, sidecar_object, CODE_AT};
     use crate::profile::mappings::Mapping;
+
+    fn scratch(test: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("nativemem-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A sidecar's object with 20,000 nested DW_TAG_inlined_subroutine entries (340 KB): its
+    /// DWARF would overflow the stack of any thread in addr2line's recursive parse (SIGSEGV);
+    /// it is left unread, said once, and the analysis goes on.
+    #[test]
+    fn debug_info_nested_twenty_thousand_deep_is_not_read() {
+        let dir = scratch("dwarf-deep");
+        let object = nested_inlined_subroutines(20_000);
+        let (resolved, warnings) = sidecar_object(&dir, &object, &[CODE_AT + 16, CODE_AT]).unwrap();
+        assert!(resolved.iter().all(|r| r.unnamed), "{resolved:?}");
+        let said: Vec<_> = warnings
+            .iter()
+            .filter(|w| w.contains("nests more than 256 levels"))
+            .collect();
+        assert_eq!(said.len(), 1, "{warnings:?}");
+        assert!(said[0].contains("objects/lib.so"), "{said:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Debug info just within the bound is read, on a thread with a Java thread's 1 MiB stack.
+    #[test]
+    fn debug_info_at_the_bound_is_read_on_a_small_stack() {
+        let dir = scratch("dwarf-bound");
+        let object = nested_inlined_subroutines(MAX_DWARF_DEPTH - 2);
+        let on_thread = dir.clone();
+        let (resolved, warnings) = std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(move || sidecar_object(&on_thread, &object, &[CODE_AT + 16]).unwrap())
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let names: Vec<_> = resolved[0]
+            .lines
+            .iter()
+            .map(|l| l.function.as_str())
+            .collect();
+        assert_eq!(names, ["f"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn unknown_addresses_keep_module_and_offset() {

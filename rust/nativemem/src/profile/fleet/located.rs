@@ -213,6 +213,32 @@ impl Located {
     }
 
     /// The location ids of a stack, leaf first.
+    /// The number of locations in `stack`.
+    pub fn depth(&self, stack: u32) -> usize {
+        self.stacks.frames(stack).len()
+    }
+
+    /// About the heap a pprof message's mappings, locations, functions and string table take
+    /// when made from these ([`super::Fleet::pprof_message_bytes`]).
+    pub fn heap_bytes(&self) -> u64 {
+        let mappings: u64 = self
+            .mappings
+            .iter()
+            .map(|m| 96 + (m.path.len() + m.build_id.len()) as u64)
+            .sum();
+        let functions: u64 = self
+            .functions
+            .iter()
+            .map(|f| 80 + (f.name.len() + f.system_name.len() + f.file.len()) as u64)
+            .sum();
+        let locations: u64 = self
+            .locations
+            .iter()
+            .map(|l| 64 + 24 * l.lines.len() as u64)
+            .sum();
+        mappings + functions + locations
+    }
+
     pub fn location_ids(&self, stack: u32) -> Vec<u64> {
         let frames = self.stacks.frames(stack);
         frames.iter().map(|&l| u64::from(l) + 1).collect()

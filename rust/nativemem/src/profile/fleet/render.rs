@@ -81,13 +81,21 @@ impl Fleet {
 
     /// Collapsed stacks (`stack base current` per-process averages for a difference).
     pub fn collapsed(&self) -> String {
-        self.folded(|label| self.names.get(label))
+        self.folded(|label| self.names.get(label), u64::MAX)
+            .unwrap_or_default()
     }
 
-    /// Collapsed stacks with each label shown as `name(label)`.
-    fn folded<'n>(&self, name: impl Fn(usize) -> &'n str) -> String {
+    /// [`Fleet::collapsed`], `None` once its stacks pass `cap` bytes.
+    pub fn collapsed_within(&self, cap: u64) -> Option<String> {
+        self.folded(|label| self.names.get(label), cap)
+    }
+
+    /// Collapsed stacks with each label shown as `name(label)`; `None` once the distinct stacks
+    /// pass `cap` bytes.
+    fn folded<'n>(&self, name: impl Fn(usize) -> &'n str, cap: u64) -> Option<String> {
         let mut folded: BTreeMap<String, (f64, f64)> = BTreeMap::new();
         let mut key = String::new();
+        let mut held = 0u64;
         for node in 1..self.stacks.len() as u32 {
             let pair = match self.is_difference() {
                 true => self.base_and_current_bytes(node),
@@ -98,17 +106,29 @@ impl Fleet {
             }
             let frames = self.stacks.frames(node);
             fold_into(&mut key, frames.iter().map(|&l| name(l as usize)));
+            if !folded.contains_key(&key) {
+                held += key.len() as u64 + 1;
+                if held > cap {
+                    return None;
+                }
+            }
             let entry = folded.entry(key.clone()).or_default();
             entry.0 += pair.0;
             entry.1 += pair.1;
         }
-        lines(&folded, self.is_difference())
+        Some(lines(&folded, self.is_difference()))
     }
 
     /// The flame graph (differential for a difference: red grew, blue shrank); of several
     /// processes, each function says in how many it is: `name [in 3 of 4]`. `title` says what
     /// is drawn; the total and the sample interval are added to it.
     pub fn svg(&self, title: &str) -> Result<Vec<u8>, ProfileError> {
+        self.svg_within(title, u64::MAX)
+            .map(Option::unwrap_or_default)
+    }
+
+    /// [`Fleet::svg`], `None` if its stacks or the graph pass `cap` bytes.
+    pub fn svg_within(&self, title: &str, cap: u64) -> Result<Option<Vec<u8>>, ProfileError> {
         let processes = self.current.processes.len();
         let names: Vec<String> = (0..self.names.len())
             .map(|label| match processes {
@@ -148,7 +168,40 @@ impl Fleet {
                 .map(|(label, name)| (name.clone(), kind(label)))
                 .collect(),
         };
-        flamegraph::draw(&self.folded(|label| names[label].as_str()), &drawing)
+        match self.folded(|label| names[label].as_str(), cap) {
+            Some(folded) => flamegraph::draw_within(&folded, &drawing, cap),
+            None => Ok(None),
+        }
+    }
+
+    /// About the heap [`Fleet::pprof_message`] takes, reckoned without building it: per sample
+    /// its struct and vectors (a location id per frame, two values, a label per process field),
+    /// plus the locations, functions and names [`Located`] holds.
+    pub fn pprof_message_bytes(&self) -> u64 {
+        const SAMPLE: u64 = 3 * 24 + 2 * 8;
+        const LABEL: u64 = 48;
+        let sample =
+            |node: u32, labels: u64| SAMPLE + 8 * self.located.depth(node) as u64 + LABEL * labels;
+        let samples: u64 = if self.is_difference() {
+            self.growth_by_location_stack()
+                .keys()
+                .map(|&node| sample(node, 0))
+                .sum()
+        } else {
+            self.current
+                .processes
+                .iter()
+                .flat_map(|p| {
+                    let labels =
+                        1 + u64::from(p.origin.pid.is_some()) + u64::from(p.origin.host.is_some());
+                    p.samples
+                        .iter()
+                        .filter(|s| s.0 != EMPTY)
+                        .map(move |s| sample(s.0, labels))
+                })
+                .sum()
+        };
+        samples + self.located.heap_bytes()
     }
 
     /// Gzipped pprof of the code locations the fleet kept (`per_process`): each process's

@@ -167,13 +167,21 @@ class AttachFromJreTest {
       Map<String, Object> stats = JSON.std.mapFrom(r.stdout.trim());
       long rss = ((Number) object(stats, "process").get("rss_bytes")).longValue();
       assertTrue(rss >= before * 0.95 && rss <= after * 1.05, rss + " vs " + before + ".." + after);
-      // The target loaded a copy in its own /tmp, named by its content, the target's, 0400: it
-      // stays, as the JVM keeps the jar on its class path, and later commands reuse it.
-      List<Path> copies = agentCopies(theirTmp);
+      // The target loaded a copy in a private directory of its uid in its own /tmp, named by its
+      // content, the target's, 0400: it stays, as the JVM keeps the jar on its class path, and
+      // later commands reuse it.
+      Path privateDir = theirTmp.resolve(".nativemem-agent-9999");
+      assertEquals(9999, Files.getAttribute(privateDir, "unix:uid", LinkOption.NOFOLLOW_LINKS));
+      assertEquals(
+          "rwx------",
+          PosixFilePermissions.toString(
+              Files.getPosixFilePermissions(privateDir, LinkOption.NOFOLLOW_LINKS)));
+      List<Path> copies = agentCopies(privateDir);
       assertEquals(1, copies.size(), copies.toString());
+      assertEquals(List.of(privateDir), agentCopies(theirTmp), "nothing else in its /tmp");
       Path copy = copies.get(0);
       assertTrue(
-          copy.getFileName().toString().matches("\\.nativemem-agent-[0-9a-f]{8}-[0-9]+\\.jar"),
+          copy.getFileName().toString().matches("nativemem-agent-[0-9a-f]{32}\\.jar"),
           copy.toString());
       assertEquals(9999, Files.getAttribute(copy, "unix:uid", LinkOption.NOFOLLOW_LINKS));
       assertEquals(
@@ -186,7 +194,7 @@ class AttachFromJreTest {
           fromRuntime().cli(attachArgs(target.pid, "handles").toArray(new String[0]));
       assertEquals(0, handles.exitCode, handles.toString());
       assertEquals(0, fromRuntime().cli("attach", Long.toString(target.pid), "advice").exitCode);
-      assertEquals(List.of(copy), agentCopies(theirTmp), "one copy, reused");
+      assertEquals(List.of(copy), agentCopies(privateDir), "one copy, reused");
       assertTrue(Files.exists(theirTmp.resolve(".java_pid" + nspid)), "its socket, by its own pid");
       try (Stream<Path> left = Files.list(theirTmp)) {
         assertTrue(
@@ -199,7 +207,7 @@ class AttachFromJreTest {
   private static List<Path> agentCopies(Path dir) throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
       return files
-          .filter(p -> p.getFileName().toString().startsWith(".nativemem-agent-"))
+          .filter(p -> p.getFileName().toString().matches("\\.?nativemem-agent-.*"))
           .collect(java.util.stream.Collectors.toList());
     }
   }
@@ -260,6 +268,139 @@ class AttachFromJreTest {
       assertTrue(r.stderr.contains("-XX:+DisableAttachMechanism"), r.stderr);
       assertTrue(seconds < 5, "took " + seconds + " s, not at once (the CLI's own start included)");
       assertTrue(target.process.isAlive(), "the target must survive the attempt");
+    }
+  }
+
+  /**
+   * Another uid's process that looks like a JVM to attach and, on the SIGQUIT that starts its
+   * listener, opens its socket and then turns its /tmp into a directory only root may write (a bind
+   * mount in a user and mount namespace of its own, as any user can): root's attach used to resolve
+   * that /tmp again for the jar copy and wrote it there. It resolves it once now: the copy lands in
+   * the /tmp it checked, nothing in the other directory.
+   */
+  @Test
+  void aTargetThatMovesItsTmpAfterTheSignalGetsNothingWrittenWhereItPoints() throws Exception {
+    assumeTrue(root(), "root attaching another uid's process (CI runs as root)");
+    Path python = Paths.get("/usr/bin/python3");
+    assumeTrue(Files.isExecutable(python), "the other user's process is a Python script");
+    Path work = OtherUsers.newDirectory("tmp-mover-" + System.nanoTime());
+    Path protectedDir = Files.createDirectory(work.resolve("roots-only"));
+    Files.setPosixFilePermissions(protectedDir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path script = work.resolve("tmp-mover.py");
+    try (java.io.InputStream in = AttachFromJreTest.class.getResourceAsStream("tmp-mover.py")) {
+      Files.write(script, in.readAllBytes());
+    }
+    Path out = work.resolve("out");
+    Path lib = Files.createDirectory(work.resolve("lib")); // its fake libjvm.so
+    Files.setAttribute(lib, "unix:uid", 9999);
+    List<String> command = new ArrayList<>(AS_9999);
+    command.addAll(
+        List.of(python.toString(), script.toString(), protectedDir.toString(), lib.toString()));
+    Process mover =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    try {
+      String ready = "";
+      for (int i = 0; i < 100 && !ready.contains("READY "); i++) {
+        Thread.sleep(100);
+        ready = Files.readString(out);
+      }
+      long pid =
+          Long.parseLong(ready.substring(ready.indexOf("READY ") + 6).trim().split("\\s+")[0]);
+      ForkedJvm.Result r =
+          fromRuntime().cli("attach", "--timeout", "5", Long.toString(pid), "stats");
+      assertTrue(
+          Files.readString(out).contains("MOVED"),
+          "the move was made: " + Files.readString(out) + r);
+      try (Stream<Path> written = Files.list(protectedDir)) {
+        assertEquals(List.of(), written.collect(java.util.stream.Collectors.toList()));
+      }
+      List<Path> copies = agentCopies(Paths.get("/tmp/.nativemem-agent-9999"));
+      assertFalse(copies.isEmpty(), "the copy, in the /tmp that was checked");
+      Files.deleteIfExists(Paths.get("/tmp/.java_pid" + pid));
+    } finally {
+      mover.destroy();
+      mover.waitFor(10, TimeUnit.SECONDS);
+      OtherUsers.deleteTree(work);
+    }
+  }
+
+  /**
+   * A JVM started with -Xrs does not catch SIGQUIT, and needs none: JDK 17 and 25 open its attach
+   * socket at start-up. Reached on both, without a signal.
+   */
+  @Test
+  void aJvmStartedWithXrsIsReachedOnJdk17And25() throws Exception {
+    for (String jdk :
+        List.of(
+            "/usr/lib/jvm/java-17-openjdk-amd64",
+            System.getProperty("nativemem.jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64"))) {
+      Path java = Paths.get(jdk, "bin", "java");
+      if (!Files.isExecutable(java)) {
+        System.err.println("skipped " + jdk + ": no JDK there");
+        continue;
+      }
+      try (AttachTargetProcess target =
+          new AttachTargetProcess(
+              java.toString(), List.of(), List.of("-Xrs"), List.of(ForkedJvm.TEST_CLASSES))) {
+        ForkedJvm.Result r =
+            fromRuntime().cli("attach", Long.toString(target.pid), "stats", "--json");
+        assertEquals(0, r.exitCode, jdk + ": " + r);
+        Map<String, Object> stats = JSON.std.mapFrom(r.stdout.trim());
+        assertTrue(object(stats, "process").containsKey("rss_bytes"), r.stdout);
+        assertTrue(target.process.isAlive(), jdk + ": the target must survive");
+      }
+    }
+  }
+
+  /**
+   * A listener that never accepts and whose backlog is full (a hung JVM, or one planted under the
+   * target's socket name by its own uid): {@code attach --timeout 3} fails in about 3 s, saying so.
+   */
+  @Test
+  void aListenerThatNeverAcceptsFailsTheAttachByItsTimeout() throws Exception {
+    try (AttachTargetProcess target =
+        new AttachTargetProcess(
+            List.of(), List.of("-XX:+DisableAttachMechanism"), List.of(ForkedJvm.TEST_CLASSES))) {
+      Path socket = Paths.get("/tmp/.java_pid" + target.pid);
+      List<java.nio.channels.SocketChannel> queued = new ArrayList<>();
+      try (java.nio.channels.ServerSocketChannel listener =
+          java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+        listener.bind(java.net.UnixDomainSocketAddress.of(socket), 1);
+        // Fill the backlog: its length + 1 connections wait to be accepted, the next ones block.
+        for (int i = 0; i < 3; i++) {
+          Thread filler =
+              new Thread(
+                  () -> {
+                    try {
+                      java.nio.channels.SocketChannel channel =
+                          java.nio.channels.SocketChannel.open(
+                              java.net.UnixDomainSocketAddress.of(socket));
+                      synchronized (queued) {
+                        queued.add(channel);
+                      }
+                    } catch (IOException e) {
+                      // the listener closed while this one waited
+                    }
+                  });
+          filler.setDaemon(true);
+          filler.start();
+        }
+        Thread.sleep(500);
+        long started = System.nanoTime();
+        ForkedJvm.Result r =
+            fromRuntime().cli("attach", "--timeout", "3", Long.toString(target.pid), "stats");
+        double seconds = (System.nanoTime() - started) / 1e9;
+        assertEquals(1, r.exitCode, r.toString());
+        assertTrue(r.stderr.contains("accepts no connection within"), r.stderr);
+        assertTrue(seconds < 15, "took " + seconds + " s for a 3 s timeout");
+      } finally {
+        synchronized (queued) {
+          for (java.nio.channels.SocketChannel channel : queued) {
+            channel.close();
+          }
+        }
+        Files.deleteIfExists(socket);
+      }
     }
   }
 
@@ -349,7 +490,7 @@ class AttachFromJreTest {
   }
 
   /** The value of {@code name} in JVM {@code pid}'s system properties, through jcmd. */
-  private static String systemProperty(long pid, String name) throws Exception {
+  static String systemProperty(long pid, String name) throws Exception {
     Path jcmd = Paths.get(System.getProperty("java.home"), "bin", "jcmd");
     Process p =
         new ProcessBuilder(jcmd.toString(), Long.toString(pid), "VM.system_properties").start();

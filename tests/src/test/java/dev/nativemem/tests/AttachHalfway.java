@@ -9,7 +9,9 @@ import java.util.Map;
 
 /**
  * An attach client killed between the command and the read of its result: loads the command into
- * JVM {@code args[0]}, prints its request id and key, and ends without reading or forgetting.
+ * JVM {@code args[0]}, prints its request id and key, and ends without reading or forgetting. With
+ * {@code -Dnativemem.swap.with=FILE}, it plays the other user who swaps the jar after it was
+ * placed: that file's bytes replace the jar the target is told to load.
  */
 public final class AttachHalfway {
   private AttachHalfway() {}
@@ -23,13 +25,28 @@ public final class AttachHalfway {
                 10_000,
                 "halfway"));
     long session = Json.number(opened, "session");
+    String swap = System.getProperty("nativemem.swap.with");
+    if (swap != null) {
+      try {
+        java.nio.file.Files.copy(
+            java.nio.file.Paths.get(swap),
+            java.nio.file.Paths.get(Json.string(opened, "jar")),
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
     String id = AttachProtocol.newId();
     byte[] key = AttachProtocol.newKey();
     long code =
         NativeBridge.attachLoadAgent(
             session,
             AttachProtocol.command(
-                id, key, Json.string(opened, "jar"), Arrays.asList(args).subList(1, args.length)),
+                id,
+                key,
+                Json.string(opened, "jar"),
+                Json.string(opened, "jar_sha256"),
+                Arrays.asList(args).subList(1, args.length)),
             60_000);
     NativeBridge.attachClose(session);
     System.out.println(id + " " + Base64.getEncoder().encodeToString(key) + " " + code);

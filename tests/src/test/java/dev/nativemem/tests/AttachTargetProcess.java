@@ -30,8 +30,19 @@ final class AttachTargetProcess implements AutoCloseable {
   AttachTargetProcess(
       List<String> launcher, List<String> jvmArgs, List<String> classPath, String... env)
       throws IOException {
+    this(ForkedJvm.JAVA, launcher, jvmArgs, classPath, env);
+  }
+
+  /** As above, run by the {@code java} launcher at {@code launcherPath} (another JDK). */
+  AttachTargetProcess(
+      String launcherPath,
+      List<String> launcher,
+      List<String> jvmArgs,
+      List<String> classPath,
+      String... env)
+      throws IOException {
     List<String> command = new ArrayList<>(launcher);
-    command.add(ForkedJvm.JAVA);
+    command.add(launcherPath);
     command.addAll(jvmArgs);
     command.add("-cp");
     command.add(String.join(java.io.File.pathSeparator, classPath));
@@ -75,6 +86,11 @@ final class AttachTargetProcess implements AutoCloseable {
     }
     throw new IOException(
         "the target ended before printing '" + prefix + "': " + Files.readString(stderr));
+  }
+
+  /** What the target wrote to its standard error so far. */
+  String stderr() throws IOException {
+    return Files.readString(stderr);
   }
 
   @Override

@@ -52,6 +52,13 @@ public final class NativeMemoryAgent {
     try {
       boolean command = args != null && args.startsWith(ATTACH);
       commandJar = command ? attachJar(args) : null;
+      String altered =
+          commandJar == null ? null : JarCheck.altered(commandJar, attachJarSha256(args));
+      if (altered != null) {
+        // Not one class of that jar is loaded: its bytes are not the ones the attach sent.
+        System.err.println("nativemem agent: refused an attach command: " + altered);
+        return;
+      }
       boolean tracking = !command || args.startsWith(ATTACH_TRACKING);
       // Before main nothing of the application is loaded: only a late attach can clash.
       String clash = lateAttach && tracking && !shared ? applicationCopy(instrumentation) : null;
@@ -125,13 +132,25 @@ public final class NativeMemoryAgent {
    * class loader is chosen; null for a forget or another version's argument.
    */
   private static File attachJar(String args) {
+    String[] words = attachWords(args);
+    return words == null ? null : new File(words[2]);
+  }
+
+  /** The SHA-256 the attaching side computed of the jar it handed over (the fourth word). */
+  private static String attachJarSha256(String args) {
+    String[] words = attachWords(args);
+    return words == null ? "" : words[3];
+  }
+
+  /** The first four words of an attach command's argument and the rest; null if it has none. */
+  private static String[] attachWords(String args) {
     try {
       String text =
           new String(
               Base64.getUrlDecoder().decode(args.substring(args.indexOf(':') + 1)),
               StandardCharsets.UTF_8);
-      String[] words = text.split("\0", 4);
-      return words.length == 4 ? new File(words[2]) : null;
+      String[] words = text.split("\0", 5);
+      return words.length == 5 ? words : null;
     } catch (IllegalArgumentException e) {
       return null;
     }

@@ -40,7 +40,9 @@ public final class AttachClient {
     try {
       String id = AttachProtocol.newId();
       byte[] key = AttachProtocol.newKey();
-      String options = AttachProtocol.command(id, key, Json.string(opened, "jar"), command);
+      String options =
+          AttachProtocol.command(
+              id, key, Json.string(opened, "jar"), Json.string(opened, "jar_sha256"), command);
       long code;
       try {
         code = NativeBridge.attachLoadAgent(session, options, commandTimeout.toMillis());

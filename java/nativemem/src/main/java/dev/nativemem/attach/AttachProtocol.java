@@ -54,13 +54,17 @@ public final class AttachProtocol {
   /**
    * The agent argument that runs {@code words} under request {@code id}, sealing the result with
    * {@code key}; {@code jar} is the agent jar's path as the target reads it (a copy made for it is
-   * removed afterwards, so the agent cannot go by the path it was first loaded from).
+   * removed afterwards, so the agent cannot go by the path it was first loaded from) and {@code
+   * jarSha256} the SHA-256 of the bytes handed to it: the agent refuses a jar that hashes otherwise
+   * before it loads a class from it.
    */
-  public static String command(String id, byte[] key, String jar, List<String> words) {
+  public static String command(
+      String id, byte[] key, String jar, String jarSha256, List<String> words) {
     List<String> all = new ArrayList<>();
     all.add(id);
     all.add(Base64.getUrlEncoder().withoutPadding().encodeToString(key));
     all.add(jar);
+    all.add(jarSha256);
     all.addAll(words);
     return (words.get(0).equals("handles") ? TRACKING_COMMAND : COMMAND)
         + Base64.getUrlEncoder()
@@ -92,14 +96,14 @@ public final class AttachProtocol {
       String encoded = argument.substring(argument.indexOf(':') + 1);
       String text = new String(Base64.getUrlDecoder().decode(encoded), StandardCharsets.UTF_8);
       List<String> all = Arrays.asList(text.split("\0", -1));
-      if (all.size() < 4) {
+      if (all.size() < 5) {
         throw new IllegalArgumentException("an attach request of another nativemem version");
       }
       return new Request(
           all.get(0),
           Base64.getUrlDecoder().decode(all.get(1)),
           all.get(2),
-          new ArrayList<>(all.subList(3, all.size())));
+          new ArrayList<>(all.subList(4, all.size())));
     }
   }
 

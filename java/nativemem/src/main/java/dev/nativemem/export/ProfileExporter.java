@@ -213,28 +213,76 @@ public final class ProfileExporter {
   /**
    * The shutdown hook: the export threads stop, the interval since the last export becomes one more
    * body, and every body not yet delivered is sent once, all within {@value #AT_EXIT_SECONDS} s;
-   * the rest counts as dropped.
+   * the rest counts as dropped. The bound holds for the whole of it, not per read: the work runs on
+   * a daemon thread that the hook waits for until the deadline and then leaves behind (the JVM does
+   * not wait for daemon threads), so an endpoint that answers a byte a second, a request body it
+   * reads slowly, or a dump that takes long cannot hold the exit.
    */
   void exportAtExit() {
     long deadline = System.nanoTime() + AT_EXIT_SECONDS * 1_000_000_000L;
     capturer.interrupt();
     sender.interrupt();
+    Thread worker = new Thread(() -> sendAtExit(deadline), "nativemem-export-at-exit-send");
+    worker.setDaemon(true);
+    worker.start();
+    try {
+      worker.join(Math.max(1, remainingMillis(deadline)));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    synchronized (atExit) {
+      atExit.over = true;
+      List<Body> rest = new ArrayList<>();
+      queue.drainTo(rest);
+      DROPPED.addAndGet(atExit.unsettled + rest.size());
+      atExit.unsettled = 0;
+    }
+    if (worker.isAlive()) {
+      worker.interrupt();
+    }
+  }
+
+  /**
+   * The bodies the exit took and has not yet counted as sent or dropped, and whether time is up.
+   */
+  private static final class AtExit {
+    boolean over;
+    int unsettled;
+  }
+
+  private final AtExit atExit = new AtExit();
+
+  /** The exit's work, on its own thread: what it settles after the deadline is not counted. */
+  private void sendAtExit(long deadline) {
     List<Body> last = new ArrayList<>();
+    synchronized (atExit) {
+      if (atExit.over) {
+        return;
+      }
+      queue.drainTo(last);
+      atExit.unsettled += last.size();
+    }
+    Body interval = null;
     try {
       // A dump being made is waited for, while time is left to send it.
       if (capturing.tryLock(remainingMillis(deadline) * 3 / 5, TimeUnit.MILLISECONDS)) {
         try {
-          queue.drainTo(last);
-          last.add(captureInterval());
+          interval = captureInterval();
         } finally {
           capturing.unlock();
         }
-      } else {
-        queue.drainTo(last); // a dump still being made: its interval is lost
-      }
+      } // else a dump still being made: its interval is lost
     } catch (InterruptedException | RuntimeException e) {
       System.err.println("nativemem export: no profile at exit: " + e.getMessage());
-      queue.drainTo(last);
+    }
+    synchronized (atExit) {
+      if (atExit.over) {
+        return;
+      }
+      if (interval != null) {
+        last.add(interval);
+        atExit.unsettled++;
+      }
     }
     for (Body body : last) {
       int millis = (int) remainingMillis(deadline) / 2; // to connect, then to read the reply
@@ -246,11 +294,17 @@ public final class ProfileExporter {
           delivered = false;
         }
       }
-      if (delivered) {
-        SENT.incrementAndGet();
-        SENT_BYTES.addAndGet(body.bytes.length);
-      } else {
-        DROPPED.incrementAndGet();
+      synchronized (atExit) {
+        if (atExit.over) {
+          return;
+        }
+        atExit.unsettled--;
+        if (delivered) {
+          SENT.incrementAndGet();
+          SENT_BYTES.addAndGet(body.bytes.length);
+        } else {
+          DROPPED.incrementAndGet();
+        }
       }
     }
   }

@@ -36,7 +36,11 @@ class SealedResultTest {
     byte[] key = AttachProtocol.newKey();
     String argument =
         AttachProtocol.command(
-            "id1", key, "/tmp/.nativemem-agent-x.jar", List.of("report", "--top", "5"));
+            "id1",
+            key,
+            "/tmp/.nativemem-agent-x.jar",
+            "00".repeat(32),
+            List.of("report", "--top", "5"));
     AttachProtocol.Request request = AttachProtocol.Request.parse(argument);
     assertEquals("id1", request.id);
     assertEquals(
@@ -45,6 +49,7 @@ class SealedResultTest {
     assertEquals(List.of("report", "--top", "5"), request.words);
     assertEquals(
         AttachProtocol.TRACKING_COMMAND,
-        AttachProtocol.command("i", key, "j", List.of("handles")).substring(0, 26));
+        AttachProtocol.command("i", key, "j", "00".repeat(32), List.of("handles"))
+            .substring(0, 26));
   }
 }
