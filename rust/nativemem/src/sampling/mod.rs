@@ -6,6 +6,8 @@
 //! `MALLOC_CONF=prof:true,prof_active:false`.
 
 mod dump;
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+pub mod glibc;
 pub mod java_frames;
 mod maps;
 mod symbols;

@@ -9,6 +9,7 @@ pub mod table;
 
 use super::{profiler, SamplingError};
 use crate::allocator::keys;
+pub use hook::append_java_frames;
 use hook::{backtrace_hook, STATE};
 use jvmti_bindings::sys::jni::JavaVM;
 use serde::Serialize;
