@@ -182,7 +182,7 @@ unsafe impl Send for Plant {}
 unsafe impl Sync for Plant {}
 
 /// The dump of the live samples, read back by the analysis's reader.
-fn dump() -> HeapDump {
+fn live_dump() -> HeapDump {
     let mut text = Vec::new();
     write_dump(&mut text).unwrap();
     parse::parse(Path::new("engine.heap"), &text[..]).unwrap()
@@ -223,7 +223,7 @@ fn planted_blocks_are_attributed_to_their_function_within_ten_percent() {
     let (count, size) = (3000, 7168usize);
     plant.plant_outer(count, size);
     let truth = (count as usize * size) as f64;
-    let dump = dump();
+    let dump = live_dump();
     let estimate = unbiased_bytes_under(&dump, "plant_blocks");
     assert!(
         (estimate - truth).abs() <= truth * 0.10,
@@ -248,7 +248,7 @@ fn planted_blocks_are_attributed_to_their_function_within_ten_percent() {
     );
     // Freed: the live estimate falls back to nothing under that function.
     plant.plant_free(count);
-    let after = unbiased_bytes_under(&super::tests::dump(), "plant_blocks");
+    let after = unbiased_bytes_under(&live_dump(), "plant_blocks");
     stop();
     assert!(
         after < truth * 0.01,
@@ -376,4 +376,45 @@ fn threads_churning_with_start_and_stop_end_back_at_the_baseline() {
     // getline's buffer grows inside libc (a realloc no hook sees): a sample of its first
     // block can stay until its address is reused; nothing else may.
     assert!(end.live_samples <= 2, "{end:?}");
+}
+
+#[test]
+fn a_dump_with_its_sidecar_is_read_by_the_analysis_with_the_planted_bytes_under_their_function() {
+    let Some((_turn, (plant_path, _))) = turn_with_plants() else {
+        return;
+    };
+    let plant = Plant::open(plant_path);
+    start(4096).unwrap();
+    let (count, size) = (2000, 10_000usize);
+    plant.plant_outer(count, size);
+    let dir = std::env::temp_dir().join(format!("nativemem-engine-dump-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("app.heap");
+    let dumped = super::dump(&crate::sampling::DumpRequest {
+        target: target.clone(),
+        save_from: vec![plant_path.parent().unwrap().to_owned()],
+        perf_map: None,
+    });
+    plant.plant_free(count);
+    stop();
+    let dumped = dumped.unwrap();
+    assert!(Path::new(&dumped.symbols_dir)
+        .join("symbols.json")
+        .is_file());
+    // The analysis names the function from the saved object's own symbol table.
+    let analysis = crate::profile::Analysis::open(&target, None).unwrap();
+    let report = analysis.report(50);
+    let site = report
+        .top_cumulative
+        .iter()
+        .find(|s| s.name.contains("plant_blocks"))
+        .unwrap_or_else(|| panic!("no plant_blocks in {:?}", report.top_cumulative));
+    let truth = (count as usize * size) as f64;
+    assert!(
+        (site.cumulative_bytes as f64 - truth).abs() <= truth * 0.10,
+        "{} B under plant_blocks, planted {truth} B",
+        site.cumulative_bytes
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
