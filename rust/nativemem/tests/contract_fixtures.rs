@@ -272,6 +272,11 @@ fn fixtures() -> Vec<(&'static str, String)> {
         (
             "sampling-status.json",
             json(&SamplingStatus {
+                engine: "jemalloc".into(),
+                engine_reason:
+                    "jemalloc serves malloc (/opt/nativemem/libnativemem_jemalloc.so) and \
+                    can profile"
+                        .into(),
                 available: true,
                 unavailable_reason: String::new(),
                 active: true,

@@ -4,7 +4,7 @@
 //! (`profile::summary_of`), and its summary is the answer: the caller opens nothing again.
 
 use super::symbols::{write_sidecar, SidecarInput};
-use super::{profiler, SamplingError};
+use super::SamplingError;
 use crate::allocator::{keys, Mallctl};
 use crate::files::{create_private, remove_tree, Dir, Purpose};
 use crate::profile::{self, Summary};
@@ -42,11 +42,6 @@ pub(crate) enum Source {
     /// The import-rewriting engine's live heap (`sampling::glibc`).
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     Imports,
-}
-
-/// Dumps jemalloc's heap profile to `request.target` with its sidecar.
-pub fn dump(request: &DumpRequest) -> Result<DumpedProfile, SamplingError> {
-    dump_from(request, || Ok(Source::Jemalloc(profiler()?)))
 }
 
 /// Dumps the heap profile of `source` (found once the turn is ours) to `request.target` with

@@ -1,9 +1,10 @@
-//! Heap profiling through the process's jemalloc: switch sampling on and off, set the sample
-//! interval, and write jeprof-compatible dumps with what offline symbolisation needs.
+//! Heap profiling: switch sampling on and off, set the sample interval, and write
+//! jeprof-compatible dumps with what offline symbolisation needs.
 //!
-//! Works with any jemalloc that serves `malloc` and was started with `opt.prof` on: the
-//! preload allocator (profiling ready by default) or a distribution's `libjemalloc.so.2` with
-//! `MALLOC_CONF=prof:true,prof_active:false`.
+//! Two engines, chosen per process ([`engine`]): the process's jemalloc when it can profile
+//! (it serves `malloc` and was started with `opt.prof` on: the preload allocator, or a
+//! distribution's `libjemalloc.so.2` with `MALLOC_CONF=prof:true,prof_active:false`); else, on
+//! x86-64 Linux, the import-rewriting engine ([`glibc`]), which needs nothing at the JVM's start.
 
 mod dump;
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
@@ -12,7 +13,7 @@ pub mod java_frames;
 mod maps;
 mod symbols;
 
-pub use dump::{dump, DumpRequest, DumpedProfile};
+pub use dump::{DumpRequest, DumpedProfile};
 
 use crate::allocator::{keys, AllocatorError, Mallctl, ProcessAllocator};
 use crate::files::FileError;
@@ -56,6 +57,11 @@ pub enum SamplingError {
 /// What profiling can do in this process right now.
 #[derive(Debug, Clone, Serialize)]
 pub struct SamplingStatus {
+    /// The engine that profiles this process: [`JEMALLOC_ENGINE`] or `glibc::ENGINE`; empty
+    /// when none can.
+    pub engine: String,
+    /// Why that engine, and what it does not see (empty when none can).
+    pub engine_reason: String,
     /// Compiled in (`config.prof`) and switched on at start (`opt.prof`).
     pub available: bool,
     /// Why not, with the settings that fix it (empty when available).
@@ -66,6 +72,45 @@ pub struct SamplingStatus {
     pub thread_active: bool,
     /// Average bytes between samples (`2^prof.lg_sample`); 0 when unavailable.
     pub sample_interval_bytes: u64,
+}
+
+/// The name of the engine that profiles through the process's jemalloc.
+pub const JEMALLOC_ENGINE: &str = "jemalloc";
+
+/// The engine that profiles this process.
+#[derive(Clone, Copy)]
+pub enum Engine {
+    Jemalloc(&'static Mallctl),
+    /// Import rewriting (`glibc`): any allocator, started at run time.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    Imports,
+}
+
+/// The engine for this process, and why: jemalloc when it can profile, else import
+/// rewriting where it is built; otherwise the reason with the fix.
+pub fn engine() -> Result<(Engine, String), SamplingError> {
+    match profiler() {
+        Ok(ctl) => Ok((
+            Engine::Jemalloc(ctl),
+            format!(
+                "jemalloc serves malloc ({}) and can profile: its own sampler records every \
+                 allocation, libc's included",
+                ProcessAllocator::get().malloc_object()
+            ),
+        )),
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        Err(SamplingError::Unavailable(_)) => Ok((
+            Engine::Imports,
+            format!(
+                "{} serves malloc and cannot profile, so the allocation imports of every loaded \
+                 library are rewritten (nothing needed at the JVM's start); what libc allocates \
+                 inside itself (fopen's buffer, strdup) is not seen: for that, start the JVM with \
+                 LD_PRELOAD=<nativemem env dir>/libnativemem_jemalloc.so",
+                ProcessAllocator::get().malloc_object()
+            ),
+        )),
+        Err(e) => Err(e),
+    }
 }
 
 /// The process's jemalloc, if it can profile; otherwise the reason with the fix.
@@ -101,12 +146,14 @@ pub fn profiler() -> Result<&'static Mallctl, SamplingError> {
     Ok(ctl)
 }
 
-/// The current state; never fails for lack of jemalloc (that is `available: false`).
+/// The current state; never fails for lack of an engine (that is `available: false`).
 pub fn status() -> Result<SamplingStatus, SamplingError> {
-    let ctl = match profiler() {
-        Ok(ctl) => ctl,
+    let (engine, reason) = match engine() {
+        Ok(found) => found,
         Err(SamplingError::Unavailable(reason)) => {
             return Ok(SamplingStatus {
+                engine: String::new(),
+                engine_reason: String::new(),
                 available: false,
                 unavailable_reason: reason,
                 active: false,
@@ -116,34 +163,85 @@ pub fn status() -> Result<SamplingStatus, SamplingError> {
         }
         Err(e) => return Err(e),
     };
-    Ok(SamplingStatus {
-        available: true,
-        unavailable_reason: String::new(),
-        active: ctl.get(keys::PROF_ACTIVE)?,
-        thread_active: ctl.get(keys::THREAD_PROF_ACTIVE)?,
-        sample_interval_bytes: sample_interval(ctl)?,
-    })
+    match engine {
+        Engine::Jemalloc(ctl) => Ok(SamplingStatus {
+            engine: JEMALLOC_ENGINE.into(),
+            engine_reason: reason,
+            available: true,
+            unavailable_reason: String::new(),
+            active: ctl.get(keys::PROF_ACTIVE)?,
+            thread_active: ctl.get(keys::THREAD_PROF_ACTIVE)?,
+            sample_interval_bytes: sample_interval(ctl)?,
+        }),
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        Engine::Imports => {
+            let status = glibc::status();
+            Ok(SamplingStatus {
+                engine: glibc::ENGINE.into(),
+                engine_reason: reason,
+                available: true,
+                unavailable_reason: String::new(),
+                active: status.active,
+                // Every thread is sampled: the engine has no per-thread switch.
+                thread_active: status.active,
+                sample_interval_bytes: status.sample_interval_bytes,
+            })
+        }
+    }
 }
 
-/// Starts or stops sampling for the whole process (`prof.active`).
+/// Starts or stops sampling for the whole process (`prof.active`, or the import hooks).
 pub fn set_active(active: bool) -> Result<(), SamplingError> {
-    Ok(profiler()?.set(keys::PROF_ACTIVE, active)?)
+    match engine()?.0 {
+        Engine::Jemalloc(ctl) => Ok(ctl.set(keys::PROF_ACTIVE, active)?),
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        Engine::Imports => {
+            if active {
+                glibc::start(glibc::interval())?;
+            } else {
+                glibc::stop();
+            }
+            Ok(())
+        }
+    }
 }
 
 /// Starts or stops sampling for the calling thread (`thread.prof.active`).
 pub fn set_thread_active(active: bool) -> Result<(), SamplingError> {
-    Ok(profiler()?.set(keys::THREAD_PROF_ACTIVE, active)?)
+    match engine()?.0 {
+        Engine::Jemalloc(ctl) => Ok(ctl.set(keys::THREAD_PROF_ACTIVE, active)?),
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        Engine::Imports => Err(SamplingError::Unavailable(format!(
+            "the {} engine samples every thread; switching one thread needs the jemalloc \
+             engine (start the JVM with LD_PRELOAD=<nativemem env dir>/libnativemem_jemalloc.so)",
+            glibc::ENGINE
+        ))),
+    }
 }
 
-/// Discards all samples (`prof.reset`); with `interval_bytes`, also sets the sample interval to
-/// the nearest power of two. Returns the interval in effect afterwards.
+/// Discards all samples (`prof.reset`); with `interval_bytes`, also sets the sample interval
+/// (jemalloc: to the nearest power of two). Returns the interval in effect afterwards.
 pub fn reset(interval_bytes: Option<u64>) -> Result<u64, SamplingError> {
-    let ctl = profiler()?;
-    match interval_bytes {
-        Some(bytes) => ctl.set(keys::PROF_RESET, nearest_lg(bytes))?,
-        None => ctl.run(keys::PROF_RESET.name)?,
+    match engine()?.0 {
+        Engine::Jemalloc(ctl) => {
+            match interval_bytes {
+                Some(bytes) => ctl.set(keys::PROF_RESET, nearest_lg(bytes))?,
+                None => ctl.run(keys::PROF_RESET.name)?,
+            }
+            sample_interval(ctl)
+        }
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        Engine::Imports => Ok(glibc::reset(interval_bytes)?.sample_interval_bytes),
     }
-    sample_interval(ctl)
+}
+
+/// Dumps the heap profile of this process's engine to `request.target` with its sidecar.
+pub fn dump(request: &DumpRequest) -> Result<DumpedProfile, SamplingError> {
+    dump::dump_from(request, || match engine()?.0 {
+        Engine::Jemalloc(ctl) => Ok(dump::Source::Jemalloc(ctl)),
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        Engine::Imports => Ok(dump::Source::Imports),
+    })
 }
 
 fn sample_interval(ctl: &Mallctl) -> Result<u64, SamplingError> {
@@ -183,7 +281,7 @@ mod tests {
     }
 
     #[test]
-    fn glibc_process_reports_unavailable_with_the_fix() {
+    fn glibc_process_is_profiled_by_import_rewriting_and_says_what_it_misses() {
         if std::env::var("LD_PRELOAD")
             .unwrap_or_default()
             .contains("jemalloc")
@@ -191,16 +289,18 @@ mod tests {
             return;
         }
         let status = status().unwrap();
-        assert!(!status.available);
+        assert!(status.available, "{status:?}");
+        assert_eq!(status.engine, glibc::ENGINE);
         assert!(
-            status.unavailable_reason.contains("LD_PRELOAD=")
-                && status.unavailable_reason.contains(READY_CONF),
+            status.engine_reason.contains("fopen") && status.engine_reason.contains("LD_PRELOAD="),
             "{}",
-            status.unavailable_reason
+            status.engine_reason
         );
+        // Per-thread switching is jemalloc's alone, and the error says so (the engine is not
+        // started here: its own tests take turns with it).
         assert!(matches!(
-            set_active(true),
-            Err(SamplingError::Unavailable(_))
+            set_thread_active(false),
+            Err(SamplingError::Unavailable(reason)) if reason.contains("every thread")
         ));
     }
 }

@@ -176,8 +176,14 @@ impl LiveHeap {
                 // returned, so the meta word is there.
                 let block = Block::unpack(meta.swap(0, Ordering::AcqRel));
                 key.store(0, Ordering::Release);
-                self.count.fetch_sub(1, Ordering::Relaxed);
-                self.bytes.fetch_sub(block.size, Ordering::Relaxed);
+                // Saturating: a clear may have zeroed the counts under a straggling hook.
+                let less = |by: u64| move |n: u64| Some(n.saturating_sub(by));
+                let _ = self
+                    .count
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, less(1));
+                let _ =
+                    self.bytes
+                        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, less(block.size));
                 return Some(block);
             }
         }

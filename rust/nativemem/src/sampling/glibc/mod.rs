@@ -26,8 +26,6 @@ use stacks::{Stacks, MAX_FRAMES};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-pub use sampler::DEFAULT_INTERVAL;
-
 /// The engine's name where status and dumps say which engine runs.
 pub const ENGINE: &str = "import-rewriting";
 
@@ -147,8 +145,27 @@ pub fn stop() -> GlibcProfilerStatus {
     status_locked(&control)
 }
 
-pub fn is_active() -> bool {
-    ACTIVE.load(Ordering::Acquire)
+/// Discards every sample; with `interval_bytes`, samples at that mean interval from now on.
+/// A running engine is stopped and started again around the discard.
+pub fn reset(interval_bytes: Option<u64>) -> Result<GlibcProfilerStatus, SamplingError> {
+    let interval = interval_bytes.unwrap_or_else(sampler::interval);
+    if ACTIVE.load(Ordering::Acquire) {
+        stop();
+        return start(interval);
+    }
+    sampler::set_interval(interval);
+    let control = CONTROL.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(tables) = tables() {
+        tables.live.clear();
+        tables.stacks.clear();
+    }
+    SAMPLES.store(0, Ordering::Relaxed);
+    Ok(status_locked(&control))
+}
+
+/// Mean bytes between samples in effect.
+pub fn interval() -> u64 {
+    sampler::interval()
 }
 
 pub fn status() -> GlibcProfilerStatus {

@@ -191,13 +191,17 @@ public final class AttachedCommand {
         profiler.start();
         out.println(
             "sampling on, one sample per " + profiler.sampleIntervalBytes() + " bytes on average");
+        out.println(profiler);
         return 0;
       case "stop":
         profiler.stop();
         out.println("sampling off");
         return 0;
+      case "status":
+        out.println(profiler);
+        return 0;
       default:
-        err.println("nativemem attach profile: say 'start [--interval BYTES]' or 'stop'");
+        err.println("nativemem attach profile: say 'start [--interval BYTES]', 'stop' or 'status'");
         return 2;
     }
   }

@@ -139,7 +139,10 @@ public final class HeapProfiler {
         + (s.active() ? "active" : "ready (inactive)")
         + ", sample interval "
         + s.sampleIntervalBytes()
-        + " bytes";
+        + " bytes, engine "
+        + s.engine()
+        + ": "
+        + s.engineReason();
   }
 
   private static SamplingStatus available() {

@@ -6,6 +6,8 @@ import java.util.Map;
 
 /** The native {@code samplingStatusJson()}: whether heap profiling can run, and how it runs now. */
 public final class SamplingStatus {
+  private final String engine;
+  private final String engineReason;
   private final boolean available;
   private final String unavailableReason;
   private final boolean active;
@@ -14,6 +16,8 @@ public final class SamplingStatus {
 
   /** Reads the native JSON; throws naming a missing key. */
   public SamplingStatus(Map<String, Object> json) {
+    this.engine = Json.string(json, "engine");
+    this.engineReason = Json.string(json, "engine_reason");
     this.available = Json.bool(json, "available");
     this.unavailableReason = Json.string(json, "unavailable_reason");
     this.active = Json.bool(json, "active");
@@ -24,6 +28,16 @@ public final class SamplingStatus {
   /** Reads it now. */
   public static SamplingStatus read() {
     return new SamplingStatus(Json.parseObject(NativeBridge.samplingStatusJson()));
+  }
+
+  /** The engine that profiles this process: {@code jemalloc} or {@code import-rewriting}. */
+  public String engine() {
+    return engine;
+  }
+
+  /** Why that engine, and what it does not see; empty when no engine can run. */
+  public String engineReason() {
+    return engineReason;
   }
 
   public boolean available() {
