@@ -99,16 +99,21 @@ pub fn engine() -> Result<(Engine, String), SamplingError> {
             ),
         )),
         #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-        Err(SamplingError::Unavailable(_)) => Ok((
-            Engine::Imports,
-            format!(
+        Err(SamplingError::Unavailable(why_not_jemalloc)) => {
+            let allocator = ProcessAllocator::get();
+            let mut reason = format!(
                 "{} serves malloc and cannot profile, so the allocation imports of every loaded \
                  library are rewritten (nothing needed at the JVM's start); what libc allocates \
                  inside itself (fopen's buffer, strdup) is not seen: for that, start the JVM with \
                  LD_PRELOAD=<nativemem env dir>/libnativemem_jemalloc.so",
-                ProcessAllocator::get().malloc_object()
-            ),
-        )),
+                allocator.malloc_object()
+            );
+            // A jemalloc that could profile if restarted says how.
+            if allocator.jemalloc().is_some() {
+                reason.push_str(&format!(". jemalloc's own sampler: {why_not_jemalloc}"));
+            }
+            Ok((Engine::Imports, reason))
+        }
         Err(e) => Err(e),
     }
 }

@@ -186,15 +186,21 @@ class AttachTest {
       assertTrue(start.stdout.contains("one sample per 4096 bytes"), start.stdout);
       assertTrue(start.stdout.contains("engine import-rewriting"), start.stdout);
       String opened = target.send("open 3000", "OPENED");
-      String line = "AttachTarget.openOne(AttachTarget.java:" + opened.split(" AT ")[1].trim() + ")";
+      String line =
+          "AttachTarget.openOne(AttachTarget.java:" + opened.split(" AT ")[1].trim() + ")";
       Path plain = dumpOf(target, "plain.heap");
       long planted = inflateBytes(plain, line);
       assertEquals(
           1.0,
           (double) planted / truth,
           0.10,
-          "import rewriting put " + planted + " B under inflateInit2_ below " + line
-              + ", jemalloc at every allocation " + truth + " B");
+          "import rewriting put "
+              + planted
+              + " B under inflateInit2_ below "
+              + line
+              + ", jemalloc at every allocation "
+              + truth
+              + " B");
       // jeprof reads the engine's dump as it reads jemalloc's.
       assertTrue(HeapDump.jeprofText(plain).contains("inflateInit2_"));
       target.send("end", "ENDED");
