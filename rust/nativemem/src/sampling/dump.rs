@@ -155,6 +155,11 @@ fn dump_into(
             save_from: &request.save_from,
             perf_map: request.perf_map.as_deref(),
             time_ms,
+            engine: match source {
+                Source::Jemalloc(_) => super::JEMALLOC_ENGINE,
+                #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+                Source::Imports => super::glibc::ENGINE,
+            },
         },
     )?;
     Ok(summary)
