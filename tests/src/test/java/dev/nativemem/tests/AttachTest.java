@@ -171,7 +171,7 @@ class AttachTest {
    * of 3,000 Inflaters planted at a known line is attributed to inflateInit2_ below that line,
    * within 10% of what jeprof reads from the same program under Debian's jemalloc sampling every
    * allocation; once the Inflaters are ended, under 10% of it is left. (The commands of
-   * docs/heap-profiles.md's attach-profile-plain-jvm block.)
+   * docs/heap-profiles.md's "attach-profile-plain-jvm" block.)
    */
   @Test
   void aPlainJvmIsProfiledByImportRewritingToTheTruthOfJemalloc() throws Exception {
