@@ -180,16 +180,17 @@ pub fn status() -> Result<SamplingStatus, SamplingError> {
         }),
         #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
         Engine::Imports => {
-            let status = glibc::status();
+            // Two loads, no lock: metrics read this on every scrape.
+            let active = glibc::is_active();
             Ok(SamplingStatus {
                 engine: glibc::ENGINE.into(),
                 engine_reason: reason,
                 available: true,
                 unavailable_reason: String::new(),
-                active: status.active,
+                active,
                 // Every thread is sampled: the engine has no per-thread switch.
-                thread_active: status.active,
-                sample_interval_bytes: status.sample_interval_bytes,
+                thread_active: active,
+                sample_interval_bytes: glibc::interval(),
             })
         }
     }

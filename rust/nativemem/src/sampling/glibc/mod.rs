@@ -163,6 +163,11 @@ pub fn reset(interval_bytes: Option<u64>) -> Result<GlibcProfilerStatus, Samplin
     Ok(status_locked(&control))
 }
 
+/// Whether the hooks record samples now.
+pub fn is_active() -> bool {
+    ACTIVE.load(Ordering::Acquire)
+}
+
 /// Mean bytes between samples in effect.
 pub fn interval() -> u64 {
     sampler::interval()
