@@ -23,7 +23,7 @@ for i in $(seq 1 "$runs"); do
     exit 2
   fi
   # What OomKillTest printed: how long before the kill the bundle was complete, the log block's size.
-  figures=$(grep -ho "bundle complete [0-9]* ms before the kill (capture [0-9]* ms)\|verdict block in the log: [0-9]* bytes" \
+  figures=$(grep -ho "bundle complete [0-9]* ms before the kill (capture [0-9]* ms)\|newest bundle captured [0-9]* ms before the kill\|verdict block in the log: [0-9]* bytes" \
     "/tmp/oom-kill-run-$i.log" | sort -u | paste -sd ";" - | sed "s/;/; /g")
   echo "run $i: $result${figures:+ ($figures)}"
 done

@@ -6,9 +6,14 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-/// Memory for creation stacks. Sites whose handles all ended without a leak are evicted when the
-/// table is full; stacks that still find no room are counted in `sites_dropped`.
-pub const MAX_SITE_BYTES: usize = 64 << 20;
+/// Memory for creation stacks, at most. Sites whose handles all ended without a leak are evicted
+/// once the table holds more than [`SWEEP_ABOVE_BYTES`]; stacks that still find no room are counted
+/// in `sites_dropped`.
+pub const MAX_SITE_BYTES: usize = 16 << 20;
+/// Above this, new stacks sweep the table of sites nothing uses any more (every [`SWEEP_EVERY`]
+/// stacks): the table grows with the sites that matter (open, pooled, leaked handles), not with
+/// every stack seen since the start.
+pub const SWEEP_ABOVE_BYTES: usize = 2 << 20;
 /// Longest creation stack kept, in bytes (longer ones are cut).
 pub const MAX_STACK_BYTES: usize = 8192;
 const MAX_KIND_BYTES: usize = 256 << 10;
@@ -133,6 +138,9 @@ pub(super) struct Books {
     pub(super) finalized_by_site: HashMap<(u32, u32), (u64, u64)>,
     /// Open handles counted without a record, per (kind, site): see [`HandleRegistry::counted`].
     pub(super) open_unrecorded: HashMap<(u32, u32), u64>,
+    /// Of those, the ones resting in a pool, per (kind, counted site, pool site): what the pool
+    /// holds now, read from the pool itself (see [`HandleRegistry::counted_pooled`]).
+    pub(super) pooled_unrecorded: HashMap<(u32, u32, u32), u64>,
     /// The last sites interned: a sweep keeps them, whatever their handles (a site is interned
     /// just before the handle that uses it is created).
     pub(super) sites_recently_used: VecDeque<u32>,
@@ -171,6 +179,7 @@ impl HandleRegistry {
                 leaks_by_site: HashMap::new(),
                 finalized_by_site: HashMap::new(),
                 open_unrecorded: HashMap::new(),
+                pooled_unrecorded: HashMap::new(),
                 sites_recently_used: VecDeque::with_capacity(SWEEP_EVERY as usize),
                 interns_since_sweep: 0,
             }),
@@ -189,12 +198,13 @@ impl HandleRegistry {
         self.books().kinds.intern(kind)
     }
 
-    /// Interns a creation stack. When the table is full, first evicts the sites no open, pooled,
-    /// leaked or kept handle uses (notes, whose text starts with `(`, stay: callers keep their ids).
+    /// Interns a creation stack. When the table is full, or holds more than
+    /// [`SWEEP_ABOVE_BYTES`], first evicts the sites no open, pooled, leaked or kept handle uses
+    /// (notes, whose text starts with `(`, stay: callers keep their ids).
     pub fn intern_site(&self, stack: &str) -> u32 {
         let mut books = self.books();
         if books.sites.find(stack).is_none()
-            && !books.sites.has_room_for(stack)
+            && (!books.sites.has_room_for(stack) || books.sites.bytes() > SWEEP_ABOVE_BYTES)
             && books.interns_since_sweep >= SWEEP_EVERY
             && books.sweep_sites() > 0
         {
@@ -295,6 +305,21 @@ impl HandleRegistry {
         }
     }
 
+    /// `pooled` of the handles counted open at `site` rest in the pool whose note is `pool_site`
+    /// now (an Inflater in Spring Boot's nested-jar cache: the pool's own contents, read at each
+    /// report, whatever the level). The figure replaces the previous one for that pool; the report
+    /// lists them pooled, never more than are counted open at `site`.
+    pub fn counted_pooled(&self, kind: u32, site: u32, pool_site: u32, pooled: u64) {
+        let mut books = self.books();
+        if pooled == 0 {
+            books.pooled_unrecorded.remove(&(kind, site, pool_site));
+        } else {
+            books
+                .pooled_unrecorded
+                .insert((kind, site, pool_site), pooled);
+        }
+    }
+
     /// An open handle changed hands: handed to a pool (`pooled`, `site` names the pool) or out of
     /// one to a new borrower, now attributed to `site` and `thread`.
     pub fn reassign(&self, id: u64, site: u32, thread: u32, pooled: bool) {
@@ -367,13 +392,39 @@ impl HandleRegistry {
     pub fn totals(&self) -> (u64, u64) {
         let books = self.books();
         let recorded = books.open.values().filter(|r| !r.pooled).count() as u64;
-        let unrecorded: u64 = books.open_unrecorded.values().sum();
+        let unrecorded: u64 =
+            books.open_unrecorded.values().sum::<u64>() - books.unrecorded_pooled();
         let leaked = books.counters.iter().map(|c| c.leaked).sum();
         (recorded + unrecorded, leaked)
     }
 }
 
 impl Books {
+    /// Handles counted open that rest in a pool, per (kind, counted site, pool site): the pools'
+    /// figures, each capped by what is counted open at its site.
+    pub(super) fn unrecorded_pooled_by(&self) -> Vec<((u32, u32, u32), u64)> {
+        let mut left: HashMap<(u32, u32), u64> = HashMap::new();
+        let mut keys: Vec<_> = self.pooled_unrecorded.iter().collect();
+        keys.sort_unstable();
+        keys.into_iter()
+            .filter_map(|(&(kind, site, pool), &n)| {
+                let open = left.entry((kind, site)).or_insert_with(|| {
+                    self.open_unrecorded
+                        .get(&(kind, site))
+                        .copied()
+                        .unwrap_or(0)
+                });
+                let moved = n.min(*open);
+                *open -= moved;
+                (moved > 0).then_some(((kind, site, pool), moved))
+            })
+            .collect()
+    }
+
+    fn unrecorded_pooled(&self) -> u64 {
+        self.unrecorded_pooled_by().iter().map(|(_, n)| n).sum()
+    }
+
     fn count_finalized(&mut self, kind: u32, site: u32) {
         let now = coarse_now_ms();
         let entry = self.finalized_by_site.entry((kind, site)).or_insert((0, 0));
@@ -667,6 +718,37 @@ mod tests {
     }
 
     #[test]
+    fn counted_handles_resting_in_a_pool_are_pooled_not_open() {
+        let r = HandleRegistry::new();
+        let kind = r.intern_kind("Inflater");
+        let unsampled =
+            r.intern_site("(creation stack not sampled: level=sampled records 1 in 10)");
+        let pool =
+            r.intern_site("(pooled by org.springframework.boot.loader.jar.NestedJarFileResources)");
+        r.counted(kind, unsampled, 170, 0, 0);
+        r.counted_pooled(kind, unsampled, pool, 165);
+        let report = r.report();
+        assert_eq!((report.kinds[0].open, report.kinds[0].pooled), (5, 165));
+        let at_pool = report.sites.iter().find(|s| s.site_id == pool).unwrap();
+        assert_eq!((at_pool.open, at_pool.pooled), (0, 165));
+        let at_site = report
+            .sites
+            .iter()
+            .find(|s| s.site_id == unsampled)
+            .unwrap();
+        assert_eq!((at_site.open, at_site.pooled), (5, 0));
+        assert_eq!(r.totals(), (5, 0), "the watch's open count is the report's");
+        // The pool's figure replaces the previous one; never more pooled than counted open.
+        r.counted(kind, unsampled, 0, 160, 0);
+        r.counted_pooled(kind, unsampled, pool, 20);
+        let report = r.report();
+        assert_eq!((report.kinds[0].open, report.kinds[0].pooled), (0, 10));
+        r.counted_pooled(kind, unsampled, pool, 0);
+        assert_eq!(r.report().kinds[0].pooled, 0);
+        assert_eq!(r.totals(), (10, 0));
+    }
+
+    #[test]
     fn a_stream_leaked_into_a_pool_is_a_leak_at_the_readers_site_and_pooled() {
         let r = HandleRegistry::default();
         let a = new_handle(&r, "Inflater", "at App.read(App.java:7)");
@@ -757,6 +839,53 @@ mod tests {
         assert!(report.tracker_memory_bytes < 2 * MAX_SITE_BYTES as u64);
         assert!(r.site_generation() > 0);
         assert!(r.ended(open, End::Closed) && r.ended(last, End::Closed));
+    }
+
+    /// Thousands of distinct creation stacks whose handles close again (a web application at
+    /// level=full) keep the table near its sweep threshold, not at its cap: what stays is the
+    /// stacks of live handles.
+    #[test]
+    fn stacks_of_closed_handles_do_not_pile_up() {
+        let r = HandleRegistry::new();
+        let stack = |i: usize| format!("at W.request{i}(W.java:{i})\n{}", "y".repeat(2400));
+        let mut live = Vec::new();
+        for i in 0..6079 {
+            let id = new_handle(&r, "Inflater", &stack(i));
+            if i % 33 == 0 {
+                live.push((i, id));
+            } else {
+                r.ended(id, End::Closed);
+            }
+        }
+        let report = r.report();
+        let table = SWEEP_ABOVE_BYTES + (SWEEP_EVERY as usize + 1) * (2400 + 100);
+        assert!(
+            report.tracker_memory_bytes < 2 * table as u64,
+            "{} bytes for {} live handles",
+            report.tracker_memory_bytes,
+            live.len()
+        );
+        assert_eq!(report.sites_dropped, 0, "nothing had to be dropped");
+        for (i, _) in &live {
+            assert!(
+                report
+                    .sites
+                    .iter()
+                    .any(|s| s.open == 1 && s.stack == stack(*i)),
+                "a live handle keeps its site"
+            );
+        }
+    }
+
+    /// The cap advice and docs state where they advise level=full (TrackingOptions.FULL_ADVICE,
+    /// TrackerSites' note, docs/handles.md).
+    #[test]
+    fn the_site_table_cap_is_the_one_advice_states() {
+        assert_eq!(
+            MAX_SITE_BYTES,
+            16 << 20,
+            "say the new cap where level=full is advised"
+        );
     }
 
     #[test]

@@ -287,7 +287,15 @@ impl Books {
             *by_site.entry((record.kind, record.site)).or_insert(0) += 1;
             *per_kind.entry(record.kind).or_insert(0) += 1;
         }
-        for (&(kind, site), &open) in self.open_unrecorded.iter().filter(|(_, &n)| n > 0) {
+        let mut open_unrecorded = self.open_unrecorded.clone();
+        for ((kind, site, pool), pooled) in self.unrecorded_pooled_by() {
+            if let Some(open) = open_unrecorded.get_mut(&(kind, site)) {
+                *open -= pooled;
+            }
+            *counts.pooled_by.entry((kind, pool)).or_insert(0) += pooled;
+            *counts.pooled_per_kind.entry(kind).or_insert(0) += pooled;
+        }
+        for (&(kind, site), &open) in open_unrecorded.iter().filter(|(_, &n)| n > 0) {
             *counts.open_by.entry((kind, site)).or_insert(0) += open;
             *counts.open_per_kind.entry(kind).or_insert(0) += open;
         }

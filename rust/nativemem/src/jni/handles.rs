@@ -105,6 +105,19 @@ export! {
 }
 
 export! {
+    /// `pooled` of the handles counted at `site` rest now in the pool noted by `pool_site`.
+    fn handlesCountedPooled(_, kind: jint, site: jint, pool_site: jint, pooled: jlong) {
+        registry().counted_pooled(
+            small_id(kind, "kind")?,
+            small_id(site, "site")?,
+            small_id(pool_site, "pool site")?,
+            id(pooled, "pooled")?,
+        );
+        Ok(())
+    }
+}
+
+export! {
     fn handlesReassign(_, handle: jlong, site: jint, thread: jint, pooled: jboolean) {
         registry().reassign(
             id(handle, "handle")?,

@@ -33,7 +33,8 @@ const KEY_FRAMES: usize = 32;
 const MAX_OWN_FRAMES: usize = 8;
 /// Frames walked: a key's and nativemem's own above them, no deeper.
 const WALK_FRAMES: usize = KEY_FRAMES + MAX_OWN_FRAMES;
-/// Stacks remembered (about 0.5 KiB each); past this, new stacks are walked in Java every time.
+/// Stacks remembered (a 128-bit fingerprint and a site id each, at most about 1 MiB with the
+/// table's free slots); past this, new stacks are walked in Java every time.
 const MAX_KEYS: usize = 16_384;
 /// Methods remembered as nativemem's own or not (each key adds at most one that is not).
 const MAX_METHODS: usize = 4 * MAX_KEYS;
@@ -57,7 +58,9 @@ type Frame = (usize, i64);
 struct Tables {
     /// Whether a method (by JVMTI method id, stable while its class lives) is nativemem's own.
     own_methods: FxHashMap<usize, bool>,
-    sites: FxHashMap<Box<[Frame]>, u32>,
+    /// Site ids by the fingerprint of their key's frames ([`fingerprint`]), not the frames
+    /// themselves: a key of 32 frames would take half a KiB.
+    sites: FxHashMap<u128, u32>,
     /// The registry's site generation the `sites` ids belong to.
     generation: u64,
 }
@@ -271,7 +274,7 @@ fn current_key(env: &mut JNIEnv) -> Option<Key> {
 }
 
 fn lookup(tables: &Tables, key: Key) -> StackSite {
-    match tables.sites.get(key.frames()) {
+    match tables.sites.get(&fingerprint(key.frames())) {
         Some(site) => {
             PENDING.set(None);
             StackSite::Known(*site)
@@ -296,9 +299,21 @@ fn pending_or(walk: impl FnOnce() -> Option<Key>) -> Option<Key> {
     PENDING.take().or_else(walk)
 }
 
+/// 128 bits of two independent hashes of a key's frames: two of the at most [`MAX_KEYS`] keys
+/// share one with a chance far below 1 in 10^29.
+fn fingerprint(frames: &[Frame]) -> u128 {
+    use std::collections::hash_map::DefaultHasher;
+    use std::hash::{Hash, Hasher};
+    let mut sip = DefaultHasher::new(); // SipHash with fixed keys
+    let mut fx = rustc_hash::FxHasher::default();
+    frames.hash(&mut sip);
+    frames.hash(&mut fx);
+    (u128::from(sip.finish()) << 64) | u128::from(fx.finish())
+}
+
 fn remember(tables: &mut Tables, key: Key, site: u32) {
     if tables.sites.len() < MAX_KEYS {
-        tables.sites.insert(key.frames().into(), site);
+        tables.sites.insert(fingerprint(key.frames()), site);
     }
 }
 
@@ -340,6 +355,27 @@ mod tests {
         assert!(
             PENDING.take().is_none(),
             "a known stack clears an older pending key"
+        );
+    }
+
+    #[test]
+    fn keys_are_remembered_by_fingerprint_within_a_bound() {
+        let mut tables = Tables::default();
+        for i in 0..(MAX_KEYS + 10) {
+            remember(&mut tables, key(&[i, i + 1, 7]), i as u32);
+        }
+        assert_eq!(tables.sites.len(), MAX_KEYS);
+        PENDING.set(None);
+        assert!(matches!(
+            lookup(&tables, key(&[5, 6, 7])),
+            StackSite::Known(5)
+        ));
+        assert!(matches!(lookup(&tables, key(&[6, 5, 7])), StackSite::New));
+        let slot = std::mem::size_of::<(u128, u32)>() + 1;
+        assert!(
+            tables.sites.capacity() * slot <= 5 << 18,
+            "{} slots",
+            tables.sites.capacity()
         );
     }
 

@@ -1,5 +1,6 @@
 package dev.nativemem;
 
+import dev.nativemem.internal.AppLog;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.memory.AllocatorInfo;
@@ -152,7 +153,7 @@ public final class NativeMemory {
         NativeMemoryBean.register();
       } catch (NativeMemoryException e) {
         // JMX is an extra: the facade must keep working without it.
-        System.getLogger("dev.nativemem")
+        AppLog.get("dev.nativemem")
             .log(System.Logger.Level.WARNING, "-Dnativemem.jmx=true: " + e.getMessage());
       }
     }

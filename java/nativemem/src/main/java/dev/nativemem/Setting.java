@@ -46,7 +46,7 @@ public enum Setting {
       "nativemem.handles.level",
       "sampled",
       null,
-      "Handle tracking: `off`, `counts` (no stacks), `sampled` (1 stack in `interval`), `full`"
+      "Handle tracking: `off`, `counts` (no stacks), `sampled` (1 stack in `interval` per thread, and up to 4 a second of each kind), `full`"
           + " (every stack); the agent argument `level=` wins. In a JVM started without the agent,"
           + " `attach <pid> handles` starts tracking at `full` until the JVM exits, and says so"
           + " there and in the JVM's log."),
@@ -108,10 +108,11 @@ public enum Setting {
       "Seconds of samples the watch keeps (the bundle's timeline)."),
   WATCH_THRESHOLDS(
       "nativemem.watch.thresholdsPercent",
-      "85+95",
+      "85+95+98+99",
       null,
       "Usage in percent of the memory limit that triggers a bundle, joined by `+`; each fires once"
-          + " per crossing and re-arms below."),
+          + " per crossing and re-arms below; a higher one within the minimum interval escalates"
+          + " (a bundle of the cheap parts that replaces the incident's previous escalation)."),
   WATCH_GROWTH_WINDOW(
       "nativemem.watch.growth.windowSeconds",
       "300",
@@ -131,7 +132,8 @@ public enum Setting {
       "nativemem.watch.minIntervalSeconds",
       "60",
       null,
-      "Seconds between two bundles of automatic triggers (captures asked for are not limited)."),
+      "Seconds between two bundles of automatic triggers, except a higher limit threshold"
+          + " (captures asked for are not limited)."),
   WATCH_KEEP(
       "nativemem.watch.keep",
       "10",
@@ -173,7 +175,13 @@ public enum Setting {
       "true",
       null,
       "`false`: `NativeLeakCheck` runs without the agent, checking only resources registered"
-          + " with `NativeHandles.track`.");
+          + " with `NativeHandles.track`."),
+  JUNIT_MAX_LEAKED_BYTES(
+      "nativemem.junit.maxLeakedBytes",
+      "4194304",
+      null,
+      "With heap profiling available, `NativeLeakCheck` fails a class whose code left more native"
+          + " bytes live than this (estimated from samples, after a GC); `off`: no byte check.");
 
   private final String property;
   private final String defaultValue;

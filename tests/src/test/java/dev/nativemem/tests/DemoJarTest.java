@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** CONTRIBUTING.md command (1): the demo jar runs every section, RocksDB included. */
+/** README.md command (1): the demo jar runs every section, RocksDB included. */
 class DemoJarTest {
   private static final Path DEMO_JAR =
       Paths.get(System.getProperty("nativemem.demo.jar", "missing-nativemem-demo.jar"));

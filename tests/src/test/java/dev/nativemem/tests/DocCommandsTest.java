@@ -54,7 +54,7 @@ class DocCommandsTest {
   }
 
   /**
-   * docs/getting-started.md's demo command is the demo jar DemoJarTest runs (and CONTRIBUTING.md's
+   * docs/getting-started.md's demo command is the demo jar DemoJarTest runs (and README.md's
    * command (1), which CI runs): the same path, from the checkout.
    */
   @Test
@@ -67,8 +67,47 @@ class DocCommandsTest {
     }
     Path demoJar = Path.of(System.getProperty("nativemem.demo.jar")).normalize();
     assertEquals("java -jar " + DocPages.ROOT.relativize(demoJar) + " demo", shown);
-    String contributing = DocPages.read(DocPages.ROOT.resolve("CONTRIBUTING.md"));
-    assertTrue(contributing.contains("&& " + shown + "\n"), "CONTRIBUTING.md's command (1)");
+    String readme = DocPages.read(DocPages.ROOT.resolve("README.md"));
+    assertTrue(readme.contains("&& " + shown + "\n"), "README.md's command (1)");
+  }
+
+  /**
+   * A newcomer reads README.md: its "Build from source" block holds the two commands, and CI takes
+   * them from there (the extraction of .ci/run itself, run on the checkout, gives README's lines).
+   */
+  @Test
+  void ciRunsTheTwoCommandsOfReadme() throws Exception {
+    List<String> shown = new ArrayList<>();
+    for (DocPages.Block block : DocPages.blocks(DocPages.ROOT.resolve("README.md"))) {
+      if ("ci-quick-start".equals(block.tested)) {
+        List<String> lines = List.of(block.body.split("\n"));
+        for (String marker : List.of("# (1)", "# (2)")) {
+          int at = -1;
+          for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).startsWith(marker)) {
+              at = i;
+            }
+          }
+          assertTrue(at >= 0 && at + 1 < lines.size(), "README.md's block lacks " + marker);
+          shown.add(lines.get(at + 1));
+        }
+      }
+    }
+    assertEquals(2, shown.size(), "README.md has one ci-quick-start block with (1) and (2)");
+    String ciRun = DocPages.read(DocPages.ROOT.resolve(".ci/run"));
+    Matcher function =
+        Pattern.compile("(?ms)^quick_start_command\\(\\) \\{.*?^\\}$").matcher(ciRun);
+    assertTrue(function.find(), ".ci/run defines quick_start_command");
+    for (int n = 1; n <= 2; n++) {
+      Process bash =
+          new ProcessBuilder("bash", "-c", function.group() + "\nquick_start_command " + n)
+              .directory(DocPages.ROOT.toFile())
+              .redirectErrorStream(true)
+              .start();
+      String out = new String(bash.getInputStream().readAllBytes()).trim();
+      assertEquals(0, bash.waitFor());
+      assertEquals(shown.get(n - 1), out, ".ci/run's command (" + n + ") is README.md's");
+    }
   }
 
   /**

@@ -30,6 +30,31 @@ final class IncidentLogLines {
    */
   final int blockBytes;
 
+  /**
+   * The lines of {@code log} about {@code bundle} alone: its block (from the line after the
+   * previous block's JSON line to its own JSON line) and its "bundle complete" line.
+   */
+  static IncidentLogLines of(String log, Path bundle) {
+    List<String> block = new ArrayList<>();
+    List<String> ours = new ArrayList<>();
+    for (String line : log.split("\n")) {
+      if (line.startsWith(PREFIX + "bundle complete: ")) {
+        if (line.startsWith(PREFIX + "bundle complete: " + bundle + " (")) {
+          ours.add(line);
+        }
+      } else if (line.startsWith(JSON_PREFIX)) {
+        if (line.contains("\"bundle\":\"" + bundle + "\"")) {
+          ours.addAll(block);
+          ours.add(line);
+        }
+        block.clear();
+      } else if (line.startsWith(PREFIX)) {
+        block.add(line);
+      }
+    }
+    return new IncidentLogLines(String.join("\n", ours));
+  }
+
   IncidentLogLines(String log) {
     int bytes = 0;
     for (String line : log.split("\n")) {

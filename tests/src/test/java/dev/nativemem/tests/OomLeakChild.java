@@ -13,8 +13,9 @@ import java.util.zip.Inflater;
 /**
  * A planted native leak for {@link OomKillTest}: Inflaters that are used once and never ended, all
  * from one line ({@link #leakOne}), held so zlib's buffers stay. Fast until RSS reaches 70% of the
- * limit given, then about 16 MiB/s, so the watch sees usage cross its thresholds before the kernel
- * kills this process at the limit.
+ * limit given, then about 4 MiB/s (a few ColumnFamilyOptions' caches a minute, sped up), so that
+ * the kill comes well over 10 s after the first threshold's crossing: the watch must escalate to
+ * leave evidence close to the kill.
  */
 public final class OomLeakChild {
   private static final List<Inflater> HELD = new ArrayList<>();
@@ -30,7 +31,7 @@ public final class OomLeakChild {
     while (true) {
       long rss =
           Long.parseLong(Files.readString(Paths.get("/proc/self/statm")).split(" ")[1]) * page;
-      int batch = rss < limit * 7 / 10 ? 2000 : 40;
+      int batch = rss < limit * 7 / 10 ? 2000 : 10;
       for (int i = 0; i < batch; i++) {
         HELD.add(leakOne());
       }

@@ -11,8 +11,23 @@ import java.lang.annotation.Target;
 @Target(ElementType.TYPE)
 @Inherited
 public @interface NativeLeakSettings {
+  /** {@link #maxLeakedBytes()}: the limit of {@code -Dnativemem.junit.maxLeakedBytes}. */
+  long FROM_PROPERTY = -1;
+
+  /** {@link #maxLeakedBytes()}: no check of leaked native bytes for this class. */
+  long NOT_CHECKED = Long.MAX_VALUE;
+
   /** Check after each test method instead of once after the class. */
   boolean perMethod() default false;
+
+  /**
+   * With heap profiling available, fail when the class's code left more native bytes live than this
+   * after it ended (after a GC and the JDK's cleaners), estimated from heap profile samples whose
+   * Java frames pass through the class. {@link #FROM_PROPERTY} (the default) takes {@code
+   * -Dnativemem.junit.maxLeakedBytes}, itself 4194304 (4 MiB) unless set; {@link #NOT_CHECKED}
+   * turns the check off.
+   */
+  long maxLeakedBytes() default FROM_PROPERTY;
 
   /**
    * Leaks accepted; RocksDB's own {@code defaultReadOptions_} always is (it is in nativemem's

@@ -52,11 +52,11 @@ public final class HandleHooks {
     TRACKER.zipCreated(null, 0, -1);
     TRACKER.zipFreed(0, -1);
     pooled(null, false, ZIP_JDK_POOL);
+    springPoolSeen(new Object()); // loads the pool books' classes; a plain object has no cache
   }
 
   private static final String ZIP_JDK_POOL = "java.util.zip.ZipFile";
-  private static final String ZIP_SPRING_POOL =
-      "org.springframework.boot.loader.jar.NestedJarFileResources";
+  private static final String ZIP_SPRING_POOL = HandleTracker.NESTED_JAR_POOL;
 
   /**
    * A handle's kind is its RocksDB class ({@link RocksFamily#kind}: {@code forst.Options} for
@@ -494,16 +494,27 @@ public final class HandleHooks {
   }
 
   /**
-   * End of Spring Boot's {@code NestedJarFileResources.endOrCacheInflater}: cached, unless it was
-   * ended there (the cache was full or closed), which the tracker already saw.
+   * End of Spring Boot's {@code NestedJarFileResources.endOrCacheInflater} on {@code pool}: cached,
+   * unless it was ended there (the cache was full or closed), which the tracker already saw.
    */
-  public static void springInflaterReleased(Object inflater) {
+  public static void springInflaterReleased(Object pool, Object inflater) {
+    springPoolSeen(pool);
     pooled(inflater, true, ZIP_SPRING_POOL);
   }
 
-  /** End of Spring Boot's {@code NestedJarFileResources.getOrCreateInflater}. */
-  public static void springInflaterTaken(Object inflater) {
+  /** End of Spring Boot's {@code NestedJarFileResources.getOrCreateInflater} on {@code pool}. */
+  public static void springInflaterTaken(Object pool, Object inflater) {
+    springPoolSeen(pool);
     pooled(inflater, false, ZIP_SPRING_POOL);
+  }
+
+  /** The tracker reads the pool's cache at each report: what rests there is not open. */
+  private static void springPoolSeen(Object pool) {
+    try {
+      TRACKER.nestedJarPoolSeen(pool);
+    } catch (Throwable e) {
+      failed(e);
+    }
   }
 
   /**

@@ -435,8 +435,11 @@ final class HandleTransformer implements ClassFileTransformer {
         return beforeReturn(
             next,
             mv -> {
+              // stack: inflater -> inflater, pool, inflater
               mv.visitInsn(Opcodes.DUP);
-              hook(mv, "springInflaterTaken", "(Ljava/lang/Object;)V");
+              mv.visitVarInsn(Opcodes.ALOAD, 0);
+              mv.visitInsn(Opcodes.SWAP);
+              hook(mv, "springInflaterTaken", "(Ljava/lang/Object;Ljava/lang/Object;)V");
             });
       }
       if ((name.equals("endOrCacheInflater") || name.equals("returnInflater"))
@@ -444,8 +447,9 @@ final class HandleTransformer implements ClassFileTransformer {
         return beforeReturn(
             next,
             mv -> {
+              mv.visitVarInsn(Opcodes.ALOAD, 0);
               mv.visitVarInsn(Opcodes.ALOAD, 1);
-              hook(mv, "springInflaterReleased", "(Ljava/lang/Object;)V");
+              hook(mv, "springInflaterReleased", "(Ljava/lang/Object;Ljava/lang/Object;)V");
             });
       }
       return next;

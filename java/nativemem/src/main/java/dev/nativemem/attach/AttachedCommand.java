@@ -130,6 +130,20 @@ public final class AttachedCommand {
   }
 
   /**
+   * The headline of the text report: since when handles are tracked. With the agent given at the
+   * JVM's start ({@code attachedAt} null) that is the start; after an attach, handles made before
+   * the attach are not counted.
+   */
+  static String trackedSince(Instant attachedAt) {
+    if (attachedAt == null) {
+      return "Handles tracked since JVM start (the agent was given at start):";
+    }
+    return "Handles tracked since attach at "
+        + attachedAt
+        + " (handles created before the attach are not counted):";
+  }
+
+  /**
    * Handles created since tracking began. The first call after an attach starts tracking at {@link
    * #ATTACH_LEVEL} (the already loaded RocksDB and zlib classes are retransformed), and says so to
    * the caller and on the target's standard error; handles made before are never counted.
@@ -164,7 +178,7 @@ public final class AttachedCommand {
       if (started != null) {
         out.println(started.replace("in this JVM", "in JVM " + ProcessHandle.current().pid()));
       }
-      out.println("Handles tracked since " + since + " (handles made before are not counted):");
+      out.println(trackedSince(trackingSince));
       out.println(report);
     }
     return 0;

@@ -4,10 +4,8 @@ import dev.nativemem.handles.catalogue.CatalogueCheck;
 import dev.nativemem.handles.catalogue.LeakCatalogue;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.TerminalText;
-import java.io.File;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.commons.cli.CommandLine;
@@ -36,20 +34,17 @@ final class KnownLeaksCommand extends CliCommand {
                 .longOpt("class-path")
                 .hasArg()
                 .argName("PATH")
-                .desc("The application's class path (jars and directories, ':'-separated).")
+                .desc(
+                    "The application's class path as java -cp takes it (':'-separated jars,"
+                        + " directories, dir/* for every jar in dir); a directory also brings"
+                        + " the jars in it.")
                 .get())
         .addOption(null, "json", false, "Print JSON.");
   }
 
   @Override
   int run(CommandLine line) throws Exception {
-    List<URL> urls = new ArrayList<>();
-    String path = line.getOptionValue("class-path", "");
-    for (String element : path.split(File.pathSeparator)) {
-      if (!element.trim().isEmpty()) {
-        urls.add(Paths.get(element.trim()).toUri().toURL());
-      }
-    }
+    List<URL> urls = ClassPathElements.of(line.getOptionValue("class-path", ""));
     // The platform loader as parent: the application's classes, never nativemem's own.
     try (URLClassLoader loader =
         new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader())) {

@@ -1,9 +1,12 @@
 package dev.nativemem.handles;
 
 import dev.nativemem.Advice;
+import dev.nativemem.handles.catalogue.LeakCatalogue;
 import dev.nativemem.handles.tracking.CreationSites;
+import dev.nativemem.handles.tracking.TrackingOptions;
 import dev.nativemem.internal.ByteFormat;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -23,8 +26,16 @@ public final class HandleAdvice {
   /** Sites shown per kind of advice; the rest are counted in one line. */
   static final int SITES_SHOWN = 10;
 
+  private static final String CLOSE_THEM = "close() them";
+
   private static final String NO_SITE =
-      "(creation site not recorded: run the agent with level=full to see it)";
+      "(creation site not recorded: " + TrackingOptions.FULL_ADVICE + " to see it)";
+
+  /** Open handles whose creation site is not known: they may be a library's to close. */
+  private static final String WHOSE_UNKNOWN =
+      "(creation site not recorded, so whose they are is not known: "
+          + TrackingOptions.FULL_ADVICE
+          + " to see where they are created)";
 
   /** Open handles per kind and site at the previous call, to tell growth. */
   private static final Map<String, Long> previousOpen = new HashMap<>();
@@ -44,6 +55,7 @@ public final class HandleAdvice {
 
   private static void leaked(HandleReport report, List<Advice> advice) {
     List<String> messages = new ArrayList<>();
+    List<String> settings = new ArrayList<>();
     for (HandleReport.Site site : bySize(report.sites(), HandleReport.Site::leaked)) {
       if (site.leaked() > 0 && site.accepted() == null) {
         messages.add(
@@ -55,21 +67,51 @@ public final class HandleAdvice {
                 + (site.knownLeakId() == null
                     ? ": close each one (try-with-resources) where it is created or handed over"
                     : ": a known leak, " + site.knownLeak() + "; " + site.knownLeakAdvice()));
+        // A known leak's suggestion is its catalogue workaround: what an operator can change.
+        settings.add(
+            site.knownLeakId() == null
+                ? CLOSE_THEM
+                : LeakCatalogue.get().entry(site.knownLeakId()).workaround());
       }
     }
     // Leaks counted without a site (level=counts, or not sampled): the kind at least.
     for (HandleReport.KindCount kind : report.kinds()) {
       long atSites = atSites(report, kind.kind(), HandleReport.Site::leaked);
       if (kind.leaked() > atSites) {
+        LeakCatalogue.Entry own = librarysOwn(kind.kind());
         messages.add(
             (kind.leaked() - atSites)
                 + " "
                 + kind.kind()
                 + " leaked (garbage-collected unclosed) "
-                + NO_SITE);
+                + (own == null
+                    ? NO_SITE
+                    : "(creation site not recorded): "
+                        + own.library()
+                        + " leaks "
+                        + own.kind()
+                        + " of its own ("
+                        + own.summary()
+                        + ", "
+                        + own.id()
+                        + ": "
+                        + own.cost()
+                        + "), nothing to close in the application; if they outnumber those, run"
+                        + " the agent with level=full to see the site"));
+        settings.add(own == null ? CLOSE_THEM : "");
       }
     }
-    add(advice, messages, "HANDLES_LEAKED", Advice.Severity.WARNING, "close() them");
+    add(advice, messages, settings, "HANDLES_LEAKED", Advice.Severity.WARNING);
+  }
+
+  /** The catalogue's accepted entry for a library's own objects of {@code kind}, or null. */
+  private static LeakCatalogue.Entry librarysOwn(String kind) {
+    for (LeakCatalogue.Entry entry : LeakCatalogue.get().entries()) {
+      if (entry.accepted() && entry.kind().equals(kind)) {
+        return entry;
+      }
+    }
+    return null;
   }
 
   private static void zombieCaches(HandleReport report, List<Advice> advice) {
@@ -97,20 +139,33 @@ public final class HandleAdvice {
     }
   }
 
+  /**
+   * Many open handles at one site. Closing them is advised only where the application created them;
+   * handles without a recorded site may be a library's (a cache, a pool), so their note says how to
+   * find out whose they are instead.
+   */
   private static void manyOpen(HandleReport report, List<Advice> advice) {
     List<String> messages = new ArrayList<>();
+    List<String> unknown = new ArrayList<>();
     for (HandleReport.Site site : bySize(report.sites(), HandleReport.Site::open)) {
-      if (site.open() >= MANY_OPEN) {
+      if (site.open() < MANY_OPEN) {
+        continue;
+      }
+      String line = CreationSites.applicationFrame(site.stack());
+      if (line == null) {
+        unknown.add(site.open() + " " + site.kind() + " open " + WHOSE_UNKNOWN);
+      } else {
         messages.add(
             site.open()
                 + " "
                 + site.kind()
                 + " open, created at "
-                + where(site.stack())
+                + line
                 + ": each holds native memory until closed; if they are not in use, close them");
       }
     }
     add(advice, messages, "HANDLES_OPEN", Advice.Severity.INFO, "close() what is not in use");
+    add(advice, unknown, "HANDLES_OPEN", Advice.Severity.INFO, TrackingOptions.FULL_ADVICE);
   }
 
   private static void growth(HandleReport report, List<Advice> advice) {
@@ -126,7 +181,7 @@ public final class HandleAdvice {
       long withoutSite = kind.open() - atSites(report, kind.kind(), HandleReport.Site::open);
       if (withoutSite > 0) {
         now.put(kind.kind() + '\n', withoutSite);
-        labels.put(kind.kind() + '\n', kind.kind() + " open " + NO_SITE);
+        labels.put(kind.kind() + '\n', kind.kind() + " open " + WHOSE_UNKNOWN);
       }
     }
     List<String> messages = new ArrayList<>();
@@ -142,13 +197,17 @@ public final class HandleAdvice {
                   + before
                   + " to "
                   + entry.getValue()
-                  + " since the previous advice: a leak if it keeps growing; close them");
+                  + " since the previous advice: a leak if it keeps growing"
+                  + (entry.getKey().endsWith("\n")
+                          || CreationSites.applicationFrame(entry.getKey()) == null
+                      ? ""
+                      : "; close them"));
         }
       }
       previousOpen.clear();
       previousOpen.putAll(now);
     }
-    add(advice, messages, "HANDLES_GROWING", Advice.Severity.WARNING, "close() them");
+    add(advice, messages, "HANDLES_GROWING", Advice.Severity.WARNING, CLOSE_THEM);
   }
 
   /** The handles of one kind that sites account for, counted by {@code count}. */
@@ -166,8 +225,21 @@ public final class HandleAdvice {
       String code,
       Advice.Severity severity,
       String setting) {
+    add(advice, messages, Collections.nCopies(messages.size(), setting), code, severity);
+  }
+
+  /**
+   * One entry per message with its own suggestion, at most {@link #SITES_SHOWN}, then one for the
+   * rest (with the first of their suggestions).
+   */
+  private static void add(
+      List<Advice> advice,
+      List<String> messages,
+      List<String> settings,
+      String code,
+      Advice.Severity severity) {
     for (int i = 0; i < messages.size() && i < SITES_SHOWN; i++) {
-      advice.add(new Advice(code, severity, messages.get(i), setting));
+      advice.add(new Advice(code, severity, messages.get(i), settings.get(i)));
     }
     if (messages.size() > SITES_SHOWN) {
       advice.add(
@@ -176,7 +248,7 @@ public final class HandleAdvice {
               severity,
               (messages.size() - SITES_SHOWN)
                   + " more sites like these: NativeHandles.report() lists them all",
-              setting));
+              settings.get(SITES_SHOWN)));
     }
   }
 

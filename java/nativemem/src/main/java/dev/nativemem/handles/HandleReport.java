@@ -300,7 +300,7 @@ public final class HandleReport {
         line.append(", created at ").append(createdAt);
       }
       if (knownLeak != null) {
-        boolean upstream = known == null || !known.entry().library().equals("your code");
+        boolean upstream = known == null || !known.library().equals(LeakCatalogue.YOUR_CODE);
         line.append(upstream ? " [known upstream leak: " : " [known leak: ");
         line.append(knownLeak).append(']');
       }

@@ -2,6 +2,7 @@ package dev.nativemem.handles;
 
 import dev.nativemem.NativeMemoryException;
 import dev.nativemem.handles.catalogue.LeakCatalogue;
+import dev.nativemem.handles.catalogue.LibraryOwners;
 import dev.nativemem.handles.tracking.CreationSites;
 import dev.nativemem.handles.tracking.HandleTracker;
 import dev.nativemem.internal.Json;
@@ -115,6 +116,10 @@ final class HandleReportReader {
     String kind = Json.string(json, "kind");
     String text = Json.string(json, "stack");
     LeakCatalogue.Match known = LeakCatalogue.get().match(kind, text);
+    String createdAt = CreationSites.applicationFrame(text);
+    if (known != null) {
+      known = known.ownedBy(LibraryOwners.ofFrame(createdAt));
+    }
     return new HandleReport.Site(
         kind,
         Json.number(json, "open"),
@@ -122,7 +127,7 @@ final class HandleReportReader {
         Json.number(json, "leaked"),
         numberOr(json, "freed_by_finalizer"),
         numberOr(json, "last_freed_by_finalizer_epoch_ms"),
-        CreationSites.applicationFrame(text),
+        createdAt,
         CreationSites.frames(text),
         known,
         KnownLeak.acceptedReason(Collections.emptyList(), jvmWide, known, kind, text));

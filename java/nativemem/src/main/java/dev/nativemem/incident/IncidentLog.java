@@ -24,7 +24,8 @@ import java.util.Objects;
  * {@value #MAX_KNOWN_LINES} known leaks are written out in the human lines (all are in the JSON, by
  * id), and control characters of strings from the bundle (frames, thread names) are escaped in the
  * human lines ({@code \x1b}), as JSON escapes them in the JSON line. A part the verdict could not
- * read is said absent, with why.
+ * read is said absent, with why, whole up to {@value #MAX_HINT} characters (it ends with the
+ * command that brings the part, never cut in the middle).
  *
  * <pre>{@code
  * nativemem-incident: incident in pid 4242 on host tm-1 at 2026-12-01T22:50:01.123Z
@@ -48,6 +49,12 @@ public final class IncidentLog {
 
   /** The most characters of one string from the bundle that reach the log. */
   static final int MAX_TEXT = 240;
+
+  /**
+   * The most characters of a reason a part is absent: such a reason ends with the command that
+   * brings the part (the preload allocator's lines), which is never cut in the middle.
+   */
+  static final int MAX_HINT = 1000;
 
   /** Known leaks written out as sentences; the JSON line names every one. */
   static final int MAX_KNOWN_LINES = 3;
@@ -104,7 +111,7 @@ public final class IncidentLog {
               + ": the JSON line names them; handles.json in the bundle has them whole.");
     }
     for (String why : verdict.absent.values()) {
-      line(out, "absent: " + PLAIN.text(why));
+      line(out, "absent: " + escape(hint(why)));
     }
     line(
         out,
@@ -198,7 +205,7 @@ public final class IncidentLog {
     }
     json.put("known_leaks", known);
     Map<String, Object> absent = new LinkedHashMap<>();
-    verdict.absent.forEach((part, why) -> absent.put(part, cut(why)));
+    verdict.absent.forEach((part, why) -> absent.put(part, hint(why)));
     json.put("absent", absent);
     json.put("bundle", bundlePath.toString());
     return json;
@@ -278,6 +285,19 @@ public final class IncidentLog {
     }
     int end = Character.isHighSurrogate(value.charAt(MAX_TEXT - 1)) ? MAX_TEXT - 1 : MAX_TEXT;
     return value.substring(0, end) + "...";
+  }
+
+  /**
+   * A reason a part is absent, whole up to {@link #MAX_HINT} characters; a longer one ends at its
+   * last whole sentence within that bound, so that a command it gives is whole or not there.
+   */
+  static String hint(String value) {
+    if (value == null || value.length() <= MAX_HINT) {
+      return value;
+    }
+    int end = value.lastIndexOf(". ", MAX_HINT - 1);
+    return (end > 0 ? value.substring(0, end + 1) : cut(value))
+        + " (the rest is in the bundle's manifest.json)";
   }
 
   /**

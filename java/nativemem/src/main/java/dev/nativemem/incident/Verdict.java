@@ -19,7 +19,10 @@ import java.util.Set;
  * facts, never computed twice.
  */
 final class Verdict {
-  /** Memory growth over the timeline: cgroup usage, else RSS, first to last sample that has it. */
+  /**
+   * Memory growth over the timeline, first to last sample that has it, of the manifest's basis: the
+   * cgroup's usage under a limit, else RSS.
+   */
   static final class Growth {
     final String label;
     final long from;
@@ -365,30 +368,47 @@ final class Verdict {
     return line.append('.').toString();
   }
 
+  /** The growth's label with a memory cgroup limit: the cgroup's usage is what the limit counts. */
+  static final String CGROUP_BASIS = "Memory usage (cgroup)";
+
+  /**
+   * The growth's label without a limit: the cgroup's usage then holds page cache and other
+   * processes, and the manifest's basis is this process's RSS.
+   */
+  static final String RSS_BASIS = "RSS (the basis without a memory cgroup limit)";
+
+  /**
+   * Growth of what the bundle's basis compares (the manifest's {@code basis}): the cgroup's usage
+   * when a sample has a limit, else this process's RSS; null when that series has fewer than two
+   * samples.
+   */
   static Growth growth(List<Map<String, Object>> samples) {
-    for (String[] series : new String[][] {{"usage", "Memory usage (cgroup)"}, {"rss", "RSS"}}) {
-      Map<String, Object> first = null;
-      Map<String, Object> last = null;
-      for (Map<String, Object> s : samples) {
-        if (Fields.number(s, series[0]) != null && Fields.whole(s, "t") != null) {
-          if (first == null) {
-            first = s;
-          }
-          last = s;
-        }
-      }
-      if (first == null || first == last) {
-        continue;
-      }
-      Long limit = Fields.whole(last, "limit");
-      return new Growth(
-          series[1],
-          Fields.whole(first, series[0]),
-          Fields.whole(last, series[0]),
-          Fields.whole(last, "t") - Fields.whole(first, "t"),
-          limit != null && limit > 0 ? limit : null);
+    boolean limited = false;
+    for (Map<String, Object> s : samples) {
+      Long limit = Fields.whole(s, "limit");
+      limited |= limit != null && limit > 0;
     }
-    return null;
+    String key = limited ? "usage" : "rss";
+    Map<String, Object> first = null;
+    Map<String, Object> last = null;
+    for (Map<String, Object> s : samples) {
+      if (Fields.number(s, key) != null && Fields.whole(s, "t") != null) {
+        if (first == null) {
+          first = s;
+        }
+        last = s;
+      }
+    }
+    if (first == null || first == last) {
+      return null;
+    }
+    Long limit = Fields.whole(last, "limit");
+    return new Growth(
+        limited ? CGROUP_BASIS : RSS_BASIS,
+        Fields.whole(first, key),
+        Fields.whole(last, key),
+        Fields.whole(last, "t") - Fields.whole(first, "t"),
+        limit != null && limit > 0 ? limit : null);
   }
 
   /** The newest sample with a cgroup limit and usage; null without a limit. */

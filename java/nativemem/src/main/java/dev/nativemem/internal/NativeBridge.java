@@ -96,6 +96,12 @@ public final class NativeBridge {
       int kind, int site, long created, long closed, long leaked);
 
   /**
+   * Of the handles counted at {@code site}, {@code pooled} rest now in the pool noted by {@code
+   * poolSite} (read from the pool itself): replaces the previous figure for that pool.
+   */
+  public static native void handlesCountedPooled(int kind, int site, int poolSite, long pooled);
+
+  /**
    * A stream handed to a pool ({@code pooled}, {@code site} names the pool) or out of one: its site
    * and thread become the pool's or the new reader's.
    */

@@ -44,7 +44,7 @@ public final class SettingsInEffect {
     if (toStandardError) {
       System.err.println(line);
     } else {
-      System.getLogger("dev.nativemem").log(level, line);
+      AppLog.get("dev.nativemem").log(level, line);
     }
   }
 

@@ -73,6 +73,15 @@ public final class MemoryReader {
         System.getenv());
   }
 
+  /**
+   * Advice from the allocator, {@code snapshot}'s breakdown and handles, and the environment: the
+   * figures it quotes (headroom, malloc outside the JVM, handle counts) are the snapshot's.
+   */
+  public static List<Advice> advice(MemorySnapshot snapshot) {
+    return AdviceRules.evaluate(
+        allocator(), snapshot.breakdown(), snapshot.breakdown().handles(), System.getenv());
+  }
+
   /** The run-time remedies. */
   public static Remedies remedies() {
     NativeLibraryLoader.load();

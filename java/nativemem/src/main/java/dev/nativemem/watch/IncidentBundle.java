@@ -6,6 +6,7 @@ import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.incident.IncidentLog;
 import dev.nativemem.incident.IncidentPage;
 import dev.nativemem.incident.layout.BundleLayout;
+import dev.nativemem.internal.AppLog;
 import dev.nativemem.internal.DirectoryHandle;
 import dev.nativemem.internal.FileOwnership;
 import dev.nativemem.internal.Json;
@@ -82,6 +83,9 @@ final class IncidentBundle {
    */
   static volatile OutputStream verdictLog = new FileOutputStream(FileDescriptor.err);
 
+  /** The verdict's logger where the application has SLF4J. */
+  private static final AppLog INCIDENT_LOG = AppLog.get("dev.nativemem.incident");
+
   private final boolean profile;
 
   /** The timeline's copy of the ring, made once: capturing allocates no array that size. */
@@ -132,14 +136,17 @@ final class IncidentBundle {
     boolean announced = false;
     try (DirectoryHandle temp = directory.makePrivateDirectory(tempName)) {
       Parts parts = new Parts(temp);
-      HeapProfile heap = captureVerdictParts(parts, ring, trimmed);
+      MemorySnapshot[] snapshot = new MemorySnapshot[1];
+      HeapProfile heap = captureVerdictParts(parts, ring, trimmed, snapshot);
       Map<String, Object> manifest = manifest(pid, at, trigger, previous, basis(ring), parts);
       manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
       parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
       // The verdict reaches the log before the rest: the log is what outlives a pod's volumes.
       announced = log(IncidentLog.render(temp.anchored(""), target));
-      captureRest(parts, heap, directory, previous, trimmed);
-      manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
+      captureRest(parts, heap, directory, previous, trimmed, snapshot[0]);
+      // The capture's one duration: the manifest, the page and the log all show this figure.
+      long captureMs = (System.nanoTime() - started) / 1_000_000;
+      manifest.put("capture_ms", captureMs);
       parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
       Consumer<Path> page = incidentPage;
       if (trimmed != null) {
@@ -149,13 +156,12 @@ final class IncidentBundle {
       } else {
         parts.file(BundleLayout.PAGE, "the incident page", () -> page.accept(temp.anchored("")));
       }
-      manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
       parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
       if (!directory.rename(tempName, directory, name)) {
         throw new IOException(directory.path().resolve(name) + " exists already");
       }
       done = true;
-      log(IncidentLog.completed(target, (System.nanoTime() - started) / 1_000_000));
+      log(IncidentLog.completed(target, captureMs));
       return target;
     } catch (VolumeFull e) {
       IOException full =
@@ -191,10 +197,21 @@ final class IncidentBundle {
   }
 
   /**
-   * Writes {@code text} to the log (one write, so that lines of other threads cannot cut into it);
-   * returns false if it could not be written. Never throws.
+   * Writes {@code text} to the log (one write, so that lines of other threads cannot cut into it)
+   * and, where the application logs through SLF4J, each of its lines to the logger {@code
+   * dev.nativemem.incident} at WARN (the framework's own log file); returns false if standard error
+   * could not be written. Never throws.
    */
   static boolean log(String text) {
+    if (AppLog.throughSlf4j()) {
+      try {
+        for (String line : text.split("\n")) {
+          INCIDENT_LOG.log(System.Logger.Level.WARNING, line);
+        }
+      } catch (RuntimeException | OutOfMemoryError e) {
+        // standard error below still has the lines
+      }
+    }
     try {
       OutputStream out = verdictLog;
       out.write(text.getBytes(StandardCharsets.UTF_8));
@@ -209,10 +226,10 @@ final class IncidentBundle {
    * The parts the verdict reads (timeline, handles, the profile's report), with the breakdown; the
    * heap profile dumped, or null.
    */
-  private HeapProfile captureVerdictParts(Parts parts, SampleRing ring, String trimmed) {
+  private HeapProfile captureVerdictParts(
+      Parts parts, SampleRing ring, String trimmed, MemorySnapshot[] snapshot) {
     parts.text(
         BundleLayout.TIMELINE, "samples of the watch, oldest first", out -> timeline(ring, out));
-    MemorySnapshot[] snapshot = new MemorySnapshot[1];
     parts.text(
         BundleLayout.SNAPSHOT,
         "breakdown and allocator statistics",
@@ -238,9 +255,17 @@ final class IncidentBundle {
     return profile(parts);
   }
 
-  /** The parts the verdict does not read. */
+  /**
+   * The parts the verdict does not read; the advice from {@code snapshot} (the breakdown's own
+   * reading, so that its figures are the breakdown's), or from a new reading when that failed.
+   */
   private void captureRest(
-      Parts parts, HeapProfile heap, DirectoryHandle directory, String previous, String trimmed) {
+      Parts parts,
+      HeapProfile heap,
+      DirectoryHandle directory,
+      String previous,
+      String trimmed,
+      MemorySnapshot snapshot) {
     if (trimmed == null) {
       rawAllocatorStats(parts);
     } else {
@@ -252,7 +277,8 @@ final class IncidentBundle {
             BundleLayout.ADVICE,
             "what to change, with reasons",
             out -> {
-              advice.addAll(MemoryReader.advice());
+              advice.addAll(
+                  snapshot == null ? MemoryReader.advice() : MemoryReader.advice(snapshot));
               List<Object> list = new ArrayList<>();
               for (Advice a : advice) {
                 list.add(Json.parseObject(a.toJson()));

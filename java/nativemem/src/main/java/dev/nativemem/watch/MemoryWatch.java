@@ -1,6 +1,7 @@
 package dev.nativemem.watch;
 
 import dev.nativemem.NativeMemoryException;
+import dev.nativemem.internal.AppLog;
 import dev.nativemem.internal.DirectoryHandle;
 import dev.nativemem.internal.Jmx;
 import dev.nativemem.internal.NativeLibraryLoader;
@@ -30,7 +31,7 @@ import javax.management.ObjectName;
  * sampling goes on while a bundle is written.
  */
 public final class MemoryWatch implements AutoCloseable {
-  private static final System.Logger LOG = System.getLogger("dev.nativemem.watch");
+  private static final AppLog LOG = AppLog.get("dev.nativemem.watch");
 
   /** Logged when starting the watch turns heap sampling on (either engine). */
   static final String SAMPLING_TURNED_ON =
@@ -56,6 +57,16 @@ public final class MemoryWatch implements AutoCloseable {
   private volatile Path lastBundle;
   private long lastAutomaticNanos;
   private boolean capturedAutomatically;
+
+  /** The highest limit threshold captured in the current incident (sampling thread only). */
+  private double incidentThreshold;
+
+  /** Whether the pending trigger escalates the current incident. */
+  private volatile boolean pendingEscalation;
+
+  /** The incident's newest escalation bundle, replaced by the next one (capture thread only). */
+  private String escalationBundle;
+
   private ObjectName mbean;
 
   private MemoryWatch(WatchOptions options, WatchDirectory directory) {
@@ -117,11 +128,33 @@ public final class MemoryWatch implements AutoCloseable {
       watch.sampling.start();
       watch.capturing.start();
       current = watch;
-      LOG.log(
-          System.Logger.Level.INFO,
-          "nativemem memory watch started: " + options + "; " + dir.placement);
+      LOG.log(System.Logger.Level.INFO, startMessage(options, dir.placement));
       return watch;
     }
+  }
+
+  /** Widest line of {@link #startMessage}. */
+  static final int START_LINE_WIDTH = 100;
+
+  /**
+   * What the log says when a watch starts: a headline, then where bundles go and the settings, cut
+   * at spaces into lines of at most {@link #START_LINE_WIDTH} characters (a word longer than that,
+   * a long path, stands alone on its line).
+   */
+  static String startMessage(WatchOptions options, String placement) {
+    StringBuilder out = new StringBuilder("nativemem memory watch started");
+    for (String part : new String[] {placement, "settings: " + options}) {
+      StringBuilder line = new StringBuilder();
+      for (String word : part.split(" ")) {
+        if (line.length() > 0 && line.length() + 1 + word.length() > START_LINE_WIDTH - 2) {
+          out.append("\n  ").append(line);
+          line.setLength(0);
+        }
+        line.append(line.length() == 0 ? "" : " ").append(word);
+      }
+      out.append("\n  ").append(line);
+    }
+    return out.toString();
   }
 
   /** The running watch, or null. */
@@ -211,17 +244,38 @@ public final class MemoryWatch implements AutoCloseable {
     }
   }
 
-  /** Hands an automatic trigger to the capture thread unless one was captured too recently. */
+  /**
+   * Hands an automatic trigger to the capture thread unless one was captured too recently; within
+   * the minimum interval, a limit threshold higher than the incident's last one still passes (an
+   * escalation: the newest evidence stays close to the kill). A trigger declined says why.
+   */
   private void offer(Trigger trigger) {
     long now = System.nanoTime();
-    if (capturedAutomatically && now - lastAutomaticNanos < options.minInterval().toNanos()) {
+    boolean recent =
+        capturedAutomatically && now - lastAutomaticNanos < options.minInterval().toNanos();
+    Double threshold = trigger.thresholdPercent();
+    boolean escalation = recent && threshold != null && threshold > incidentThreshold;
+    if (recent && !escalation) {
       LOG.log(
-          System.Logger.Level.DEBUG,
-          "nativemem memory watch: " + trigger + " (within the minimum interval: no bundle)");
+          System.Logger.Level.INFO,
+          "nativemem memory watch: "
+              + trigger
+              + ": no bundle, the incident's last was "
+              + (now - lastAutomaticNanos) / 1_000_000_000
+              + " s ago (under nativemem.watch.minIntervalSeconds="
+              + options.minInterval().getSeconds()
+              + ") and this crosses no higher limit threshold than it did");
       return;
     }
-    capturedAutomatically = true;
-    lastAutomaticNanos = now;
+    if (!recent) {
+      capturedAutomatically = true;
+      lastAutomaticNanos = now;
+      incidentThreshold = 0;
+    }
+    if (threshold != null) {
+      incidentThreshold = Math.max(incidentThreshold, threshold);
+    }
+    pendingEscalation = escalation;
     pending.set(trigger);
     LockSupport.unpark(capturing);
   }
@@ -233,8 +287,9 @@ public final class MemoryWatch implements AutoCloseable {
         LockSupport.park(this);
         continue;
       }
+      boolean escalation = pendingEscalation;
       try {
-        captureNow(trigger);
+        captureAutomatically(trigger, escalation);
       } catch (NotWritten e) {
         // logged where it was decided
       } catch (Throwable e) {
@@ -246,7 +301,41 @@ public final class MemoryWatch implements AutoCloseable {
     }
   }
 
+  /**
+   * An automatic capture. An escalation takes the cheap parts only (timeline, breakdown, handles,
+   * advice: what the last seconds before a kill leave time for; the incident's first bundle has the
+   * heap profile and page) and replaces the incident's previous escalation, so an incident keeps at
+   * most two bundles: its first and its newest.
+   */
+  private void captureAutomatically(Trigger trigger, boolean escalation) throws IOException {
+    if (!escalation) {
+      escalationBundle = null;
+      captureNow(trigger, null);
+      return;
+    }
+    synchronized (captureLock) {
+      Path written =
+          captureNow(
+              trigger,
+              "an escalation of the incident near the limit: the cheap parts only, in the last"
+                  + " seconds (the incident's first bundle has the heap profile and page)");
+      String replaced = escalationBundle;
+      escalationBundle = written.getFileName().toString();
+      if (replaced != null && Retention.BUNDLE.matcher(replaced).matches()) {
+        try {
+          directory.handle.removeTree(replaced);
+        } catch (RuntimeException e) {
+          logOnce("cannot remove the incident's earlier escalation bundle: ", e);
+        }
+      }
+    }
+  }
+
   private Path captureNow(Trigger trigger) throws IOException {
+    return captureNow(trigger, null);
+  }
+
+  private Path captureNow(Trigger trigger, String cheapOnly) throws IOException {
     synchronized (captureLock) {
       directory.check();
       DirectoryHandle dir = directory.handle;
@@ -268,7 +357,9 @@ public final class MemoryWatch implements AutoCloseable {
       }
       Path written;
       try {
-        written = bundle.write(dir, trigger, ring, previous, room.trimmed);
+        written =
+            bundle.write(
+                dir, trigger, ring, previous, room.trimmed != null ? room.trimmed : cheapOnly);
       } catch (IOException e) {
         if (IncidentBundle.VolumeFull.isCause(e)) {
           throw notWritten(trigger + "; " + e.getMessage(), e);

@@ -70,6 +70,60 @@ class KnownLeakReportTest {
     assertTrue(leaked.get(0).contains("do now: close the stream where it is read"), leaked.get(0));
   }
 
+  /** FLINK-39753's suggestion is what an operator can change: the catalogue's workaround. */
+  @Test
+  void aKnownLeaksSuggestionIsItsWorkaround() {
+    String compactor =
+        "org.apache.flink.state.rocksdb.sstmerge.Compactor.compact(Compactor.java:54)";
+    HandleReport report =
+        report(
+            "ColumnFamilyOptions",
+            "created at "
+                + compactor
+                + "\n\tat org.rocksdb.ColumnFamilyOptions.<init>(ColumnFamilyOptions.java:60)\n"
+                + "\tat org.rocksdb.ColumnFamilyDescriptor.getOptions(ColumnFamilyDescriptor.java:9)\n"
+                + "\tat "
+                + compactor
+                + "\n");
+    assertEquals("FLINK-39753", report.sites().get(0).knownLeakId());
+    List<Advice> leaked = leakedAdvice(report);
+    assertEquals(1, leaked.size(), leaked.toString());
+    assertEquals(
+        "upgrade to Flink 1.20.5 or 2.3.0; until then disable manual compaction with"
+            + " state.backend.rocksdb.manual-compaction.min-interval: 0",
+        leaked.get(0).suggestedSetting());
+    assertTrue(!leaked.get(0).toString().contains("close() them"), leaked.get(0).toString());
+  }
+
+  /**
+   * ReadOptions leaked without a recorded site are named as RocksJava's own (its {@code
+   * defaultReadOptions_}), with nothing for the application to close.
+   */
+  @Test
+  void unsitedReadOptionsAreNamedAsRocksJavasOwn() {
+    String json =
+        "{\"kinds\": [{\"kind\": \"ReadOptions\", \"created\": 2, \"closed\": 0,"
+            + " \"transferred\": 0, \"open\": 0, \"leaked\": 2, \"classes\": []}],"
+            + " \"sites\": [], \"zombie_caches\": [], \"oldest_open\": [],"
+            + " \"open_cache_capacity_bytes\": 0, \"zombie_cache_capacity_bytes\": 0,"
+            + " \"sites_dropped\": 0, \"sites_kept\": 0, \"tracker_memory_bytes\": 0}";
+    HandleReport report = HandleReportReader.read(true, "level=sampled", Json.parseObject(json), 0);
+    List<Advice> leaked = leakedAdvice(report);
+    assertEquals(1, leaked.size(), leaked.toString());
+    String message = leaked.get(0).message();
+    assertTrue(message.startsWith("2 ReadOptions leaked"), message);
+    assertTrue(message.contains("RocksJava leaks ReadOptions of its own"), message);
+    assertTrue(message.contains("defaultReadOptions_, facebook/rocksdb#15036"), message);
+    assertTrue(!message.contains("close each one"), message);
+    assertEquals("", leaked.get(0).suggestedSetting());
+  }
+
+  private static List<Advice> leakedAdvice(HandleReport report) {
+    return HandleAdvice.evaluate(report).stream()
+        .filter(a -> a.code().equals("HANDLES_LEAKED"))
+        .collect(Collectors.toList());
+  }
+
   @Test
   void anotherKindAtTheSameFramesIsNotNamed() {
     HandleReport report = report("Deflater", STREAM_STACK);

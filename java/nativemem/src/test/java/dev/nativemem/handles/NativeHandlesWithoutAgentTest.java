@@ -49,7 +49,9 @@ class NativeHandlesWithoutAgentTest {
       }
       String failure = scope.check();
       assertTrue(failure != null && failure.contains("3 leaked LeakyBuffer"), failure);
-      assertTrue(failure.contains("level=sampled records 1 in 128"), failure);
+      // A kind created a few times a second has every stack recorded at level=sampled.
+      assertTrue(failure.contains("3 leaked LeakyBuffer, created at "), failure);
+      assertFalse(failure.contains("not sampled"), failure);
       assertTrue(failure.contains("the nativemem agent is not attached"), failure);
       assertTrue(failure.contains("/nativemem-0.1.0.jar=level=full</argLine>"), failure);
       assertEquals(4, scope.created());

@@ -33,12 +33,7 @@ class IncidentLogTest {
   @Test
   void everyLineHasThePrefixAndTheJsonLineCarriesTheVerdictsFacts() throws Exception {
     Path bundle = bundle();
-    write(
-        bundle,
-        "timeline.json",
-        map(
-            "samples",
-            List.of(sample(1000, 300 * MIB, 512 * MIB), sample(61_000, 446 * MIB, 512 * MIB))));
+    limitedTimeline(bundle);
     write(bundle, "profile-report.json", profileReport("inflateInit2_", 0.93, 400 * MIB));
     Map<String, Object> known =
         map("id", "FLINK-39923", "library", "Flink", "fixed_in", null, "link", "https://x/1");
@@ -92,6 +87,40 @@ class IncidentLogTest {
     assertEquals(FINAL.toString(), j.get("bundle"));
   }
 
+  /**
+   * Without a memory cgroup limit the manifest's basis is this process's RSS: the cgroup's usage
+   * (page cache, other processes) grew 912 MiB while RSS grew 115 MiB, and the verdict says RSS.
+   */
+  @Test
+  void withoutALimitTheGrowthIsTheProcesssRssAndSaysSo() throws Exception {
+    Path bundle = bundle();
+    Map<String, Object> first = sample(1000, 1000 * MIB, 0);
+    Map<String, Object> last = sample(121_000, 1912 * MIB, 0);
+    first.put("limit", null);
+    last.put("limit", null);
+    first.put("rss", 450 * MIB);
+    last.put("rss", 565 * MIB);
+    write(bundle, "timeline.json", map("samples", List.of(first, last)));
+    write(bundle, "manifest.json", manifest(null));
+    String block = IncidentLog.render(bundle, FINAL);
+    assertTrue(
+        block.contains(
+            "RSS (the basis without a memory cgroup limit) grew 115.0 MiB in 2 min, from 450.0"
+                + " MiB to 565.0 MiB."),
+        block);
+    assertFalse(block.contains("cgroup) grew"), block);
+  }
+
+  /** Under a limit the basis is the cgroup's usage, which the limit counts. */
+  @Test
+  void underALimitTheGrowthIsTheCgroupsUsage() throws Exception {
+    Path bundle = bundle();
+    limitedTimeline(bundle);
+    write(bundle, "manifest.json", manifest(null));
+    String block = IncidentLog.render(bundle, FINAL);
+    assertTrue(block.contains("Memory usage (cgroup) grew 146.0 MiB in 60 s"), block);
+  }
+
   @SuppressWarnings("unchecked")
   @Test
   void atTheSampledLevelTheVerdictNamesTheRecordedSiteNotTheStacklessRemainder() throws Exception {
@@ -138,6 +167,32 @@ class IncidentLogTest {
     assertEquals("heap profile: jemalloc profiling is not available: glibc", absent.get("profile"));
     assertTrue(((String) absent.get("handles")).contains("agent is not running"), "" + absent);
     assertTrue(j.containsKey("top_leaked_site"), "every key, null when absent: " + j);
+  }
+
+  /**
+   * This JVM's own reason it has no heap profile (glibc serves malloc here), as the watch writes
+   * it: the log line and the JSON line carry it whole, down to the end of the preload command.
+   */
+  @Test
+  void theHintForAnAbsentProfileKeepsItsCommandWhole() throws Exception {
+    String why =
+        "jemalloc profiling is not available: "
+            + dev.nativemem.profile.HeapProfiler.get().unavailableReason();
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        why.contains("MALLOC_CONF="), "this JVM's allocator can profile: " + why);
+    assertTrue(why.length() > IncidentLog.MAX_TEXT, why);
+    Path bundle = bundle();
+    Map<String, Object> manifest = manifest(null);
+    manifest.put("missing", List.of(map("what", "heap profile", "why", why)));
+    write(bundle, "manifest.json", manifest);
+    String block = IncidentLog.render(bundle, FINAL);
+    assertTrue(block.contains(IncidentLog.PREFIX + "absent: heap profile: " + why + "\n"), block);
+    assertEquals(
+        "heap profile: " + why, ((Map<?, ?>) json(block).get("absent")).get("profile"), block);
+
+    String endless = "Run this. " + "Then set A=" + "x".repeat(3 * IncidentLog.MAX_HINT);
+    assertEquals(
+        "Run this. (the rest is in the bundle's manifest.json)", IncidentLog.hint(endless));
   }
 
   @Test
@@ -204,6 +259,16 @@ class IncidentLogTest {
       }
     }
     throw new AssertionError("no JSON line in " + block);
+  }
+
+  /** Usage from 300 to 446 MiB in a minute under a 512 MiB limit. */
+  private static void limitedTimeline(Path bundle) throws Exception {
+    write(
+        bundle,
+        "timeline.json",
+        map(
+            "samples",
+            List.of(sample(1000, 300 * MIB, 512 * MIB), sample(61_000, 446 * MIB, 512 * MIB))));
   }
 
   private static void sites(Path bundle, List<Map<String, Object>> sites) throws Exception {

@@ -206,6 +206,36 @@ class IncidentBundleTest {
     assertEquals(1, after.split("nativemem-incident-json: ", -1).length - 1, after);
   }
 
+  /** The capture's duration is one figure: the manifest's, the page's and the log's. */
+  @Test
+  void theManifestThePageAndTheLogShowOneCaptureTime() throws IOException {
+    Path dir = temp.resolve("incidents");
+    start(dir);
+    IncidentBundle.incidentPage =
+        bundle -> {
+          try {
+            Thread.sleep(50); // a page that takes time, as a large one does
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          page.accept(bundle);
+        };
+    Path bundle = watch.capture("one figure");
+    long manifest =
+        ((Number)
+                Json.parseObject(Files.readString(bundle.resolve("manifest.json")))
+                    .get("capture_ms"))
+            .longValue();
+    java.util.regex.Matcher logged =
+        java.util.regex.Pattern.compile("bundle complete: .* \\(captured in (\\d+) ms\\)")
+            .matcher(log.toString(StandardCharsets.UTF_8));
+    assertTrue(logged.find(), log.toString(StandardCharsets.UTF_8));
+    assertEquals(manifest, Long.parseLong(logged.group(1)), "the log's figure is the manifest's");
+    String html = Files.readString(bundle.resolve("incident.html"));
+    String shown = manifest < 1000 ? manifest + " ms" : Math.round(manifest / 1000.0) + " s";
+    assertTrue(html.contains("capture took " + shown), "the page shows " + shown);
+  }
+
   @Test
   void aCaptureThatCannotFinishLeavesNothing() throws IOException {
     Path dir = temp.resolve("incidents");

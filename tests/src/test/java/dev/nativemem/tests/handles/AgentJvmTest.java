@@ -260,4 +260,17 @@ class AgentJvmTest {
     }
     assertFalse(result.stderr().contains("hook failed"), result.stderr());
   }
+
+  /**
+   * level=sampled (the default) names the line of every leak of a rare kind: six
+   * ColumnFamilyOptions leaked a few a second, each among 500 ReadOptions created on the same
+   * thread, all at their line, where one stack in 128 per thread would record about none.
+   */
+  @Test
+  void sampledLevelNamesTheLineOfEveryRareLeak() throws Exception {
+    Result result = new ScenarioJvm().agent("").run("rare-among-hot", "6", "500");
+    assertEquals(0, result.exitCode(), result.toString());
+    assertEquals("6", result.value("rare_leaked"), "the collector found the six: " + result);
+    assertEquals("6", result.value("rare_leaked_at_line"), result.toString());
+  }
 }

@@ -50,6 +50,9 @@ public final class HandleScenarios {
       case "churn":
         churn(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
         break;
+      case "rare-among-hot":
+        rareAmongHot(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+        break;
       case "zip-counts":
         zipCounts(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
         break;
@@ -224,6 +227,49 @@ public final class HandleScenarios {
    * counts: created closed open leaked pooled (a class loaded from a jar meanwhile borrows an
    * Inflater from the jar's pool, a new one if the pool is empty).
    */
+  /**
+   * On one thread, {@code rare} ColumnFamilyOptions leaked at one line, a few a second, each among
+   * {@code hot} ReadOptions created and closed: prints the line, and the leaked options the report
+   * puts at that line and in all, once the collector has found them all (10 s at most).
+   */
+  static void rareAmongHot(int rare, int hot) throws Exception {
+    int line = -1;
+    for (int round = 0; round < rare; round++) {
+      for (int i = 0; i < hot; i++) {
+        new org.rocksdb.ReadOptions().close();
+      }
+      line = here() + 1;
+      new ColumnFamilyOptions(); // the rare leak
+      Thread.sleep(300);
+    }
+    System.out.println("rare_line " + line);
+    String at = "HandleScenarios.rareAmongHot(HandleScenarios.java:" + line + ")";
+    long atLine = 0;
+    long leaked = 0;
+    for (long end = System.nanoTime() + 10_000_000_000L; System.nanoTime() < end; ) {
+      System.gc();
+      Thread.sleep(100);
+      HandleReport report = NativeHandles.report();
+      leaked = 0;
+      for (HandleReport.KindCount kind : report.kinds()) {
+        if (kind.kind().equals("ColumnFamilyOptions")) {
+          leaked = kind.leaked();
+        }
+      }
+      atLine = 0;
+      for (HandleReport.Site site : report.sites()) {
+        if (site.kind().equals("ColumnFamilyOptions") && site.stack().contains(at)) {
+          atLine += site.leaked();
+        }
+      }
+      if (leaked >= rare) {
+        break;
+      }
+    }
+    System.out.println("rare_leaked " + leaked);
+    System.out.println("rare_leaked_at_line " + atLine);
+  }
+
   static void zipCounts(int threads, int cycles) throws Exception {
     zipChurn(threads, 100); // warm up: classes loaded, nothing left open
     HandleReport before = NativeHandles.report();

@@ -387,16 +387,40 @@ public final class LeakCatalogue {
     }
   }
 
-  /** An entry that recognised a site, with the affected versions loaded (empty: not known). */
+  /** What an entry names as its library when the leak is a caller's bug, not a library's. */
+  public static final String YOUR_CODE = "your code";
+
+  /**
+   * An entry that recognised a site, with the affected versions loaded (empty: not known) and, for
+   * an entry that blames the caller ({@link #YOUR_CODE}), the library whose code the site's
+   * application frame is in, when it is one.
+   */
   public static final class Match {
     private final Entry entry;
     private final Set<String> versions;
     private final boolean versionUnknown;
+    private final String owner;
 
     Match(Entry entry, Set<String> versions, boolean versionUnknown) {
+      this(entry, versions, versionUnknown, null);
+    }
+
+    private Match(Entry entry, Set<String> versions, boolean versionUnknown, String owner) {
       this.entry = entry;
       this.versions = Collections.unmodifiableSet(versions);
       this.versionUnknown = versionUnknown;
+      this.owner = owner;
+    }
+
+    /**
+     * This match for a site whose first application frame is in the library {@code owner} (as its
+     * jar names itself: {@code group:artifact version}); itself when {@code owner} is null or the
+     * entry already names a library.
+     */
+    public Match ownedBy(String owner) {
+      return owner == null || !entry.library.equals(YOUR_CODE)
+          ? this
+          : new Match(entry, versions, versionUnknown, owner);
     }
 
     public Entry entry() {
@@ -408,21 +432,47 @@ public final class LeakCatalogue {
       return versions;
     }
 
+    /** Whose code has the leak: the entry's library, or the library the site's frame is in. */
+    public String library() {
+      return owner == null ? entry.library : owner;
+    }
+
+    /** Where it is fixed: the entry's word, or for a library's site, that library. */
+    String fixedIn() {
+      if (owner == null) {
+        return entry.fixedIn;
+      }
+      int space = owner.indexOf(' ');
+      return "a release of " + (space < 0 ? owner : owner.substring(0, space)) + " that closes it";
+    }
+
+    /** What to do now: the entry's workaround, or for a library's site, what its user can do. */
+    String workaround() {
+      return owner == null
+          ? entry.workaround
+          : "the handle is made and left open inside "
+              + owner
+              + ", not in your code: upgrade it, or report it to its maintainers with this site;"
+              + " meanwhile a garbage collection frees what its cleaner reaches";
+    }
+
     /** One line: what it is, the version you run, where it is fixed. */
     public String label() {
       StringBuilder text = new StringBuilder(entry.summary).append(" (").append(entry.id);
-      if (!versions.isEmpty()) {
+      if (owner != null) {
+        text.append("; in ").append(owner);
+      } else if (!versions.isEmpty()) {
         text.append("; you run ").append(entry.library).append(' ');
         text.append(String.join(" and ", versions));
       } else if (versionUnknown) {
         text.append("; the ").append(entry.library).append(" jar states no version");
       }
-      return text.append("; fixed in: ").append(entry.fixedIn).append(')').toString();
+      return text.append("; fixed in: ").append(fixedIn()).append(')').toString();
     }
 
     /** What it costs and what to do now. */
     public String advice() {
-      return "costs: " + entry.cost + "; do now: " + entry.workaround + " (" + entry.link + ")";
+      return "costs: " + entry.cost + "; do now: " + workaround() + " (" + entry.link + ")";
     }
 
     /** The fields the JSON report carries. */
@@ -430,11 +480,11 @@ public final class LeakCatalogue {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("id", entry.id);
       m.put("link", entry.link);
-      m.put("library", entry.library);
+      m.put("library", library());
       m.put("versions", new ArrayList<>(versions));
-      m.put("fixed_in", entry.fixedIn);
+      m.put("fixed_in", fixedIn());
       m.put("cost", entry.cost);
-      m.put("workaround", entry.workaround);
+      m.put("workaround", workaround());
       m.put("accepted", entry.accepted);
       return m;
     }

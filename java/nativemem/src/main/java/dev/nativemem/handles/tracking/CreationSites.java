@@ -1,6 +1,7 @@
 package dev.nativemem.handles.tracking;
 
 import dev.nativemem.handles.catalogue.LeakCatalogue;
+import dev.nativemem.handles.catalogue.LibraryOwners;
 import java.security.CodeSource;
 import java.util.Arrays;
 import java.util.List;
@@ -50,6 +51,7 @@ public final class CreationSites {
     }
     for (StackWalker.StackFrame frame : frames) {
       if (!LIBRARY.get(frame.getDeclaringClass())) {
+        LibraryOwners.note(frame.getDeclaringClass()); // whose jar: read when a report is built
         text.append(HEADLINE).append(frame.toStackTraceElement()).append('\n');
         break;
       }

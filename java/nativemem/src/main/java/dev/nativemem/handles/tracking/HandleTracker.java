@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 
 /**
  * The Java half of the registry, fed by the agent's hooks and {@code NativeHandles}: its options,
@@ -31,6 +32,19 @@ public final class HandleTracker {
   /** zlib streams: counted, or recorded by address; never in the maps above. */
   private final ZipStreams zip = new ZipStreams();
 
+  /** Spring Boot's nested-jar Inflater pools, read at each report. */
+  private final NestedJarPools nestedJarPools = new NestedJarPools();
+
+  /** The pool note of {@link #nestedJarPools}. */
+  public static final String NESTED_JAR_POOL =
+      "org.springframework.boot.loader.jar.NestedJarFileResources";
+
+  /** Whether a stream has no record of its own: it is only counted. */
+  private final Predicate<Object> unrecorded = stream -> zip.recordOf(stream) == null;
+
+  /** Counted Inflaters resting in {@link #nestedJarPools} as last sent; -1 before the first. */
+  private long nestedJarPooledSent = -1;
+
   private final TrackerSites sites = new TrackerSites();
   private final OwnerRecords records = new OwnerRecords(sites, zip);
 
@@ -40,6 +54,9 @@ public final class HandleTracker {
   private static final int MAX_SUBCLASSES = 64;
 
   private final Map<String, Boolean> trackedKinds = new ConcurrentHashMap<>();
+
+  /** level=sampled's rate per kind, beside the per-thread interval. */
+  private final KindSampling kindRates = new KindSampling();
 
   private final InheritableThreadLocal<HandleScopeBooks> currentScope =
       new InheritableThreadLocal<>();
@@ -68,6 +85,7 @@ public final class HandleTracker {
     NativeLibraryLoader.load();
     this.options = options;
     sites.reset();
+    nestedJarPooledSent = -1;
     trackedKinds.clear();
     zip.configure(options, lateAttach);
     Reclaimers.onReclaimerThread(); // initialised here, not inside a JDK class's hook
@@ -129,7 +147,7 @@ public final class HandleTracker {
             kind,
             address,
             owningFlag,
-            recordsStack(thread, currentScope.get()),
+            recordsStack(thread, currentScope.get(), kind),
             thread);
     handle.finalizable = finalizable;
     records.add(handle);
@@ -163,13 +181,14 @@ public final class HandleTracker {
 
   /**
    * Whether this creation records its stack: always (level {@code full}, or inside a scope that
-   * records every site, such as a test class's), never, or every Nth on this thread.
+   * records every site, such as a test class's), never, or (level {@code sampled}) every Nth on
+   * this thread and, whatever N, up to {@link KindSampling#PER_SECOND} of its kind a second.
    */
-  private boolean recordsStack(PerThread thread, HandleScopeBooks scope) {
+  private boolean recordsStack(PerThread thread, HandleScopeBooks scope, String kind) {
     TrackingLevel level = options.level();
     return level == TrackingLevel.FULL
         || (scope != null && scope.everySite)
-        || (level == TrackingLevel.SAMPLED && sampleNow(thread));
+        || (level == TrackingLevel.SAMPLED && (sampleNow(thread) || kindRates.withinRate(kind)));
   }
 
   /** Remembers that {@code concrete} is tracked as the RocksDB kind {@code kind}. */
@@ -216,7 +235,7 @@ public final class HandleTracker {
       return;
     }
     PerThread thread = perThread.get();
-    boolean withStack = recordsStack(thread, scope);
+    boolean withStack = recordsStack(thread, scope, kind.name);
     if ((!withStack && scope == null) || thread.busy) {
       zip.count(kind, address); // inside our own hook: counted, so its end is not a stranger
       return;
@@ -279,7 +298,7 @@ public final class HandleTracker {
         return;
       }
       HandleScopeBooks scope = currentScope.get();
-      int site = sites.siteOf(recordsStack(thread, scope), options);
+      int site = sites.siteOf(recordsStack(thread, scope, handle.kind), options);
       NativeBridge.handlesReassign(handle.id, site, TrackerSites.threadId(thread), false);
       handle.site = site;
       joinCurrentScope(handle);
@@ -288,13 +307,36 @@ public final class HandleTracker {
     }
   }
 
-  /** Sends the counted zlib streams to the registry. */
-  private void sendCounted() {
+  /**
+   * A Spring Boot nested-jar pool's hook ran with {@code pool}: the pool is read at each report.
+   */
+  public void nestedJarPoolSeen(Object pool) {
+    nestedJarPools.seen(pool);
+  }
+
+  /**
+   * Sends the counted zlib streams to the registry, then how many of the counted Inflaters rest in
+   * Spring Boot's nested-jar pools now (read from the pools: their events only follow recorded
+   * streams).
+   */
+  private synchronized void sendCounted() {
     for (ZipStreams.Kind kind : zip.kinds()) {
       long[] delta = kind.takeNew();
       if (delta[0] != 0 || delta[1] != 0 || delta[2] != 0) {
         NativeBridge.handlesCounted(
             sites.kindId(kind.name), sites.unrecordedSite(options), delta[0], delta[1], delta[2]);
+      }
+    }
+    ZipStreams.Kind inflater = zip.kinds()[ZipStreams.INFLATER];
+    if (inflater.tracked) {
+      long pooled = nestedJarPools.resting(unrecorded);
+      if (pooled != nestedJarPooledSent) {
+        NativeBridge.handlesCountedPooled(
+            sites.kindId(inflater.name),
+            sites.unrecordedSite(options),
+            sites.poolSite(NESTED_JAR_POOL),
+            pooled);
+        nestedJarPooledSent = pooled;
       }
     }
   }

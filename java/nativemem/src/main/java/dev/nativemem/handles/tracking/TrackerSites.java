@@ -89,7 +89,10 @@ final class TrackerSites {
       case SAMPLED:
         return "(creation stack not sampled: level=sampled records 1 in "
             + interval
-            + "; use level=full to see every site)";
+            + " per thread and up to "
+            + KindSampling.PER_SECOND
+            + " a second of each kind; use level=full, at most 16 MiB of stacks, to see every"
+            + " site)";
       case FULL:
         return "(creation stack not recorded: created before the agent started, or inside"
             + " nativemem's own work; level=full records every creation after that)";

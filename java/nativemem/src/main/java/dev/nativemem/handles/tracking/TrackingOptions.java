@@ -36,6 +36,17 @@ public final class TrackingOptions {
   public static final String FORST_GROUP = "forst";
 
   public static final String ZIP_GROUP = "zip";
+
+  /**
+   * What advice says to see creation sites the level did not record, with what it costs: the
+   * registry's site table is capped ({@code MAX_SITE_BYTES} in the Rust registry) and keeps the
+   * stacks of live handles; the time per creation is in docs/performance.md.
+   */
+  public static final String FULL_ADVICE =
+      "run the agent with level=full (it keeps the creation stack of every live handle: at most"
+          + " 16 MiB of native memory, the report's tracker memory says how much, and about 3 µs"
+          + " per zlib stream created)";
+
   static final List<String> ZIP_KINDS = Arrays.asList("Inflater", "Deflater");
 
   private final TrackingLevel level;

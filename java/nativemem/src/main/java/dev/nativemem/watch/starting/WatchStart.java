@@ -1,6 +1,7 @@
 package dev.nativemem.watch.starting;
 
 import dev.nativemem.Setting;
+import dev.nativemem.internal.AppLog;
 import dev.nativemem.watch.MemoryWatch;
 import dev.nativemem.watch.WatchOptions;
 import java.util.Locale;
@@ -47,7 +48,7 @@ public final class WatchStart {
       }
       MemoryWatch.start(WatchOptions.from(properties));
     } catch (RuntimeException e) {
-      System.getLogger("dev.nativemem.watch")
+      AppLog.get("dev.nativemem.watch")
           .log(
               System.Logger.Level.WARNING, "nativemem memory watch not started: " + e.getMessage());
     }

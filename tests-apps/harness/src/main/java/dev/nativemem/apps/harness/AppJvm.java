@@ -10,8 +10,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs an application in a child JVM with the nativemem agent at {@code level=full}, writing the
- * agent's JSON report at exit, and keeps what the application printed.
+ * Runs an application in a child JVM with the nativemem agent at {@code level=full} (or its default
+ * level, {@link #defaultLevel()}), writing the agent's JSON report at exit, and keeps what the
+ * application printed.
  */
 public final class AppJvm {
   static final Path AGENT_JAR =
@@ -23,6 +24,7 @@ public final class AppJvm {
   private final String name;
   private final List<String> jvmArgs = new ArrayList<>();
   private boolean agent = true;
+  private String level = "level=full,";
 
   /** {@code name} names the run's directory under the module's {@code target/runs}. */
   public AppJvm(String name) {
@@ -31,6 +33,12 @@ public final class AppJvm {
 
   public AppJvm jvmArg(String... args) {
     jvmArgs.addAll(Arrays.asList(args));
+    return this;
+  }
+
+  /** Runs the agent at its default level (no {@code level=} argument), as a user starts it. */
+  public AppJvm defaultLevel() {
+    level = "";
     return this;
   }
 
@@ -74,8 +82,12 @@ public final class AppJvm {
       throws IOException, InterruptedException {
     List<String> args = new ArrayList<>(Arrays.asList("known-leaks", "--class-path", classPath));
     args.addAll(Arrays.asList(options));
-    return main(
-        AGENT_JAR.toString(), "dev.nativemem.cli.NativeMemoryCli", args.toArray(new String[0]));
+    return cli(args.toArray(new String[0]));
+  }
+
+  /** {@code java -jar nativemem.jar <args>}: the CLI as a user runs it, in a child JVM. */
+  public AppRun cli(String... args) throws IOException, InterruptedException {
+    return main(AGENT_JAR.toString(), "dev.nativemem.cli.NativeMemoryCli", args);
   }
 
   private AppRun run(List<String> application) throws IOException, InterruptedException {
@@ -121,7 +133,7 @@ public final class AppJvm {
     List<String> command = new ArrayList<>();
     command.add(JAVA);
     if (agent) {
-      command.add("-javaagent:" + AGENT_JAR + "=level=full,report=" + report);
+      command.add("-javaagent:" + AGENT_JAR + "=" + level + "report=" + report);
     }
     command.addAll(jvmArgs);
     command.add("-XX:ErrorFile=" + dir.toAbsolutePath().resolve("hs_err_pid%p.log"));

@@ -12,8 +12,9 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
  * Reads a resource of its own executable jar through Spring Boot's nested-jar loader, N times, in
- * one of three ways, and prints what it did: {@code leak} (read, never closed, kept), {@code
- * closing} (read, then all closed) or {@code dropped} (read, never closed, dropped and collected).
+ * one of four ways, and prints what it did: {@code leak} (read, never closed, kept), {@code
+ * closing} (read, then all closed), {@code serve} (as {@code closing}, then runs until stopped) or
+ * {@code dropped} (read, never closed, dropped and collected).
  */
 @SpringBootApplication
 public class ResourceStreamsApp implements CommandLineRunner {
@@ -39,8 +40,10 @@ public class ResourceStreamsApp implements CommandLineRunner {
         System.out.println("streams_opened " + KEPT.size());
         break;
       case "closing":
+      case "serve":
         // All open at once, so that the loader's pool runs dry and the application's reads create
-        // Inflaters of their own; closing hands them back to the pool.
+        // Inflaters of their own; closing hands them back to the pool. "serve" then runs until
+        // stopped: a user's attach asks the live JVM what it holds.
         List<InputStream> streams = new ArrayList<>();
         for (int i = 0; i < n; i++) {
           streams.add(openAndRead());
@@ -49,6 +52,10 @@ public class ResourceStreamsApp implements CommandLineRunner {
           in.close();
         }
         System.out.println("streams_opened " + streams.size());
+        if (variant.equals("serve")) {
+          System.out.println("pid " + ProcessHandle.current().pid());
+          Thread.sleep(Long.MAX_VALUE);
+        }
         break;
       case "dropped":
         List<WeakReference<InputStream>> dropped = new ArrayList<>();
@@ -59,7 +66,8 @@ public class ResourceStreamsApp implements CommandLineRunner {
         System.out.println("streams_collected " + collect(dropped));
         break;
       default:
-        throw new IllegalArgumentException("variant is leak, closing or dropped: " + variant);
+        throw new IllegalArgumentException(
+            "variant is leak, closing, serve or dropped: " + variant);
     }
   }
 
