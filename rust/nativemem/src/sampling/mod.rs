@@ -72,6 +72,57 @@ pub struct SamplingStatus {
     pub thread_active: bool,
     /// Average bytes between samples (`2^prof.lg_sample`); 0 when unavailable.
     pub sample_interval_bytes: u64,
+    /// The import-rewriting engine's own figures (all 0 under jemalloc, which keeps its own):
+    /// sampled blocks live now and their bytes as sampled, samples its full table dropped,
+    /// import entries pointing at its hooks, and the memory its tables reserve and use.
+    pub live_samples: u64,
+    pub live_sampled_bytes: u64,
+    pub dropped_samples: u64,
+    pub hooked_entries: u64,
+    pub table_reserved_bytes: u64,
+    pub table_resident_bytes: u64,
+}
+
+impl SamplingStatus {
+    /// The import-rewriting engine's figures, or zeroes; the other fields are the caller's.
+    fn engine_figures(
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))] figures: Option<
+            &glibc::GlibcProfilerStatus,
+        >,
+        #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))] figures: Option<&()>,
+    ) -> SamplingStatus {
+        let status = SamplingStatus {
+            engine: String::new(),
+            engine_reason: String::new(),
+            available: false,
+            unavailable_reason: String::new(),
+            active: false,
+            thread_active: false,
+            sample_interval_bytes: 0,
+            live_samples: 0,
+            live_sampled_bytes: 0,
+            dropped_samples: 0,
+            hooked_entries: 0,
+            table_reserved_bytes: 0,
+            table_resident_bytes: 0,
+        };
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        let status = match figures {
+            Some(f) => SamplingStatus {
+                live_samples: f.live_samples,
+                live_sampled_bytes: f.live_sampled_bytes,
+                dropped_samples: f.dropped_samples,
+                hooked_entries: f.hooked_entries,
+                table_reserved_bytes: f.table_reserved_bytes,
+                table_resident_bytes: f.table_resident_bytes,
+                ..status
+            },
+            None => status,
+        };
+        #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+        let _ = figures;
+        status
+    }
 }
 
 /// The name of the engine that profiles through the process's jemalloc.
@@ -164,6 +215,7 @@ pub fn status() -> Result<SamplingStatus, SamplingError> {
                 active: false,
                 thread_active: false,
                 sample_interval_bytes: 0,
+                ..SamplingStatus::engine_figures(None)
             })
         }
         Err(e) => return Err(e),
@@ -177,20 +229,21 @@ pub fn status() -> Result<SamplingStatus, SamplingError> {
             active: ctl.get(keys::PROF_ACTIVE)?,
             thread_active: ctl.get(keys::THREAD_PROF_ACTIVE)?,
             sample_interval_bytes: sample_interval(ctl)?,
+            ..SamplingStatus::engine_figures(None)
         }),
         #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
         Engine::Imports => {
-            // Two loads, no lock: metrics read this on every scrape.
-            let active = glibc::is_active();
+            let figures = glibc::status();
             Ok(SamplingStatus {
                 engine: glibc::ENGINE.into(),
                 engine_reason: reason,
                 available: true,
                 unavailable_reason: String::new(),
-                active,
+                active: figures.active,
                 // Every thread is sampled: the engine has no per-thread switch.
-                thread_active: active,
-                sample_interval_bytes: glibc::interval(),
+                thread_active: figures.active,
+                sample_interval_bytes: figures.sample_interval_bytes,
+                ..SamplingStatus::engine_figures(Some(&figures))
             })
         }
     }

@@ -272,6 +272,15 @@ fn every_allocation_entry_is_sampled_at_interval_one_and_realloc_moves_the_sampl
     let a2 = plant.realloc(a, 20_000);
     assert_eq!(status().live_samples - before, 3);
     assert_eq!(status().live_sampled_bytes, 20_000 + 300 + 5000);
+    // What users read (`SamplingStatus`): the same figures, and memory within what is reserved.
+    let shown = crate::sampling::status().unwrap();
+    assert_eq!((shown.engine.as_str(), shown.active), (ENGINE, true));
+    assert_eq!(shown.live_sampled_bytes, 20_000 + 300 + 5000);
+    assert!(shown.hooked_entries > 0, "{shown:?}");
+    assert!(
+        shown.table_resident_bytes > 0 && shown.table_resident_bytes <= shown.table_reserved_bytes,
+        "{shown:?}"
+    );
     for block in [a2, b, c] {
         plant.free(block);
     }

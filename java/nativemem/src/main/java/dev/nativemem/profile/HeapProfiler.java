@@ -143,6 +143,7 @@ public final class HeapProfiler {
         + s.sampleIntervalBytes()
         + " bytes, engine "
         + s.engine()
+        + (s.engineFigures().isEmpty() ? "" : " (" + s.engineFigures() + ")")
         + ": "
         + s.engineReason();
   }
