@@ -25,7 +25,22 @@ impl Deref for Mapped {
     }
 }
 
-type Engine = UnwinderX86_64<Mapped, MustNotAllocateDuringUnwind>;
+type Unwinding = UnwinderX86_64<Mapped, MustNotAllocateDuringUnwind>;
+
+/// The unwinder and the code ranges of the objects it knows, sorted: a frame outside all of them
+/// is JIT-compiled or interpreted code, where the native stack ends (as jemalloc's does), so the
+/// Java frames that follow continue it.
+struct Engine {
+    unwinder: Unwinding,
+    code: Vec<Range<u64>>,
+}
+
+impl Engine {
+    fn knows(&self, address: u64) -> bool {
+        let at = self.code.partition_point(|r| r.end <= address);
+        self.code.get(at).is_some_and(|r| r.contains(&address))
+    }
+}
 type Cache = CacheX86_64<MustNotAllocateDuringUnwind>;
 
 /// Threads that can unwind at the same moment; one more waits for no one: it records the
@@ -85,7 +100,8 @@ pub fn refresh() {
             &mut found as *mut Vec<Found> as *mut c_void,
         );
     }
-    let mut engine = Engine::new();
+    let mut unwinder = Unwinding::new();
+    let mut code: Vec<Range<u64>> = Vec::with_capacity(found.len());
     MODULES.store(found.len(), Ordering::Relaxed);
     for object in found {
         let info = ExplicitModuleSectionInfo {
@@ -98,9 +114,11 @@ pub fn refresh() {
             ..Default::default()
         };
         let avma = object.text.start + object.base..object.text.end + object.base;
-        engine.add_module(Module::new(object.name, avma, object.base, info));
+        code.push(avma.clone());
+        unwinder.add_module(Module::new(object.name, avma, object.base, info));
     }
-    let fresh = Box::into_raw(Box::new(engine));
+    code.sort_by_key(|r| r.start);
+    let fresh = Box::into_raw(Box::new(Engine { unwinder, code }));
     let old = CURRENT.swap(fresh, Ordering::SeqCst);
     let mut retired = RETIRED.lock().unwrap_or_else(|p| p.into_inner());
     if !old.is_null() {
@@ -165,7 +183,7 @@ fn walk(ip: u64, sp: u64, bp: u64, top: u64, out: &mut [u64]) -> usize {
         OWN.0.load(Ordering::Relaxed) as u64,
         OWN.1.load(Ordering::Relaxed) as u64,
     );
-    let mut frames = engine.iter_frames(
+    let mut frames = engine.unwinder.iter_frames(
         ip,
         UnwindRegsX86_64::new(ip, sp, bp),
         cache_ref,
@@ -184,6 +202,10 @@ fn walk(ip: u64, sp: u64, bp: u64, top: u64, out: &mut [u64]) -> usize {
         leading = false;
         out[filled] = address;
         filled += 1;
+        // The first frame in no object's code (the interpreter's, a JIT's) is the last native one.
+        if !engine.knows(address.saturating_sub(1)) {
+            break;
+        }
     }
     POOL[slot].store(cache, Ordering::Release);
     filled
