@@ -24,7 +24,13 @@ impl Region {
                 0,
             )
         };
-        (base != libc::MAP_FAILED).then_some(Region {
+        if base == libc::MAP_FAILED {
+            return None;
+        }
+        // Small pages: a table touched sparsely (addresses hash all over it) stays small.
+        // SAFETY: advice on our own fresh mapping.
+        unsafe { libc::madvise(base, len, libc::MADV_NOHUGEPAGE) };
+        Some(Region {
             base: base as usize,
             len,
         })
