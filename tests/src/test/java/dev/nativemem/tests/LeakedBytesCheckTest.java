@@ -58,17 +58,10 @@ class LeakedBytesCheckTest {
     System.out.println(r.stdout.replace(" | ", "\n"));
 
     String leaks = HeapProfilingTest.line(r, "RESULT LeaksDeflaters");
-    String site =
-        LeakedBytesFixtures.LeaksDeflaters.class.getName()
-            + ".leaks(LeakedBytesFixtures.java:"
-            + HeapProfilingTest.line(r, "LINE")
-            + ")";
-    Matcher bytes = BYTES.matcher(leaks);
-    assertTrue(bytes.find(), leaks);
-    assertEquals(site, bytes.group(2), leaks);
+    String site = leakSite(r);
     long truth = Long.parseLong(HeapProfilingTest.line(r, "TRUTH"));
     assertTrue(truth > LeakedBytesFixtures.DEFLATERS * 200_000L, r.toString());
-    long reported = Long.parseLong(bytes.group(1));
+    long reported = reportedAt(leaks, site);
     assertEquals(1.0, (double) reported / truth, 0.10, "reported " + reported + ", kept " + truth);
     // The native stack below the line, leaf first: zlib's allocation through the JDK's glue.
     int header = leaks.indexOf("allocated at " + site);
@@ -127,18 +120,27 @@ class LeakedBytesCheckTest {
             .main(LeakedBytesRunner.class.getName());
     assertEquals(0, r.exitCode, r.toString());
     String leaks = HeapProfilingTest.line(r, "RESULT LeaksDeflaters");
-    String site =
-        LeakedBytesFixtures.LeaksDeflaters.class.getName()
-            + ".leaks(LeakedBytesFixtures.java:"
-            + HeapProfilingTest.line(r, "LINE")
-            + ")";
-    Matcher bytes = BYTES.matcher(leaks);
-    assertTrue(bytes.find(), leaks);
-    assertEquals(site, bytes.group(2), leaks);
-    long reported = Long.parseLong(bytes.group(1));
+    String site = leakSite(r);
+    long reported = reportedAt(leaks, site);
     assertTrue(reported > LeakedBytesFixtures.DEFLATERS * 200_000L, leaks);
     assertTrue(leaks.indexOf("at deflateInit2_", leaks.indexOf("allocated at " + site)) > 0, leaks);
     assertEquals("passed", HeapProfilingTest.line(r, "RESULT EndsDeflaters"), r.toString());
     assertEquals("passed", HeapProfilingTest.line(r, "RESULT JvmChurn"), r.toString());
+  }
+
+  /** The planted line, as the failure names it. */
+  private static String leakSite(ForkedJvm.Result r) {
+    return LeakedBytesFixtures.LeaksDeflaters.class.getName()
+        + ".leaks(LeakedBytesFixtures.java:"
+        + HeapProfilingTest.line(r, "LINE")
+        + ")";
+  }
+
+  /** The bytes the failure reports at {@code site}, its first site. */
+  private static long reportedAt(String leaks, String site) {
+    Matcher bytes = BYTES.matcher(leaks);
+    assertTrue(bytes.find(), leaks);
+    assertEquals(site, bytes.group(2), leaks);
+    return Long.parseLong(bytes.group(1));
   }
 }
