@@ -377,6 +377,16 @@ mod tests {
     }
 
     #[test]
+    fn a_frame_in_no_objects_code_is_unknown() {
+        let engine = Engine {
+            unwinder: Unwinding::new(),
+            code: vec![0x1000..0x2000, 0x5000..0x6000],
+        };
+        assert!(engine.knows(0x1000) && engine.knows(0x1fff) && engine.knows(0x5800));
+        assert!(!engine.knows(0x0fff) && !engine.knows(0x2000) && !engine.knows(0x7000));
+    }
+
+    #[test]
     fn unwinds_through_functions_without_frame_pointers() {
         // The truth: each return address lies just after the start of the function that
         // called (these are a few dozen bytes each), in call order.
