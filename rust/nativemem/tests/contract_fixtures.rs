@@ -272,11 +272,21 @@ fn fixtures() -> Vec<(&'static str, String)> {
         (
             "sampling-status.json",
             json(&SamplingStatus {
+                engine: "import-rewriting".into(),
+                engine_reason: "/lib/x86_64-linux-gnu/libc.so.6 serves malloc and cannot profile, \
+                    so the allocation imports of every loaded library are rewritten"
+                    .into(),
                 available: true,
                 unavailable_reason: String::new(),
                 active: true,
                 thread_active: true,
                 sample_interval_bytes: 524_288,
+                live_samples: 3_000,
+                live_sampled_bytes: 21 << 20,
+                dropped_samples: 0,
+                hooked_entries: 412,
+                table_reserved_bytes: 52 << 20,
+                table_resident_bytes: 1 << 20,
             }),
         ),
         (

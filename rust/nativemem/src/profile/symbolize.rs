@@ -298,11 +298,16 @@ impl ObjectFile {
             let parsed = object::File::parse(&cache).ok()?;
             let depth = dwarf_depth::deepest(&parsed, MAX_DWARF_DEPTH);
             let symbols = SymbolTable::from_object(&parsed);
-            Some((fd_path(&debug), depth, symbols, debug_path))
+            Some((debug, depth, symbols, debug_path))
         });
-        let (loaded, depth, symbols, shown) = match debug {
-            Some(found) => found,
+        // The debug file stays open while its DWARF reader opens it by descriptor path.
+        let (_debug_file, loaded, depth, symbols, shown) = match debug {
+            Some((debug, depth, symbols, shown)) => {
+                let loaded = fd_path(&debug);
+                (Some(debug), loaded, depth, symbols, shown)
+            }
             None => (
+                None,
                 checked.clone(),
                 dwarf_depth::deepest(&file, MAX_DWARF_DEPTH),
                 SymbolTable::from_object(&file),

@@ -4,8 +4,8 @@
 //! (`profile::summary_of`), and its summary is the answer: the caller opens nothing again.
 
 use super::symbols::{write_sidecar, SidecarInput};
-use super::{profiler, SamplingError};
-use crate::allocator::keys;
+use super::SamplingError;
+use crate::allocator::{keys, Mallctl};
 use crate::files::{create_private, remove_tree, Dir, Purpose};
 use crate::profile::{self, Summary};
 use crate::sidecar_layout::{dir_beside, DIR_SUFFIX};
@@ -34,11 +34,25 @@ pub struct DumpedProfile {
     pub summary: Summary,
 }
 
-/// Dumps the heap profile to `request.target` with its sidecar.
-pub fn dump(request: &DumpRequest) -> Result<DumpedProfile, SamplingError> {
+/// Where a dump's samples come from.
+#[derive(Clone, Copy)]
+pub(crate) enum Source {
+    /// The process's jemalloc, through `prof.dump`.
+    Jemalloc(&'static Mallctl),
+    /// The import-rewriting engine's live heap (`sampling::glibc`).
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    Imports,
+}
+
+/// Dumps the heap profile of `source` (found once the turn is ours) to `request.target` with
+/// its sidecar.
+pub(crate) fn dump_from(
+    request: &DumpRequest,
+    source: impl FnOnce() -> Result<Source, SamplingError>,
+) -> Result<DumpedProfile, SamplingError> {
     static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let ctl = profiler()?;
+    let source = source()?;
     let (dir, name) = Dir::for_new_file(&request.target, HEAP_PROFILE)?;
     let target = std::path::absolute(&request.target).map_err(|source| SamplingError::Write {
         path: request.target.clone(),
@@ -60,7 +74,7 @@ pub fn dump(request: &DumpRequest) -> Result<DumpedProfile, SamplingError> {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64);
     let (work, work_name) = dir.private_child(&name.to_string_lossy())?;
-    let result = dump_into(ctl, &work, request, time_ms).and_then(|summary| {
+    let result = dump_into(source, &work, request, time_ms).and_then(|summary| {
         // The sidecar first: a dump in place always has its symbols beside it.
         let place = |from: &str, to: &CString, shown: PathBuf| {
             work.rename_no_replace(&CString::new(from).unwrap_or_default(), &dir, to)
@@ -97,7 +111,7 @@ const SIDECAR: &str = "symbols";
 /// Writes the dump and its sidecar into `work`, a private directory reached by descriptor, and
 /// reads the dump back for its summary.
 fn dump_into(
-    ctl: &crate::allocator::Mallctl,
+    source: Source,
     work: &Dir,
     request: &DumpRequest,
     time_ms: u64,
@@ -108,14 +122,28 @@ fn dump_into(
         source,
     };
     // jemalloc opens the file with O_TRUNC: the mode 0600 we created it with stays.
-    create_private(&dump).map_err(failed)?;
-    let c_dump = CString::new(dump.as_os_str().as_bytes())
-        .map_err(|_| SamplingError::BadPath(format!("{} contains a NUL byte", dump.display())))?;
-    ctl.set(keys::PROF_DUMP, c_dump.as_ptr())
-        .map_err(|source| SamplingError::Dump {
-            path: request.target.clone(),
-            source,
-        })?;
+    let file = create_private(&dump).map_err(failed)?;
+    match source {
+        Source::Jemalloc(ctl) => {
+            drop(file);
+            let c_dump = CString::new(dump.as_os_str().as_bytes()).map_err(|_| {
+                SamplingError::BadPath(format!("{} contains a NUL byte", dump.display()))
+            })?;
+            ctl.set(keys::PROF_DUMP, c_dump.as_ptr())
+                .map_err(|source| SamplingError::Dump {
+                    path: request.target.clone(),
+                    source,
+                })?;
+        }
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        Source::Imports => {
+            let mut out = std::io::BufWriter::new(file);
+            super::glibc::write_dump(&mut out)
+                .and_then(|_| out.into_inner().map_err(|e| e.into_error()))
+                .and_then(|file| file.sync_all())
+                .map_err(failed)?;
+        }
+    }
     let summary =
         profile::summary_of(&dump, Some(time_ms)).map_err(|e| SamplingError::NotAProfile {
             path: request.target.clone(),
@@ -127,6 +155,11 @@ fn dump_into(
             save_from: &request.save_from,
             perf_map: request.perf_map.as_deref(),
             time_ms,
+            engine: match source {
+                Source::Jemalloc(_) => super::JEMALLOC_ENGINE,
+                #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+                Source::Imports => super::glibc::ENGINE,
+            },
         },
     )?;
     Ok(summary)

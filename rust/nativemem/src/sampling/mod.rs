@@ -1,16 +1,19 @@
-//! Heap profiling through the process's jemalloc: switch sampling on and off, set the sample
-//! interval, and write jeprof-compatible dumps with what offline symbolisation needs.
+//! Heap profiling: switch sampling on and off, set the sample interval, and write
+//! jeprof-compatible dumps with what offline symbolisation needs.
 //!
-//! Works with any jemalloc that serves `malloc` and was started with `opt.prof` on: the
-//! preload allocator (profiling ready by default) or a distribution's `libjemalloc.so.2` with
-//! `MALLOC_CONF=prof:true,prof_active:false`.
+//! Two engines, chosen per process ([`engine`]): the process's jemalloc when it can profile
+//! (it serves `malloc` and was started with `opt.prof` on: the preload allocator, or a
+//! distribution's `libjemalloc.so.2` with `MALLOC_CONF=prof:true,prof_active:false`); else, on
+//! x86-64 Linux, the import-rewriting engine ([`glibc`]), which needs nothing at the JVM's start.
 
 mod dump;
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+pub mod glibc;
 pub mod java_frames;
 mod maps;
 mod symbols;
 
-pub use dump::{dump, DumpRequest, DumpedProfile};
+pub use dump::{DumpRequest, DumpedProfile};
 
 use crate::allocator::{keys, AllocatorError, Mallctl, ProcessAllocator};
 use crate::files::FileError;
@@ -54,6 +57,11 @@ pub enum SamplingError {
 /// What profiling can do in this process right now.
 #[derive(Debug, Clone, Serialize)]
 pub struct SamplingStatus {
+    /// The engine that profiles this process: [`JEMALLOC_ENGINE`] or `glibc::ENGINE`; empty
+    /// when none can.
+    pub engine: String,
+    /// Why that engine, and what it does not see (empty when none can).
+    pub engine_reason: String,
     /// Compiled in (`config.prof`) and switched on at start (`opt.prof`).
     pub available: bool,
     /// Why not, with the settings that fix it (empty when available).
@@ -64,6 +72,101 @@ pub struct SamplingStatus {
     pub thread_active: bool,
     /// Average bytes between samples (`2^prof.lg_sample`); 0 when unavailable.
     pub sample_interval_bytes: u64,
+    /// The import-rewriting engine's own figures (all 0 under jemalloc, which keeps its own):
+    /// sampled blocks live now and their bytes as sampled, samples its full table dropped,
+    /// import entries pointing at its hooks, and the memory its tables reserve and use.
+    pub live_samples: u64,
+    pub live_sampled_bytes: u64,
+    pub dropped_samples: u64,
+    pub hooked_entries: u64,
+    pub table_reserved_bytes: u64,
+    pub table_resident_bytes: u64,
+}
+
+impl SamplingStatus {
+    /// The import-rewriting engine's figures, or zeroes; the other fields are the caller's.
+    fn engine_figures(
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))] figures: Option<
+            &glibc::GlibcProfilerStatus,
+        >,
+        #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))] figures: Option<&()>,
+    ) -> SamplingStatus {
+        let status = SamplingStatus {
+            engine: String::new(),
+            engine_reason: String::new(),
+            available: false,
+            unavailable_reason: String::new(),
+            active: false,
+            thread_active: false,
+            sample_interval_bytes: 0,
+            live_samples: 0,
+            live_sampled_bytes: 0,
+            dropped_samples: 0,
+            hooked_entries: 0,
+            table_reserved_bytes: 0,
+            table_resident_bytes: 0,
+        };
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        let status = match figures {
+            Some(f) => SamplingStatus {
+                live_samples: f.live_samples,
+                live_sampled_bytes: f.live_sampled_bytes,
+                dropped_samples: f.dropped_samples,
+                hooked_entries: f.hooked_entries,
+                table_reserved_bytes: f.table_reserved_bytes,
+                table_resident_bytes: f.table_resident_bytes,
+                ..status
+            },
+            None => status,
+        };
+        #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+        let _ = figures;
+        status
+    }
+}
+
+/// The name of the engine that profiles through the process's jemalloc.
+pub const JEMALLOC_ENGINE: &str = "jemalloc";
+
+/// The engine that profiles this process.
+#[derive(Clone, Copy)]
+pub enum Engine {
+    Jemalloc(&'static Mallctl),
+    /// Import rewriting (`glibc`): any allocator, started at run time.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    Imports,
+}
+
+/// The engine for this process, and why: jemalloc when it can profile, else import
+/// rewriting where it is built; otherwise the reason with the fix.
+pub fn engine() -> Result<(Engine, String), SamplingError> {
+    match profiler() {
+        Ok(ctl) => Ok((
+            Engine::Jemalloc(ctl),
+            format!(
+                "jemalloc serves malloc ({}) and can profile: its own sampler records every \
+                 allocation, libc's included",
+                ProcessAllocator::get().malloc_object()
+            ),
+        )),
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        Err(SamplingError::Unavailable(why_not_jemalloc)) => {
+            let allocator = ProcessAllocator::get();
+            let mut reason = format!(
+                "{} serves malloc and cannot profile, so the allocation imports of every loaded \
+                 library are rewritten (nothing needed at the JVM's start); what libc allocates \
+                 inside itself (fopen's buffer, strdup) is not seen: for that, start the JVM with \
+                 the LD_PRELOAD that '{ENV_COMMAND}' prints",
+                allocator.malloc_object()
+            );
+            // A jemalloc that could profile if restarted says how.
+            if allocator.jemalloc().is_some() {
+                reason.push_str(&format!(". jemalloc's own sampler: {why_not_jemalloc}"));
+            }
+            Ok((Engine::Imports, reason))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// The command that extracts the preload allocator and prints its LD_PRELOAD line, as the reasons
@@ -101,49 +204,105 @@ pub fn profiler() -> Result<&'static Mallctl, SamplingError> {
     Ok(ctl)
 }
 
-/// The current state; never fails for lack of jemalloc (that is `available: false`).
+/// The current state; never fails for lack of an engine (that is `available: false`).
 pub fn status() -> Result<SamplingStatus, SamplingError> {
-    let ctl = match profiler() {
-        Ok(ctl) => ctl,
+    let (engine, reason) = match engine() {
+        Ok(found) => found,
         Err(SamplingError::Unavailable(reason)) => {
             return Ok(SamplingStatus {
+                engine: String::new(),
+                engine_reason: String::new(),
                 available: false,
                 unavailable_reason: reason,
                 active: false,
                 thread_active: false,
                 sample_interval_bytes: 0,
+                ..SamplingStatus::engine_figures(None)
             })
         }
         Err(e) => return Err(e),
     };
-    Ok(SamplingStatus {
-        available: true,
-        unavailable_reason: String::new(),
-        active: ctl.get(keys::PROF_ACTIVE)?,
-        thread_active: ctl.get(keys::THREAD_PROF_ACTIVE)?,
-        sample_interval_bytes: sample_interval(ctl)?,
-    })
+    match engine {
+        Engine::Jemalloc(ctl) => Ok(SamplingStatus {
+            engine: JEMALLOC_ENGINE.into(),
+            engine_reason: reason,
+            available: true,
+            unavailable_reason: String::new(),
+            active: ctl.get(keys::PROF_ACTIVE)?,
+            thread_active: ctl.get(keys::THREAD_PROF_ACTIVE)?,
+            sample_interval_bytes: sample_interval(ctl)?,
+            ..SamplingStatus::engine_figures(None)
+        }),
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        Engine::Imports => {
+            let figures = glibc::status();
+            Ok(SamplingStatus {
+                engine: glibc::ENGINE.into(),
+                engine_reason: reason,
+                available: true,
+                unavailable_reason: String::new(),
+                active: figures.active,
+                // Every thread is sampled: the engine has no per-thread switch.
+                thread_active: figures.active,
+                sample_interval_bytes: figures.sample_interval_bytes,
+                ..SamplingStatus::engine_figures(Some(&figures))
+            })
+        }
+    }
 }
 
-/// Starts or stops sampling for the whole process (`prof.active`).
+/// Starts or stops sampling for the whole process (`prof.active`, or the import hooks).
 pub fn set_active(active: bool) -> Result<(), SamplingError> {
-    Ok(profiler()?.set(keys::PROF_ACTIVE, active)?)
+    match engine()?.0 {
+        Engine::Jemalloc(ctl) => Ok(ctl.set(keys::PROF_ACTIVE, active)?),
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        Engine::Imports => {
+            if active {
+                glibc::start(glibc::interval())?;
+            } else {
+                glibc::stop();
+            }
+            Ok(())
+        }
+    }
 }
 
 /// Starts or stops sampling for the calling thread (`thread.prof.active`).
 pub fn set_thread_active(active: bool) -> Result<(), SamplingError> {
-    Ok(profiler()?.set(keys::THREAD_PROF_ACTIVE, active)?)
+    match engine()?.0 {
+        Engine::Jemalloc(ctl) => Ok(ctl.set(keys::THREAD_PROF_ACTIVE, active)?),
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        Engine::Imports => Err(SamplingError::Unavailable(format!(
+            "the {} engine samples every thread; switching one thread needs the jemalloc \
+             engine (start the JVM with the LD_PRELOAD that '{ENV_COMMAND}' prints)",
+            glibc::ENGINE
+        ))),
+    }
 }
 
-/// Discards all samples (`prof.reset`); with `interval_bytes`, also sets the sample interval to
-/// the nearest power of two. Returns the interval in effect afterwards.
+/// Discards all samples (`prof.reset`); with `interval_bytes`, also sets the sample interval
+/// (jemalloc: to the nearest power of two). Returns the interval in effect afterwards.
 pub fn reset(interval_bytes: Option<u64>) -> Result<u64, SamplingError> {
-    let ctl = profiler()?;
-    match interval_bytes {
-        Some(bytes) => ctl.set(keys::PROF_RESET, nearest_lg(bytes))?,
-        None => ctl.run(keys::PROF_RESET.name)?,
+    match engine()?.0 {
+        Engine::Jemalloc(ctl) => {
+            match interval_bytes {
+                Some(bytes) => ctl.set(keys::PROF_RESET, nearest_lg(bytes))?,
+                None => ctl.run(keys::PROF_RESET.name)?,
+            }
+            sample_interval(ctl)
+        }
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        Engine::Imports => Ok(glibc::reset(interval_bytes)?.sample_interval_bytes),
     }
-    sample_interval(ctl)
+}
+
+/// Dumps the heap profile of this process's engine to `request.target` with its sidecar.
+pub fn dump(request: &DumpRequest) -> Result<DumpedProfile, SamplingError> {
+    dump::dump_from(request, || match engine()?.0 {
+        Engine::Jemalloc(ctl) => Ok(dump::Source::Jemalloc(ctl)),
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        Engine::Imports => Ok(dump::Source::Imports),
+    })
 }
 
 fn sample_interval(ctl: &Mallctl) -> Result<u64, SamplingError> {
@@ -183,7 +342,7 @@ mod tests {
     }
 
     #[test]
-    fn glibc_process_reports_unavailable_with_the_fix() {
+    fn glibc_process_is_profiled_by_import_rewriting_and_says_what_it_misses() {
         if std::env::var("LD_PRELOAD")
             .unwrap_or_default()
             .contains("jemalloc")
@@ -191,16 +350,18 @@ mod tests {
             return;
         }
         let status = status().unwrap();
-        assert!(!status.available);
+        assert!(status.available, "{status:?}");
+        assert_eq!(status.engine, glibc::ENGINE);
         assert!(
-            status.unavailable_reason.contains("LD_PRELOAD=")
-                && status.unavailable_reason.contains(READY_CONF),
+            status.engine_reason.contains("fopen") && status.engine_reason.contains("LD_PRELOAD="),
             "{}",
-            status.unavailable_reason
+            status.engine_reason
         );
+        // Per-thread switching is jemalloc's alone, and the error says so (the engine is not
+        // started here: its own tests take turns with it).
         assert!(matches!(
-            set_active(true),
-            Err(SamplingError::Unavailable(_))
+            set_thread_active(false),
+            Err(SamplingError::Unavailable(reason)) if reason.contains("every thread")
         ));
     }
 }

@@ -25,6 +25,8 @@ use std::path::{Path, PathBuf};
 struct Symbols {
     format: &'static str,
     pid: u32,
+    /// The engine that sampled the dump: `jemalloc` or `import-rewriting`.
+    engine: &'static str,
     /// The host name: which machine of a fleet the dump came from.
     host: String,
     time_ms: u64,
@@ -47,6 +49,8 @@ pub(super) struct SidecarInput<'a> {
     /// A file holding the JVM's perf map, if the JVM could write one.
     pub perf_map: Option<&'a Path>,
     pub time_ms: u64,
+    /// The engine that sampled the dump.
+    pub engine: &'static str,
 }
 
 /// Writes the sidecar into `dir`, a new directory inside the dump's private work directory.
@@ -83,6 +87,7 @@ fn fill(dir: &Path, input: &SidecarInput) -> io::Result<()> {
     let symbols = Symbols {
         format: SYMBOLS_FORMAT,
         pid: std::process::id(),
+        engine: input.engine,
         host: host_name(),
         time_ms: input.time_ms,
         objects,

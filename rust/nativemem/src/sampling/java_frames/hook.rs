@@ -72,13 +72,38 @@ pub unsafe extern "C" fn backtrace_hook(vec: *mut *mut c_void, len: *mut c_uint,
     if room == 0 {
         return;
     }
+    // Frames are pointer-sized words: the hook's `*mut c_void`s are the u64 addresses.
+    let out = std::slice::from_raw_parts_mut(vec.add(*len as usize) as *mut u64, room);
+    *len += java_frames_into(state, out) as c_uint;
+}
+
+/// Appends the calling Java thread's frames (AsyncGetCallTrace) to `out` as synthetic addresses,
+/// for the in-process engine's hook (`sampling::glibc`); 0 frames when Java frames are off or
+/// the thread is not a Java thread. Same rules as the backtrace hook: no allocation, no lock.
+///
+/// # Safety
+/// Called from an allocation hook of the calling thread, never from a signal handler.
+pub unsafe fn append_java_frames(out: &mut [u64]) -> usize {
+    let state = &STATE;
+    if !state.enabled.load(Ordering::Acquire) || out.is_empty() {
+        return 0;
+    }
+    state.samples.fetch_add(1, Ordering::Relaxed);
+    let room = out.len().min(MAX_JAVA_FRAMES);
+    java_frames_into(state, &mut out[..room])
+}
+
+/// Writes the Java frames of the calling thread into `out` (at most `out.len()`, which is at
+/// most [`MAX_JAVA_FRAMES`]); the number written.
+unsafe fn java_frames_into(state: &HookState, out: &mut [u64]) -> usize {
+    let room = out.len().min(MAX_JAVA_FRAMES);
     let vm = state.vm.load(Ordering::Acquire);
     let agct = state.agct.load(Ordering::Acquire);
-    if vm.is_null() || agct == 0 {
-        return;
+    if vm.is_null() || agct == 0 || room == 0 {
+        return 0;
     }
     let Some(env) = jvm::current_env(vm) else {
-        return; // not a Java thread: native frames only
+        return 0; // not a Java thread: native frames only
     };
     let agct = std::mem::transmute::<usize, AsyncGetCallTrace>(agct);
     let mut frames = [CallFrame {
@@ -95,35 +120,32 @@ pub unsafe extern "C" fn backtrace_hook(vec: *mut *mut c_void, len: *mut c_uint,
     // one in Java code (a leaf runtime call), where a null one would be dereferenced.
     let mut context: libc::ucontext_t = std::mem::zeroed();
     if libc::getcontext(&mut context) != 0 {
-        return;
+        return 0;
     }
     agct(
         &mut trace,
         room as i32,
         &mut context as *mut libc::ucontext_t as *mut c_void,
     );
-    let out = std::slice::from_raw_parts_mut(vec.add(*len as usize), room);
-    let filled = if trace.num_frames < 0 {
+    if trace.num_frames < 0 {
         if !worth_a_marker(trace.num_frames) {
-            return;
+            return 0;
         }
-        out[0] = address_of(error_marker(trace.num_frames)) as *mut c_void;
-        1
-    } else {
-        let count = (trace.num_frames as usize).min(room);
-        for (slot, frame) in out.iter_mut().zip(&frames[..count]) {
-            let index = state.frames.intern(Frame {
-                method: frame.method_id as u64,
-                bci: frame.lineno,
-            });
-            *slot = address_of(index) as *mut c_void;
-        }
-        if count > 0 {
-            state.samples_with_java.fetch_add(1, Ordering::Relaxed);
-        }
-        count
-    };
-    *len += filled as c_uint;
+        out[0] = address_of(error_marker(trace.num_frames));
+        return 1;
+    }
+    let count = (trace.num_frames as usize).min(room);
+    for (slot, frame) in out.iter_mut().zip(&frames[..count]) {
+        let index = state.frames.intern(Frame {
+            method: frame.method_id as u64,
+            bci: frame.lineno,
+        });
+        *slot = address_of(index);
+    }
+    if count > 0 {
+        state.samples_with_java.fetch_add(1, Ordering::Relaxed);
+    }
+    count
 }
 
 /// Whether an AsyncGetCallTrace failure hides Java frames the thread has (GC active, a frame not

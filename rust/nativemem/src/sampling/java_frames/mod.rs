@@ -7,8 +7,9 @@ mod hook;
 pub mod jvm;
 pub mod table;
 
-use super::{profiler, SamplingError};
+use super::SamplingError;
 use crate::allocator::keys;
+pub use hook::append_java_frames;
 use hook::{backtrace_hook, STATE};
 use jvmti_bindings::sys::jni::JavaVM;
 use serde::Serialize;
@@ -38,12 +39,25 @@ pub unsafe fn set_enabled(vm: *mut JavaVM, on: bool) -> Result<JavaFramesStatus,
     if on == STATE.enabled.load(Ordering::Acquire) {
         return Ok(status());
     }
-    let ctl = profiler()?;
     let unavailable = |why: String| {
         SamplingError::Unavailable(format!(
             "Java frames cannot be added to heap profiles here: {why}. Profiles keep their native \
              frames."
         ))
+    };
+    let ctl = match super::engine()?.0 {
+        super::Engine::Jemalloc(ctl) => ctl,
+        // The import-rewriting engine asks for Java frames itself, in its hook.
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        super::Engine::Imports => {
+            if on {
+                prepare(vm, &mut jvmti).map_err(unavailable)?;
+                STATE.enabled.store(true, Ordering::Release);
+            } else {
+                STATE.enabled.store(false, Ordering::Release);
+            }
+            return Ok(status());
+        }
     };
     if !on {
         STATE.enabled.store(false, Ordering::Release);
@@ -63,18 +77,10 @@ pub unsafe fn set_enabled(vm: *mut JavaVM, on: bool) -> Result<JavaFramesStatus,
             keys::HOOK_PROF_BACKTRACE.name
         ))
     })?;
-    let agct = jvm::async_get_call_trace(vm).map_err(unavailable)?;
-    if jvmti.is_none() {
-        *jvmti = Some(jvm::open(vm).map_err(unavailable)?);
-    }
-    if let (Some(jvmti), Some(env)) = (*jvmti, jvm::current_env(vm)) {
-        jvm::make_method_ids_of_loaded_classes(jvmti, env);
-    }
+    prepare(vm, &mut jvmti).map_err(unavailable)?;
     if previous != ours() {
         STATE.previous.store(previous, Ordering::Release);
     }
-    STATE.vm.store(vm, Ordering::Release);
-    STATE.agct.store(agct as usize, Ordering::Release);
     pin_this_library();
     let (start, end) = own_code();
     STATE.own_code.0.store(start, Ordering::Relaxed);
@@ -89,6 +95,24 @@ pub unsafe fn set_enabled(vm: *mut JavaVM, on: bool) -> Result<JavaFramesStatus,
         }
     }
     Ok(status())
+}
+
+/// What recording Java frames needs from the JVM, found once: AsyncGetCallTrace, our JVMTI
+/// environment, method ids for the classes loaded so far.
+///
+/// # Safety
+/// `vm` must be the process's JavaVM and the calling thread attached to it.
+unsafe fn prepare(vm: *mut JavaVM, jvmti: &mut Option<crate::jvmti::Jvmti>) -> Result<(), String> {
+    let agct = jvm::async_get_call_trace(vm)?;
+    if jvmti.is_none() {
+        *jvmti = Some(jvm::open(vm)?);
+    }
+    if let (Some(jvmti), Some(env)) = (*jvmti, jvm::current_env(vm)) {
+        jvm::make_method_ids_of_loaded_classes(jvmti, env);
+    }
+    STATE.vm.store(vm, Ordering::Release);
+    STATE.agct.store(agct as usize, Ordering::Release);
+    Ok(())
 }
 
 /// Our hook's address, as jemalloc stores it.

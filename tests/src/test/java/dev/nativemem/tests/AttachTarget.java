@@ -11,8 +11,8 @@ import java.util.zip.Inflater;
  * A JVM for {@code nativemem attach} to look into; it needs only the JDK. Reads commands from
  * stdin: {@code open N} keeps N new Inflaters open and prints the line that made them, {@code self
  * ARGS} runs the nativemem CLI in-process (when nativemem is on its class path), {@code open in
- * hostile thread N} opens N from a thread whose name carries terminal escapes, {@code exit} ends
- * it.
+ * hostile thread N} opens N from a thread whose name carries terminal escapes, {@code end} ends
+ * every Inflater kept, {@code exit} ends it.
  */
 public final class AttachTarget {
   private static final List<Object> KEPT = new ArrayList<>();
@@ -80,6 +80,16 @@ public final class AttachTarget {
             .getMethod("run", String[].class)
             .invoke(null, (Object) line.substring(5).split(" "));
         System.out.println("SELF DONE");
+      } else if (line.equals("end")) {
+        int ended = 0;
+        for (Object kept : KEPT) {
+          if (kept instanceof Inflater) {
+            ((Inflater) kept).end();
+            ended++;
+          }
+        }
+        KEPT.clear();
+        System.out.println("ENDED " + ended);
       } else if (line.equals("exit")) {
         return;
       } else if (line.equals("halt when attached")) {

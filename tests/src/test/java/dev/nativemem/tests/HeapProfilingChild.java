@@ -138,6 +138,7 @@ public final class HeapProfilingChild {
         });
     attempt("dump", () -> NativeMemory.dumpProfile(dir.resolve("ok.heap")));
     System.out.println("AVAILABLE " + NativeMemory.profiling().isAvailable());
+    System.out.println("PROFILER " + NativeMemory.profiling());
   }
 
   private interface Attempt {

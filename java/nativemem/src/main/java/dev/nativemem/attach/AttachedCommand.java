@@ -231,13 +231,17 @@ public final class AttachedCommand {
                 + profiler.sampleIntervalBytes()
                 + " bytes on average"
                 + change);
+        out.println(profiler);
         return 0;
       case "stop":
         profiler.stop();
         out.println("sampling off");
         return 0;
+      case "status":
+        out.println(profiler);
+        return 0;
       default:
-        err.println("nativemem attach profile: say 'start [--interval BYTES]' or 'stop'");
+        err.println("nativemem attach profile: say 'start [--interval BYTES]', 'stop' or 'status'");
         return 2;
     }
   }

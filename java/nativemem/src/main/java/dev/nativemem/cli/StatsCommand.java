@@ -51,7 +51,14 @@ final class StatsCommand extends CliCommand {
       // An attached target's allocator names its own object and options: shown, never obeyed.
       out.println(
           TerminalText.escape(
-              "allocator  " + allocator + "\nprocess    " + process + "\n" + stats));
+              "allocator  "
+                  + allocator
+                  + "\nprofiling  "
+                  + NativeMemory.profiling()
+                  + "\nprocess    "
+                  + process
+                  + "\n"
+                  + stats));
     }
     return 0;
   }

@@ -4,8 +4,9 @@ import dev.nativemem.memory.MemoryReader;
 import dev.nativemem.profile.sampling.SamplingStatus;
 
 /**
- * Whether jemalloc heap profiling can run in this process and whether it samples now, as a metrics
- * reading needs them, each asked only as often as its answer can change.
+ * Whether heap profiling can run in this process and whether it samples now, as a metrics reading
+ * needs them, each asked only as often as its answer can change. Under the import-rewriting engine
+ * (no profiling jemalloc) "samples now" is the engine's own flag, read through the status.
  *
  * <p>Whether it can run is fixed for the process's life, so it is asked once: it needs the jemalloc
  * that serves {@code malloc} (which allocator that is, is settled when the process starts, before
@@ -23,6 +24,9 @@ final class ProfilingState {
   /** Read once: null until then. */
   private static volatile Boolean canRun;
 
+  /** Whether jemalloc profiles (else import rewriting, whose state only nativemem switches). */
+  private static volatile boolean jemallocEngine;
+
   final boolean available;
   final boolean active;
 
@@ -35,9 +39,16 @@ final class ProfilingState {
   static ProfilingState read() {
     Boolean can = canRun;
     if (can == null) {
-      can = SamplingStatus.read().available();
+      SamplingStatus status = SamplingStatus.read();
+      jemallocEngine = "jemalloc".equals(status.engine());
+      can = status.available();
       canRun = can;
     }
-    return new ProfilingState(can, can && MemoryReader.mallctl("prof.active") != 0);
+    if (!can) {
+      return new ProfilingState(false, false);
+    }
+    boolean active =
+        jemallocEngine ? MemoryReader.mallctl("prof.active") != 0 : SamplingStatus.read().active();
+    return new ProfilingState(true, active);
   }
 }

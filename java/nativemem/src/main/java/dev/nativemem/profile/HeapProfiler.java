@@ -8,12 +8,14 @@ import dev.nativemem.profile.sampling.SamplingStatus;
 import java.nio.file.Path;
 
 /**
- * Sampling heap profiles from the jemalloc serving this process ({@code NativeMemory.profiling()}).
+ * Sampling heap profiles of this process ({@code NativeMemory.profiling()}).
  *
- * <p>jemalloc samples about one allocation per {@linkplain #sampleIntervalBytes() interval} of
- * allocated bytes and records its native stack. Profiling must be enabled when the process starts
- * ({@code opt.prof}); the preload allocator does that by default, inactive, so {@link #start()} can
- * begin sampling in any running JVM. Dump with {@code NativeMemory.dumpProfile()}.
+ * <p>About one allocation per {@linkplain #sampleIntervalBytes() interval} of allocated bytes is
+ * sampled with its native stack, by one of two engines ({@link #toString()} names it and why): the
+ * jemalloc serving this process when it was started with profiling ({@code opt.prof}; the preload
+ * allocator does that by default, inactive), else, on x86-64 Linux, import rewriting, which needs
+ * nothing at the JVM's start but does not see what libc allocates inside itself. Either way {@link
+ * #start()} can begin sampling in a running JVM. Dump with {@code NativeMemory.dumpProfile()}.
  *
  * <p>Every method other than {@link #isAvailable()} and {@link #unavailableReason()} throws {@link
  * ProfilingUnavailableException} when profiling cannot run; its message says how to start the JVM
@@ -139,7 +141,11 @@ public final class HeapProfiler {
         + (s.active() ? "active" : "ready (inactive)")
         + ", sample interval "
         + s.sampleIntervalBytes()
-        + " bytes";
+        + " bytes, engine "
+        + s.engine()
+        + (s.engineFigures().isEmpty() ? "" : " (" + s.engineFigures() + ")")
+        + ": "
+        + s.engineReason();
   }
 
   private static SamplingStatus available() {

@@ -34,9 +34,9 @@ import javax.management.ObjectName;
 public final class MemoryWatch implements AutoCloseable {
   private static final AppLog LOG = AppLog.get("dev.nativemem.watch");
 
-  /** Logged when starting the watch turns jemalloc's heap sampling on. */
+  /** Logged when starting the watch turns heap sampling on (either engine). */
   static final String SAMPLING_TURNED_ON =
-      "nativemem memory watch: turned jemalloc heap sampling on (HeapProfiler.start()), so"
+      "nativemem memory watch: turned heap sampling on (HeapProfiler.start()), so"
           + " bundles carry a heap profile; -Dnativemem.watch.profile=false or"
           + " WatchOptions.withProfile(false) leaves sampling as it is";
 
