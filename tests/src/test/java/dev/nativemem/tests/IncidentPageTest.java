@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -73,9 +74,17 @@ class IncidentPageTest {
         JSON.std.mapFrom(Files.readString(bundle.resolve("timeline.json")));
     @SuppressWarnings("unchecked")
     List<Map<String, Object>> samples = (List<Map<String, Object>>) timeline.get("samples");
-    String series = samples.get(0).get("usage") != null ? "usage" : "rss";
-    long first = ((Number) samples.get(0).get(series)).longValue();
-    long last = ((Number) samples.get(samples.size() - 1).get(series)).longValue();
+    // The manifest's basis: the cgroup's usage under a memory limit, else this process's RSS.
+    boolean limited =
+        samples.stream()
+            .anyMatch(
+                s -> s.get("limit") instanceof Number && ((Number) s.get("limit")).longValue() > 0);
+    String series = limited ? "usage" : "rss";
+    assertTrue(verdict.contains(limited ? "Memory usage (cgroup) grew" : "RSS ("), verdict);
+    List<Map<String, Object>> withSeries =
+        samples.stream().filter(s -> s.get(series) != null).collect(Collectors.toList());
+    long first = ((Number) withSeries.get(0).get(series)).longValue();
+    long last = ((Number) withSeries.get(withSeries.size() - 1).get(series)).longValue();
     Matcher growth =
         Pattern.compile(" (grew|fell) <b>([0-9.]+) (B|KiB|MiB|GiB)</b> in ").matcher(verdict);
     assertTrue(growth.find(), verdict);
