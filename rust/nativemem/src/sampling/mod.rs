@@ -353,7 +353,7 @@ mod tests {
         assert!(status.available, "{status:?}");
         assert_eq!(status.engine, glibc::ENGINE);
         assert!(
-            status.engine_reason.contains("fopen") && status.engine_reason.contains("LD_PRELOAD="),
+            status.engine_reason.contains("fopen") && status.engine_reason.contains(ENV_COMMAND),
             "{}",
             status.engine_reason
         );
