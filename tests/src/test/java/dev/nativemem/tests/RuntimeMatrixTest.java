@@ -29,10 +29,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Every runtime users ship, one JVM per cell: {@code jlink}ed images (built here from the cell's
  * JDK, whichever JDK runs the tests, cached under {@code target/runtimes}), the JDKs as installed,
  * the JVM flags that change what nativemem can see, and the file systems of locked-down pods (a
- * read-only root, a noexec {@code /tmp}) in a mount namespace of the cell's own. Each cell runs
- * {@link RuntimeCellProbe} (stats, breakdown, advice, handles, metrics, a watch) and is attached
- * from outside; each feature's answer, or its stated absence, is asserted. docs/tested.md's
- * supported-runtimes table names the cells ({@link #CELLS}).
+ * read-only root, a noexec {@code /tmp}) in a mount namespace of the cell's own, and the bundled
+ * allocator preloaded into a jlinked image, whose heap profile names the probe's planted line. Each
+ * cell runs {@link RuntimeCellProbe} (stats, breakdown, advice, handles, metrics, a watch) and is
+ * attached from outside; each feature's answer, or its stated absence, is asserted.
+ * docs/tested.md's supported-runtimes table names the cells ({@link #CELLS}).
  */
 class RuntimeMatrixTest {
   static final Path JDK_17 = Paths.get("/usr/lib/jvm/java-17-openjdk-amd64");
@@ -40,6 +41,7 @@ class RuntimeMatrixTest {
   static final String NO_JFR = "java.se,jdk.unsupported,jdk.management,jdk.zipfs";
   static final String READ_ONLY_ROOT = "read-only-root";
   static final String NOEXEC_TMP = "noexec-tmp";
+  static final String BUNDLED_ALLOCATOR = "bundled-allocator";
 
   /** The noexec cell's library directory: a tmpfs of its own mount namespace, mounted there. */
   static final String ELSEWHERE = "/mnt/nativemem";
@@ -51,7 +53,11 @@ class RuntimeMatrixTest {
     final String modules;
     final List<String> flags;
 
-    /** Null, {@link #READ_ONLY_ROOT} or {@link #NOEXEC_TMP}: the file systems the JVM sees. */
+    /**
+     * Null, {@link #READ_ONLY_ROOT} or {@link #NOEXEC_TMP} (the file systems the JVM sees), or
+     * {@link #BUNDLED_ALLOCATOR} (preloaded, as {@code env} extracts it, and a heap profile
+     * dumped).
+     */
     final String files;
 
     Cell(String name, Path jdk, String modules, String... flags) {
@@ -66,9 +72,9 @@ class RuntimeMatrixTest {
       this.flags = flags;
     }
 
-    /** A cell whose JVM sees the file systems {@code files} names. */
-    static Cell on(String files, String name, Path jdk, String... flags) {
-      return new Cell(name, jdk, null, files, List.of(flags));
+    /** A cell whose JVM runs as {@code files} says. */
+    static Cell on(String files, String name, Path jdk, String modules, String... flags) {
+      return new Cell(name, jdk, modules, files, List.of(flags));
     }
 
     boolean has(String flag) {
@@ -101,6 +107,9 @@ class RuntimeMatrixTest {
     String asserted() {
       List<String> parts = new ArrayList<>();
       parts.add("stats, advice, handles, metrics, a watch: answer");
+      if (BUNDLED_ALLOCATOR.equals(files)) {
+        parts.add("a heap profile dumped: analyze names the planted Java line");
+      }
       if (NOEXEC_TMP.equals(files)) {
         parts.add(
             "library loaded from -Dnativemem.tmpdir; without it, refused naming noexec and the"
@@ -142,6 +151,9 @@ class RuntimeMatrixTest {
       }
       if (NOEXEC_TMP.equals(files)) {
         return ", /tmp a noexec tmpfs";
+      }
+      if (BUNDLED_ALLOCATOR.equals(files)) {
+        return ", the bundled allocator preloaded";
       }
       return "";
     }
@@ -212,9 +224,18 @@ class RuntimeMatrixTest {
           new Cell("jdk17-zgc", JDK_17, null, "-XX:+UseZGC", "-XX:NativeMemoryTracking=summary"),
           new Cell("jdk17-xrs", JDK_17, null, "-Xrs"),
           new Cell("jdk17-attach-disabled", JDK_17, null, "-XX:+DisableAttachMechanism"),
-          Cell.on(READ_ONLY_ROOT, "jdk17-read-only-root", JDK_17),
+          Cell.on(READ_ONLY_ROOT, "jdk17-read-only-root", JDK_17, null),
           Cell.on(
-              NOEXEC_TMP, "jdk17-noexec-tmp", JDK_17, "-Dnativemem.tmpdir=" + ELSEWHERE + "/lib"));
+              NOEXEC_TMP,
+              "jdk17-noexec-tmp",
+              JDK_17,
+              null,
+              "-Dnativemem.tmpdir=" + ELSEWHERE + "/lib"),
+          Cell.on(
+              BUNDLED_ALLOCATOR,
+              "jdk17-java.se-without-jdk.jfr-bundled-allocator",
+              JDK_17,
+              NO_JFR));
 
   static Stream<Cell> cells() {
     return CELLS.stream();
@@ -229,9 +250,19 @@ class RuntimeMatrixTest {
     command.addAll(cell.flags);
     command.add("-cp");
     command.add(classPath(cell));
+    Path dump = null;
+    if (BUNDLED_ALLOCATOR.equals(cell.files)) {
+      dump = Files.createTempDirectory(Paths.get("target"), "cell-dump").toAbsolutePath();
+      dump = dump.resolve("planted.heap");
+      command.add(command.size() - 2, "-Dnativemem.cell.dump=" + dump);
+    }
     command.add(RuntimeCellProbe.class.getName());
-    Process probe =
-        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+    if (dump != null) {
+      builder.environment().put("LD_PRELOAD", bundledAllocator().toString());
+    }
+    Process probe = builder.start();
     try {
       Map<String, String> output = new LinkedHashMap<>();
       Map<String, Integer> exits = new LinkedHashMap<>();
@@ -261,6 +292,9 @@ class RuntimeMatrixTest {
       assertTrue(output.get("stats").contains("allocator"), output.get("stats"));
       breakdown(cell, output.get("breakdown"), output.get("breakdown-text"));
       assertTrue(output.get("watch").startsWith("samples "), output.get("watch"));
+      if (dump != null) {
+        plantedLineNamed(dump, output.get("dump"));
+      }
       if (NOEXEC_TMP.equals(cell.files)) {
         String maps = Files.readString(Paths.get("/proc/" + pid + "/maps"));
         assertTrue(maps.contains(" " + ELSEWHERE + "/lib/"), maps);
@@ -276,12 +310,39 @@ class RuntimeMatrixTest {
     }
   }
 
+  /** The bundled allocator as {@code env} extracts it (once, under {@code target/runtimes}). */
+  private static synchronized Path bundledAllocator() throws Exception {
+    Path dir = Paths.get("target", "runtimes", "preload").toAbsolutePath();
+    Path library = dir.resolve("libnativemem_jemalloc.so");
+    if (!Files.exists(library)) {
+      ForkedJvm.Result r = new ForkedJvm().cli("env", "--dir", dir.toString());
+      assertEquals(0, r.exitCode, r.toString());
+      assertTrue(
+          r.stdout.contains("export LD_PRELOAD=" + library.toRealPath() + "\n"), r.toString());
+    }
+    return library;
+  }
+
+  /** {@code analyze} of the cell's dump names the probe's planted frame, the JVM's own name. */
+  private static void plantedLineNamed(Path dump, String frame) throws Exception {
+    assertTrue(
+        frame.startsWith("dev.nativemem.tests.RuntimeCellProbe.plant(RuntimeCellProbe.java:"),
+        frame);
+    ForkedJvm.Result r = new ForkedJvm().cli("analyze", dump.toString(), "--format", "collapsed");
+    assertEquals(0, r.exitCode, r.toString());
+    assertTrue(
+        r.stdout
+            .lines()
+            .anyMatch(l -> l.contains(";" + frame + ";") && l.contains("inflateInit2_")),
+        frame + " in\n" + r.stdout);
+  }
+
   /**
    * What runs the cell's JVM: nothing, or {@code unshare} into a mount namespace of its own whose
    * file systems are the cell's (as root; the cell is skipped otherwise).
    */
   private static List<String> launcher(Cell cell) throws IOException {
-    if (cell.files == null) {
+    if (cell.files == null || BUNDLED_ALLOCATOR.equals(cell.files)) {
       return List.of();
     }
     PodTest.requireRoot("a mount namespace of its own for " + cell);
@@ -310,7 +371,7 @@ class RuntimeMatrixTest {
 
   /** The probe's class path, where the cell's JVM can read it (outside this /tmp, for uid 9999). */
   private static String classPath(Cell cell) {
-    if (cell.files == null) {
+    if (cell.files == null || BUNDLED_ALLOCATOR.equals(cell.files)) {
       return ForkedJvm.JAR + ":" + ForkedJvm.TEST_CLASSES;
     }
     return OtherUsers.outsideTmp(ForkedJvm.JAR)
@@ -396,7 +457,14 @@ class RuntimeMatrixTest {
     if (cell.modules == null) {
       return cell.jdk.resolve("bin/java");
     }
-    Path image = Paths.get("target", "runtimes", cell.name).toAbsolutePath();
+    // One image per JDK and modules, whichever cells run it.
+    String release = cell.jdk.equals(JDK_25) ? "25" : "17";
+    Path image =
+        Paths.get(
+                "target",
+                "runtimes",
+                "jdk" + release + "-" + cell.modules.replace(',', '+').replace(':', '-'))
+            .toAbsolutePath();
     if (!Files.isExecutable(image.resolve("bin/java"))) {
       String modules = cell.modules;
       if (modules.startsWith("all-but:")) {
@@ -408,7 +476,6 @@ class RuntimeMatrixTest {
     }
     String listed = PodTest.run(List.of(image.resolve("bin/java").toString(), "--list-modules"));
     // Linked from the cell's JDK, whichever JDK runs the tests.
-    String release = cell.jdk.equals(JDK_25) ? "25" : "17";
     assertTrue(listed.contains("java.base@" + release), cell + ":\n" + listed);
     for (String module :
         List.of("java.management", "java.instrument", "jdk.jfr", "jdk.management")) {
