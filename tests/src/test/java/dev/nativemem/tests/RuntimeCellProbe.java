@@ -25,7 +25,9 @@ import java.util.zip.Inflater;
  * class needs) and prints one line per feature, {@code feature <name> <exit> <base64 output>}, then
  * {@code ready <pid>}, and waits for its standard input to close, so that the test can attach. With
  * {@code -Dnativemem.cell.dump=<file>} (the bundled allocator preloaded) it also plants live
- * Inflaters from {@link #plant} and dumps the heap profile there, reporting the planted frame.
+ * Inflaters from {@link #plant} and dumps the heap profile there, reporting the planted frame; with
+ * {@code -Dnativemem.cell.junit=true} (the agent loaded, JUnit on the class path) it runs the JUnit
+ * extension on a class that leaks.
  */
 public final class RuntimeCellProbe {
   private static final List<Inflater> LIVE = new ArrayList<>();
@@ -40,6 +42,9 @@ public final class RuntimeCellProbe {
     api("handles", () -> NativeHandles.report().toString());
     api("metrics", () -> NativeMemoryMetrics.read().toString());
     api("watch", RuntimeCellProbe::watch);
+    if (Boolean.getBoolean("nativemem.cell.junit")) {
+      api("junit", RuntimeCellProbe::junit);
+    }
     String dump = System.getProperty("nativemem.cell.dump");
     if (dump != null) {
       api("dump", () -> dump(Paths.get(dump)));
@@ -47,6 +52,24 @@ public final class RuntimeCellProbe {
     System.out.println("ready " + ProcessHandle.current().pid());
     System.out.flush();
     System.in.read();
+  }
+
+  /**
+   * The JUnit extension on a class that leaks Deflaters ({@link LeakedBytesRunner}, loaded only
+   * here): what it printed.
+   */
+  private static String junit() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    PrintStream was = System.out;
+    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+    try {
+      Class.forName("dev.nativemem.tests.LeakedBytesRunner")
+          .getMethod("main", String[].class)
+          .invoke(null, (Object) new String[] {"LeaksDeflaters"});
+    } finally {
+      System.setOut(was);
+    }
+    return out.toString(StandardCharsets.UTF_8);
   }
 
   /** Plants 2000 Inflaters from {@link #plant} with Java frames on; returns the planted frame. */

@@ -42,6 +42,16 @@ class RuntimeMatrixTest {
   static final String READ_ONLY_ROOT = "read-only-root";
   static final String NOEXEC_TMP = "noexec-tmp";
   static final String BUNDLED_ALLOCATOR = "bundled-allocator";
+  static final String JUNIT = "junit";
+
+  /** The JUnit extension's classes, as the build left them. */
+  private static final Path JUNIT_EXTENSION =
+      ForkedJvm.BUILT_JAR
+          .toAbsolutePath()
+          .getParent()
+          .getParent()
+          .getParent()
+          .resolve("nativemem-junit/target/classes");
 
   /** The noexec cell's library directory: a tmpfs of its own mount namespace, mounted there. */
   static final String ELSEWHERE = "/mnt/nativemem";
@@ -110,6 +120,10 @@ class RuntimeMatrixTest {
       if (BUNDLED_ALLOCATOR.equals(files)) {
         parts.add("a heap profile dumped: analyze names the planted Java line");
       }
+      if (JUNIT.equals(files)) {
+        parts.add(
+            "the JUnit extension fails a class leaking Deflaters, naming their count and line");
+      }
       if (NOEXEC_TMP.equals(files)) {
         parts.add(
             "library loaded from -Dnativemem.tmpdir; without it, refused naming noexec and the"
@@ -154,6 +168,9 @@ class RuntimeMatrixTest {
       }
       if (BUNDLED_ALLOCATOR.equals(files)) {
         return ", the bundled allocator preloaded";
+      }
+      if (JUNIT.equals(files)) {
+        return ", the agent and the JUnit extension";
       }
       return "";
     }
@@ -232,10 +249,8 @@ class RuntimeMatrixTest {
               null,
               "-Dnativemem.tmpdir=" + ELSEWHERE + "/lib"),
           Cell.on(
-              BUNDLED_ALLOCATOR,
-              "jdk17-java.se-without-jdk.jfr-bundled-allocator",
-              JDK_17,
-              NO_JFR));
+              BUNDLED_ALLOCATOR, "jdk17-java.se-without-jdk.jfr-bundled-allocator", JDK_17, NO_JFR),
+          Cell.on(JUNIT, "jdk17-java.se-without-jdk.jfr-junit", JDK_17, NO_JFR));
 
   static Stream<Cell> cells() {
     return CELLS.stream();
@@ -255,6 +270,17 @@ class RuntimeMatrixTest {
       dump = Files.createTempDirectory(Paths.get("target"), "cell-dump").toAbsolutePath();
       dump = dump.resolve("planted.heap");
       command.add(command.size() - 2, "-Dnativemem.cell.dump=" + dump);
+    }
+    if (JUNIT.equals(cell.files)) {
+      command.add(command.size() - 2, "-javaagent:" + ForkedJvm.JAR);
+      command.add(command.size() - 2, "-Dnativemem.cell.junit=true");
+      command.set(
+          command.size() - 1,
+          command.get(command.size() - 1)
+              + ":"
+              + JUNIT_EXTENSION
+              + ":"
+              + System.getProperty("java.class.path"));
     }
     command.add(RuntimeCellProbe.class.getName());
     ProcessBuilder builder =
@@ -294,6 +320,20 @@ class RuntimeMatrixTest {
       assertTrue(output.get("watch").startsWith("samples "), output.get("watch"));
       if (dump != null) {
         plantedLineNamed(dump, output.get("dump"));
+      }
+      if (JUNIT.equals(cell.files)) {
+        String junit = output.get("junit");
+        assertTrue(
+            junit.contains("RESULT LeaksDeflaters HandleLeakError: native handles leaked in"),
+            junit);
+        // The planted count and line, as the fixture made them.
+        assertTrue(
+            junit.contains(
+                LeakedBytesFixtures.DEFLATERS
+                    + " open (never closed) Deflater, created at "
+                    + LeakedBytesFixtures.LeaksDeflaters.class.getName()
+                    + ".leaks(LeakedBytesFixtures.java:"),
+            junit);
       }
       if (NOEXEC_TMP.equals(cell.files)) {
         String maps = Files.readString(Paths.get("/proc/" + pid + "/maps"));
@@ -342,7 +382,7 @@ class RuntimeMatrixTest {
    * file systems are the cell's (as root; the cell is skipped otherwise).
    */
   private static List<String> launcher(Cell cell) throws IOException {
-    if (cell.files == null || BUNDLED_ALLOCATOR.equals(cell.files)) {
+    if (cell.files == null || BUNDLED_ALLOCATOR.equals(cell.files) || JUNIT.equals(cell.files)) {
       return List.of();
     }
     PodTest.requireRoot("a mount namespace of its own for " + cell);
@@ -371,7 +411,7 @@ class RuntimeMatrixTest {
 
   /** The probe's class path, where the cell's JVM can read it (outside this /tmp, for uid 9999). */
   private static String classPath(Cell cell) {
-    if (cell.files == null || BUNDLED_ALLOCATOR.equals(cell.files)) {
+    if (cell.files == null || BUNDLED_ALLOCATOR.equals(cell.files) || JUNIT.equals(cell.files)) {
       return ForkedJvm.JAR + ":" + ForkedJvm.TEST_CLASSES;
     }
     return OtherUsers.outsideTmp(ForkedJvm.JAR)
