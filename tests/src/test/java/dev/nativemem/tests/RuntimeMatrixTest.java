@@ -44,15 +44,6 @@ class RuntimeMatrixTest {
   static final String BUNDLED_ALLOCATOR = "bundled-allocator";
   static final String JUNIT = "junit";
 
-  /** The JUnit extension's classes, as the build left them. */
-  private static final Path JUNIT_EXTENSION =
-      ForkedJvm.BUILT_JAR
-          .toAbsolutePath()
-          .getParent()
-          .getParent()
-          .getParent()
-          .resolve("nativemem-junit/target/classes");
-
   /** The noexec cell's library directory: a tmpfs of its own mount namespace, mounted there. */
   static final String ELSEWHERE = "/mnt/nativemem";
 
@@ -278,7 +269,7 @@ class RuntimeMatrixTest {
           command.size() - 1,
           command.get(command.size() - 1)
               + ":"
-              + JUNIT_EXTENSION
+              + LeakedBytesCheckTest.JUNIT_EXTENSION
               + ":"
               + System.getProperty("java.class.path"));
     }
