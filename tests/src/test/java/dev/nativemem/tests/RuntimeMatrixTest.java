@@ -57,25 +57,30 @@ class RuntimeMatrixTest {
     /**
      * Null, {@link #READ_ONLY_ROOT} or {@link #NOEXEC_TMP} (the file systems the JVM sees), or
      * {@link #BUNDLED_ALLOCATOR} (preloaded, as {@code env} extracts it, and a heap profile
-     * dumped).
+     * dumped), or {@link #JUNIT} (the agent loaded and the JUnit extension run on a leaking class).
      */
-    final String files;
+    final String setup;
 
     Cell(String name, Path jdk, String modules, String... flags) {
       this(name, jdk, modules, null, List.of(flags));
     }
 
-    private Cell(String name, Path jdk, String modules, String files, List<String> flags) {
+    private Cell(String name, Path jdk, String modules, String setup, List<String> flags) {
       this.name = name;
       this.jdk = jdk;
       this.modules = modules;
-      this.files = files;
+      this.setup = setup;
       this.flags = flags;
     }
 
-    /** A cell whose JVM runs as {@code files} says. */
-    static Cell on(String files, String name, Path jdk, String modules, String... flags) {
-      return new Cell(name, jdk, modules, files, List.of(flags));
+    /** A cell whose JVM runs as {@code setup} says. */
+    static Cell on(String setup, String name, Path jdk, String modules, String... flags) {
+      return new Cell(name, jdk, modules, setup, List.of(flags));
+    }
+
+    /** Whether the cell's JVM runs in a mount namespace of its own. */
+    boolean ownMounts() {
+      return READ_ONLY_ROOT.equals(setup) || NOEXEC_TMP.equals(setup);
     }
 
     boolean has(String flag) {
@@ -108,14 +113,14 @@ class RuntimeMatrixTest {
     String asserted() {
       List<String> parts = new ArrayList<>();
       parts.add("stats, advice, handles, metrics, a watch: answer");
-      if (BUNDLED_ALLOCATOR.equals(files)) {
+      if (BUNDLED_ALLOCATOR.equals(setup)) {
         parts.add("a heap profile dumped: analyze names the planted Java line");
       }
-      if (JUNIT.equals(files)) {
+      if (JUNIT.equals(setup)) {
         parts.add(
             "the JUnit extension fails a class leaking Deflaters, naming their count and line");
       }
-      if (NOEXEC_TMP.equals(files)) {
+      if (NOEXEC_TMP.equals(setup)) {
         parts.add(
             "library loaded from -Dnativemem.tmpdir; without it, refused naming noexec and the"
                 + " property");
@@ -144,23 +149,23 @@ class RuntimeMatrixTest {
     String runtime() {
       String named = jdk.equals(JDK_25) ? "Temurin 25" : "Debian OpenJDK 17";
       if (modules == null) {
-        return named + files();
+        return named + setupNamed();
       }
       String linked = modules.equals("pod") ? "the pod test's modules" : modules;
-      return named + " jlink " + linked.replace("all-but:", "all but ") + files();
+      return named + " jlink " + linked.replace("all-but:", "all but ") + setupNamed();
     }
 
-    private String files() {
-      if (READ_ONLY_ROOT.equals(files)) {
+    private String setupNamed() {
+      if (READ_ONLY_ROOT.equals(setup)) {
         return ", read-only root file system, only /tmp writable, uid 9999 without a home";
       }
-      if (NOEXEC_TMP.equals(files)) {
+      if (NOEXEC_TMP.equals(setup)) {
         return ", /tmp a noexec tmpfs";
       }
-      if (BUNDLED_ALLOCATOR.equals(files)) {
+      if (BUNDLED_ALLOCATOR.equals(setup)) {
         return ", the bundled allocator preloaded";
       }
-      if (JUNIT.equals(files)) {
+      if (JUNIT.equals(setup)) {
         return ", the agent and the JUnit extension";
       }
       return "";
@@ -257,12 +262,12 @@ class RuntimeMatrixTest {
     command.add("-cp");
     command.add(classPath(cell));
     Path dump = null;
-    if (BUNDLED_ALLOCATOR.equals(cell.files)) {
+    if (BUNDLED_ALLOCATOR.equals(cell.setup)) {
       dump = Files.createTempDirectory(Paths.get("target"), "cell-dump").toAbsolutePath();
       dump = dump.resolve("planted.heap");
       command.add(command.size() - 2, "-Dnativemem.cell.dump=" + dump);
     }
-    if (JUNIT.equals(cell.files)) {
+    if (JUNIT.equals(cell.setup)) {
       command.add(command.size() - 2, "-javaagent:" + ForkedJvm.JAR);
       command.add(command.size() - 2, "-Dnativemem.cell.junit=true");
       command.set(
@@ -312,7 +317,7 @@ class RuntimeMatrixTest {
       if (dump != null) {
         plantedLineNamed(dump, output.get("dump"));
       }
-      if (JUNIT.equals(cell.files)) {
+      if (JUNIT.equals(cell.setup)) {
         String junit = output.get("junit");
         assertTrue(
             junit.contains("RESULT LeaksDeflaters HandleLeakError: native handles leaked in"),
@@ -326,7 +331,7 @@ class RuntimeMatrixTest {
                     + ".leaks(LeakedBytesFixtures.java:"),
             junit);
       }
-      if (NOEXEC_TMP.equals(cell.files)) {
+      if (NOEXEC_TMP.equals(cell.setup)) {
         String maps = Files.readString(Paths.get("/proc/" + pid + "/maps"));
         assertTrue(maps.contains(" " + ELSEWHERE + "/lib/"), maps);
         assertFalse(maps.matches("(?s).* /tmp/\\S*libnativemem.*"), maps);
@@ -373,12 +378,12 @@ class RuntimeMatrixTest {
    * file systems are the cell's (as root; the cell is skipped otherwise).
    */
   private static List<String> launcher(Cell cell) throws IOException {
-    if (cell.files == null || BUNDLED_ALLOCATOR.equals(cell.files) || JUNIT.equals(cell.files)) {
+    if (!cell.ownMounts()) {
       return List.of();
     }
     PodTest.requireRoot("a mount namespace of its own for " + cell);
     String script;
-    if (READ_ONLY_ROOT.equals(cell.files)) {
+    if (READ_ONLY_ROOT.equals(cell.setup)) {
       // Every mount read-only, then a new writable /tmp; a write that still lands fails the cell.
       script =
           "for m in $(awk '{print $2}' /proc/self/mounts | sort -u); do"
@@ -402,7 +407,7 @@ class RuntimeMatrixTest {
 
   /** The probe's class path, where the cell's JVM can read it (outside this /tmp, for uid 9999). */
   private static String classPath(Cell cell) {
-    if (cell.files == null || BUNDLED_ALLOCATOR.equals(cell.files) || JUNIT.equals(cell.files)) {
+    if (!cell.ownMounts()) {
       return ForkedJvm.JAR + ":" + ForkedJvm.TEST_CLASSES;
     }
     return OtherUsers.outsideTmp(ForkedJvm.JAR)
