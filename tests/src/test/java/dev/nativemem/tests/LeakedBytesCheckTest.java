@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class LeakedBytesCheckTest {
   /** This build's extension, ahead of anything on the test class path. */
-  private static final Path JUNIT_EXTENSION =
+  /** The JUnit extension's classes, as the build left them. */
+  static final Path JUNIT_EXTENSION =
       ForkedJvm.BUILT_JAR
           .toAbsolutePath()
           .getParent()

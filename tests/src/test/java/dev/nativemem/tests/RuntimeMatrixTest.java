@@ -26,16 +26,26 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every runtime users ship, one JVM per cell: {@code jlink}ed images (built here, cached under
- * {@code target/runtimes}), the JDKs as installed, and the JVM flags that change what nativemem can
- * see. Each cell runs {@link RuntimeCellProbe} (stats, breakdown, advice, handles, metrics, a
- * watch) and is attached from outside; each feature's answer, or its stated absence, is asserted.
+ * Every runtime users ship, one JVM per cell: {@code jlink}ed images (built here from the cell's
+ * JDK, whichever JDK runs the tests, cached under {@code target/runtimes}), the JDKs as installed,
+ * the JVM flags that change what nativemem can see, and the file systems of locked-down pods (a
+ * read-only root, a noexec {@code /tmp}) in a mount namespace of the cell's own, and the bundled
+ * allocator preloaded into a jlinked image, whose heap profile names the probe's planted line. Each
+ * cell runs {@link RuntimeCellProbe} (stats, breakdown, advice, handles, metrics, a watch) and is
+ * attached from outside; each feature's answer, or its stated absence, is asserted.
  * docs/tested.md's supported-runtimes table names the cells ({@link #CELLS}).
  */
 class RuntimeMatrixTest {
   static final Path JDK_17 = Paths.get("/usr/lib/jvm/java-17-openjdk-amd64");
   static final Path JDK_25 = Paths.get("/usr/lib/jvm/temurin-25-jdk-amd64");
   static final String NO_JFR = "java.se,jdk.unsupported,jdk.management,jdk.zipfs";
+  static final String READ_ONLY_ROOT = "read-only-root";
+  static final String NOEXEC_TMP = "noexec-tmp";
+  static final String BUNDLED_ALLOCATOR = "bundled-allocator";
+  static final String JUNIT = "junit";
+
+  /** The noexec cell's library directory: a tmpfs of its own mount namespace, mounted there. */
+  static final String ELSEWHERE = "/mnt/nativemem";
 
   /** One cell: a runtime ({@code jdk} as installed, or a jlink of {@code modules}) and flags. */
   static final class Cell {
@@ -44,11 +54,33 @@ class RuntimeMatrixTest {
     final String modules;
     final List<String> flags;
 
+    /**
+     * Null, {@link #READ_ONLY_ROOT} or {@link #NOEXEC_TMP} (the file systems the JVM sees), or
+     * {@link #BUNDLED_ALLOCATOR} (preloaded, as {@code env} extracts it, and a heap profile
+     * dumped), or {@link #JUNIT} (the agent loaded and the JUnit extension run on a leaking class).
+     */
+    final String setup;
+
     Cell(String name, Path jdk, String modules, String... flags) {
+      this(name, jdk, modules, null, List.of(flags));
+    }
+
+    private Cell(String name, Path jdk, String modules, String setup, List<String> flags) {
       this.name = name;
       this.jdk = jdk;
       this.modules = modules;
-      this.flags = List.of(flags);
+      this.setup = setup;
+      this.flags = flags;
+    }
+
+    /** A cell whose JVM runs as {@code setup} says. */
+    static Cell on(String setup, String name, Path jdk, String modules, String... flags) {
+      return new Cell(name, jdk, modules, setup, List.of(flags));
+    }
+
+    /** Whether the cell's JVM runs in a mount namespace of its own. */
+    boolean ownMounts() {
+      return READ_ONLY_ROOT.equals(setup) || NOEXEC_TMP.equals(setup);
     }
 
     boolean has(String flag) {
@@ -81,6 +113,18 @@ class RuntimeMatrixTest {
     String asserted() {
       List<String> parts = new ArrayList<>();
       parts.add("stats, advice, handles, metrics, a watch: answer");
+      if (BUNDLED_ALLOCATOR.equals(setup)) {
+        parts.add("a heap profile dumped: analyze names the planted Java line");
+      }
+      if (JUNIT.equals(setup)) {
+        parts.add(
+            "the JUnit extension fails a class leaking Deflaters, naming their count and line");
+      }
+      if (NOEXEC_TMP.equals(setup)) {
+        parts.add(
+            "library loaded from -Dnativemem.tmpdir; without it, refused naming noexec and the"
+                + " property");
+      }
       parts.add(
           "breakdown: RSS, heap, allocator, handles, unaccounted; NMT "
               + (nmtOn() ? "figures (committed >= heap committed)" : "absent, the flag named"));
@@ -105,10 +149,26 @@ class RuntimeMatrixTest {
     String runtime() {
       String named = jdk.equals(JDK_25) ? "Temurin 25" : "Debian OpenJDK 17";
       if (modules == null) {
-        return named;
+        return named + setupNamed();
       }
       String linked = modules.equals("pod") ? "the pod test's modules" : modules;
-      return named + " jlink " + linked.replace("all-but:", "all but ");
+      return named + " jlink " + linked.replace("all-but:", "all but ") + setupNamed();
+    }
+
+    private String setupNamed() {
+      if (READ_ONLY_ROOT.equals(setup)) {
+        return ", read-only root file system, only /tmp writable, uid 9999 without a home";
+      }
+      if (NOEXEC_TMP.equals(setup)) {
+        return ", /tmp a noexec tmpfs";
+      }
+      if (BUNDLED_ALLOCATOR.equals(setup)) {
+        return ", the bundled allocator preloaded";
+      }
+      if (JUNIT.equals(setup)) {
+        return ", the agent and the JUnit extension";
+      }
+      return "";
     }
 
     /** The table's row for this cell. */
@@ -176,7 +236,17 @@ class RuntimeMatrixTest {
               "-Xshare:off"),
           new Cell("jdk17-zgc", JDK_17, null, "-XX:+UseZGC", "-XX:NativeMemoryTracking=summary"),
           new Cell("jdk17-xrs", JDK_17, null, "-Xrs"),
-          new Cell("jdk17-attach-disabled", JDK_17, null, "-XX:+DisableAttachMechanism"));
+          new Cell("jdk17-attach-disabled", JDK_17, null, "-XX:+DisableAttachMechanism"),
+          Cell.on(READ_ONLY_ROOT, "jdk17-read-only-root", JDK_17, null),
+          Cell.on(
+              NOEXEC_TMP,
+              "jdk17-noexec-tmp",
+              JDK_17,
+              null,
+              "-Dnativemem.tmpdir=" + ELSEWHERE + "/lib"),
+          Cell.on(
+              BUNDLED_ALLOCATOR, "jdk17-java.se-without-jdk.jfr-bundled-allocator", JDK_17, NO_JFR),
+          Cell.on(JUNIT, "jdk17-java.se-without-jdk.jfr-junit", JDK_17, NO_JFR));
 
   static Stream<Cell> cells() {
     return CELLS.stream();
@@ -186,14 +256,35 @@ class RuntimeMatrixTest {
   @MethodSource("cells")
   void everyFeatureAnswersOrSaysWhatIsAbsent(Cell cell) throws Exception {
     Path java = java(cell);
-    List<String> command = new ArrayList<>();
+    List<String> command = new ArrayList<>(launcher(cell));
     command.add(java.toString());
     command.addAll(cell.flags);
     command.add("-cp");
-    command.add(ForkedJvm.JAR + ":" + ForkedJvm.TEST_CLASSES);
+    command.add(classPath(cell));
+    Path dump = null;
+    if (BUNDLED_ALLOCATOR.equals(cell.setup)) {
+      dump = Files.createTempDirectory(Paths.get("target"), "cell-dump").toAbsolutePath();
+      dump = dump.resolve("planted.heap");
+      command.add(command.size() - 2, "-Dnativemem.cell.dump=" + dump);
+    }
+    if (JUNIT.equals(cell.setup)) {
+      command.add(command.size() - 2, "-javaagent:" + ForkedJvm.JAR);
+      command.add(command.size() - 2, "-Dnativemem.cell.junit=true");
+      command.set(
+          command.size() - 1,
+          command.get(command.size() - 1)
+              + ":"
+              + LeakedBytesCheckTest.JUNIT_EXTENSION
+              + ":"
+              + System.getProperty("java.class.path"));
+    }
     command.add(RuntimeCellProbe.class.getName());
-    Process probe =
-        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+    if (dump != null) {
+      builder.environment().put("LD_PRELOAD", bundledAllocator().toString());
+    }
+    Process probe = builder.start();
     try {
       Map<String, String> output = new LinkedHashMap<>();
       Map<String, Integer> exits = new LinkedHashMap<>();
@@ -223,6 +314,29 @@ class RuntimeMatrixTest {
       assertTrue(output.get("stats").contains("allocator"), output.get("stats"));
       breakdown(cell, output.get("breakdown"), output.get("breakdown-text"));
       assertTrue(output.get("watch").startsWith("samples "), output.get("watch"));
+      if (dump != null) {
+        plantedLineNamed(dump, output.get("dump"));
+      }
+      if (JUNIT.equals(cell.setup)) {
+        String junit = output.get("junit");
+        assertTrue(
+            junit.contains("RESULT LeaksDeflaters HandleLeakError: native handles leaked in"),
+            junit);
+        // The planted count and line, as the fixture made them.
+        assertTrue(
+            junit.contains(
+                LeakedBytesFixtures.DEFLATERS
+                    + " open (never closed) Deflater, created at "
+                    + LeakedBytesFixtures.LeaksDeflaters.class.getName()
+                    + ".leaks(LeakedBytesFixtures.java:"),
+            junit);
+      }
+      if (NOEXEC_TMP.equals(cell.setup)) {
+        String maps = Files.readString(Paths.get("/proc/" + pid + "/maps"));
+        assertTrue(maps.contains(" " + ELSEWHERE + "/lib/"), maps);
+        assertFalse(maps.matches("(?s).* /tmp/\\S*libnativemem.*"), maps);
+        refusedWithoutTheProperty(cell, java);
+      }
       attach(cell, pid);
     } finally {
       probe.getOutputStream().close();
@@ -230,6 +344,88 @@ class RuntimeMatrixTest {
         probe.destroyForcibly();
       }
     }
+  }
+
+  /** The bundled allocator as {@code env} extracts it (once, under {@code target/runtimes}). */
+  private static synchronized Path bundledAllocator() throws Exception {
+    Path dir = Paths.get("target", "runtimes", "preload").toAbsolutePath();
+    Path library = dir.resolve("libnativemem_jemalloc.so");
+    if (!Files.exists(library)) {
+      ForkedJvm.Result r = new ForkedJvm().cli("env", "--dir", dir.toString());
+      assertEquals(0, r.exitCode, r.toString());
+      assertTrue(
+          r.stdout.contains("export LD_PRELOAD=" + library.toRealPath() + "\n"), r.toString());
+    }
+    return library;
+  }
+
+  /** {@code analyze} of the cell's dump names the probe's planted frame, the JVM's own name. */
+  private static void plantedLineNamed(Path dump, String frame) throws Exception {
+    assertTrue(
+        frame.startsWith("dev.nativemem.tests.RuntimeCellProbe.plant(RuntimeCellProbe.java:"),
+        frame);
+    ForkedJvm.Result r = new ForkedJvm().cli("analyze", dump.toString(), "--format", "collapsed");
+    assertEquals(0, r.exitCode, r.toString());
+    assertTrue(
+        r.stdout
+            .lines()
+            .anyMatch(l -> l.contains(";" + frame + ";") && l.contains("inflateInit2_")),
+        frame + " in\n" + r.stdout);
+  }
+
+  /**
+   * What runs the cell's JVM: nothing, or {@code unshare} into a mount namespace of its own whose
+   * file systems are the cell's (as root; the cell is skipped otherwise).
+   */
+  private static List<String> launcher(Cell cell) throws IOException {
+    if (!cell.ownMounts()) {
+      return List.of();
+    }
+    PodTest.requireRoot("a mount namespace of its own for " + cell);
+    String script;
+    if (READ_ONLY_ROOT.equals(cell.setup)) {
+      // Every mount read-only, then a new writable /tmp; a write that still lands fails the cell.
+      script =
+          "for m in $(awk '{print $2}' /proc/self/mounts | sort -u); do"
+              + " mount -o remount,bind,ro \"$m\" 2>/dev/null; done;"
+              + " mount -t tmpfs -o mode=1777 tmpfs /tmp || exit 3;"
+              + " for d in / /var/tmp /dev/shm \"$HOME\"; do if touch \"$d/.nativemem-ro\" 2>/dev/null;"
+              + " then rm -f \"$d/.nativemem-ro\"; echo \"$d is writable\" >&2; exit 3; fi; done;"
+              + " exec setpriv --reuid 9999 --regid 9999 --clear-groups"
+              + " env HOME=/nonexistent \"$0\" \"$@\"";
+    } else {
+      script =
+          "mount -t tmpfs -o noexec,mode=1777 tmpfs /tmp"
+              + " && mount -t tmpfs -o mode=0700 tmpfs "
+              + ELSEWHERE.substring(0, ELSEWHERE.lastIndexOf('/'))
+              + " && mkdir -m 0700 "
+              + ELSEWHERE
+              + " && exec \"$0\" \"$@\"";
+    }
+    return List.of("unshare", "--mount", "--propagation", "private", "sh", "-c", script);
+  }
+
+  /** The probe's class path, where the cell's JVM can read it (outside this /tmp, for uid 9999). */
+  private static String classPath(Cell cell) {
+    if (!cell.ownMounts()) {
+      return ForkedJvm.JAR + ":" + ForkedJvm.TEST_CLASSES;
+    }
+    return OtherUsers.outsideTmp(ForkedJvm.JAR)
+        + ":"
+        + OtherUsers.outsideTmp(Paths.get(ForkedJvm.TEST_CLASSES));
+  }
+
+  /** In the noexec cell without {@code -Dnativemem.tmpdir}: the answer names noexec and it. */
+  private static void refusedWithoutTheProperty(Cell cell, Path java) throws Exception {
+    List<String> command = new ArrayList<>(launcher(cell));
+    command.addAll(List.of(java.toString(), "-cp", classPath(cell)));
+    command.addAll(List.of(dev.nativemem.cli.NativeMemoryCli.class.getName(), "stats"));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
+    assertFalse(p.exitValue() == 0, out);
+    assertTrue(out.contains("noexec") && out.contains("-Dnativemem.tmpdir"), out);
+    assertFalse(out.contains("\tat "), out);
   }
 
   @SuppressWarnings("unchecked")
@@ -297,18 +493,26 @@ class RuntimeMatrixTest {
     if (cell.modules == null) {
       return cell.jdk.resolve("bin/java");
     }
-    if (cell.modules.equals("pod") && cell.jdk.equals(JDK_17)) {
-      return PodRuntime.jre().resolve("bin/java");
-    }
-    Path image = Paths.get("target", "runtimes", cell.name).toAbsolutePath();
+    // One image per JDK and modules, whichever cells run it.
+    String release = cell.jdk.equals(JDK_25) ? "25" : "17";
+    Path image =
+        Paths.get(
+                "target",
+                "runtimes",
+                "jdk" + release + "-" + cell.modules.replace(',', '+').replace(':', '-'))
+            .toAbsolutePath();
     if (!Files.isExecutable(image.resolve("bin/java"))) {
       String modules = cell.modules;
       if (modules.startsWith("all-but:")) {
         modules = allBut(cell.jdk, modules.substring("all-but:".length()));
+      } else if (modules.equals("pod")) {
+        modules = String.join(",", PodRuntime.MODULES);
       }
       PodRuntime.link(cell.jdk.resolve("bin/jlink"), List.of(), modules, image);
     }
     String listed = PodTest.run(List.of(image.resolve("bin/java").toString(), "--list-modules"));
+    // Linked from the cell's JDK, whichever JDK runs the tests.
+    assertTrue(listed.contains("java.base@" + release), cell + ":\n" + listed);
     for (String module :
         List.of("java.management", "java.instrument", "jdk.jfr", "jdk.management")) {
       assertEquals(
