@@ -359,8 +359,9 @@ class AttachFromJreTest {
   @Test
   void aListenerThatNeverAcceptsFailsTheAttachByItsTimeout() throws Exception {
     try (AttachTargetProcess target =
-        new AttachTargetProcess(
-            List.of(), List.of("-XX:+DisableAttachMechanism"), List.of(ForkedJvm.TEST_CLASSES))) {
+        new AttachTargetProcess(List.of(), List.of(), List.of(ForkedJvm.TEST_CLASSES))) {
+      // The planted socket is there before any attach: no signal is sent, so the JVM's own
+      // listener never starts, and the planted one is the only one to connect to.
       Path socket = Paths.get("/tmp/.java_pid" + target.pid);
       List<java.nio.channels.SocketChannel> queued = new ArrayList<>();
       try (java.nio.channels.ServerSocketChannel listener =

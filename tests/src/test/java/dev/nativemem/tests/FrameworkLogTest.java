@@ -79,8 +79,7 @@ class FrameworkLogTest {
         verdict.add(text);
       }
       watchStarted |=
-          logger.equals("dev.nativemem.watch")
-              && text.startsWith("nativemem memory watch started: ");
+          logger.equals("dev.nativemem.watch") && text.startsWith("nativemem memory watch started");
     }
     assertTrue(watchStarted, "the watch's own message is in the file:\n" + file);
     IncidentLogLines inFile = new IncidentLogLines(String.join("\n", verdict));

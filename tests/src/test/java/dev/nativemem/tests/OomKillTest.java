@@ -124,11 +124,13 @@ class OomKillTest {
                       .get("headroom_bytes"))
               .longValue();
       String advised = Files.readString(newest.resolve("advice.txt"));
+      // Shown as people read it: KiB below 1 MiB, MiB above, one decimal.
+      String shown =
+          headroom >= 1 << 20
+              ? String.format(java.util.Locale.ROOT, "%.1f MiB", headroom / 1048576.0)
+              : String.format(java.util.Locale.ROOT, "%.1f KiB", headroom / 1024.0);
       assertTrue(
-          advised.contains(
-              "only "
-                  + String.format(java.util.Locale.ROOT, "%.1f MiB", headroom / 1048576.0)
-                  + " of the "),
+          advised.contains("only " + shown + " of the "),
           headroom + " B in the breakdown; the advice: " + advised);
       System.out.println("newest bundle captured " + before + " ms before the kill");
       System.out.println("verdict block in the log: " + log.blockBytes + " bytes");
