@@ -143,13 +143,14 @@ class SpringBootExecutableJarTest {
         "default level:\n" + sampled.report.summary() + "level=full:\n" + full.report.summary();
     long loaderPooled = full.pooledBy(SPRING_POOL_CLASS);
     // The JDK's own ZipFile pool (the jars on the class path) is not read at the default level
-    // yet: what it holds is counted open there, and is the only open Inflater.
+    // yet: what it holds is counted open there unless its creation was sampled (up to 4 stacks a
+    // second of each kind are), and nothing else is open.
     long jdkPooled = full.pooledBy("java.util.zip.ZipFile");
     assertAll(
         () -> assertTrue(loaderPooled > 20, "pooled by the loader at level=full: " + summary),
         () -> assertEquals(loaderPooled, sampled.pooledBy(SPRING_POOL_CLASS), summary),
         () -> assertEquals(0, full.report.count(INFLATER, "open"), summary),
-        () -> assertEquals(jdkPooled, sampled.report.count(INFLATER, "open"), summary),
+        () -> assertTrue(sampled.report.count(INFLATER, "open") <= jdkPooled, summary),
         () -> assertEquals(0, sampled.report.count(INFLATER, "leaked"), summary),
         () ->
             assertFalse(
