@@ -62,9 +62,14 @@ class OomKillTest {
           list(incidents).stream()
               .filter(b -> !b.getFileName().toString().startsWith("."))
               .collect(Collectors.toList());
+      // An escalation is written before the one it replaces is removed: a kill between the two
+      // leaves that one too.
       assertTrue(
-          !bundles.isEmpty() && bundles.size() <= 2,
-          "the incident's first bundle and its newest escalation, no more: " + bundles + r);
+          !bundles.isEmpty() && bundles.size() <= 3,
+          "the incident's first bundle and its newest escalation (and, killed while replacing"
+              + " it, the one before), no more: "
+              + bundles
+              + r);
       Path bundle = bundles.get(0);
       assertTrue(bundle.getFileName().toString().endsWith("-limit"), bundle.toString());
 
@@ -112,7 +117,7 @@ class OomKillTest {
               - java.time.Instant.parse((String) newestManifest.get("captured_at")).toEpochMilli();
       assertTrue(
           before <= 10_000, newest + " was captured " + before + " ms before the kill\n" + r);
-      assertTrue(bundles.size() == 2, "the watch escalated: " + bundles + r);
+      assertTrue(bundles.size() >= 2, "the watch escalated: " + bundles + r);
       Map<String, Object> escalated = (Map<String, Object>) newestManifest.get("trigger");
       assertTrue(
           ((Number) escalated.get("threshold_percent")).doubleValue() > 85.0, escalated.toString());

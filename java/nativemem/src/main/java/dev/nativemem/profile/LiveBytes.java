@@ -29,9 +29,34 @@ public final class LiveBytes {
 
   private static final String OWN_BRIDGE = "dev.nativemem.internal.NativeBridge.";
 
-  /** Names that start so are HotSpot's code (the last: libjvm's code without a symbol). */
+  /**
+   * Names that start so are HotSpot's code (the last: libjvm's code without a symbol). The analysis
+   * shows HotSpot's malloc wrappers ({@code os::malloc}, {@code AllocateHeap}) as allocator frames,
+   * so the stack's leaf is then their caller: HotSpot's runtime, linking and table code are named
+   * too.
+   */
   private static final String[] JVM_CODE = {
-    "JVM_", "os::", "AllocateHeap", "ReallocateHeap", "Arena::", "ChunkPool::", "libjvm.so+"
+    "JVM_",
+    "os::",
+    "AllocateHeap",
+    "ReallocateHeap",
+    "Arena::",
+    "ChunkPool::",
+    "libjvm.so+",
+    "MHN_",
+    "SharedRuntime::",
+    "AdapterHandlerLibrary::",
+    "BasicHashtable",
+    "InterpreterRuntime::",
+    "LinkResolver::",
+    "SystemDictionary::",
+    "ClassLoader::",
+    "SymbolTable::",
+    "StringTable::",
+    "Method::",
+    "ConstantPool::",
+    "CompileBroker::",
+    "Runtime1::"
   };
 
   /** Unsafe's allocation: its native methods (JDK 25 jumps from its entry to os::malloc). */
