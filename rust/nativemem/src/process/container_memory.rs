@@ -50,7 +50,7 @@ pub fn container_memory() -> Option<ContainerMemory> {
         match cached.as_ref() {
             Some((at, limit)) if at.elapsed() < LIMIT_CACHE => limit.clone(),
             _ => {
-                let limit = lowest_limit(place.version, &place.top, &place.dir);
+                let limit = place.lowest_limit();
                 *cached = Some((Instant::now(), limit.clone()));
                 limit
             }
@@ -98,7 +98,7 @@ const LIMIT_CACHE: Duration = Duration::from_millis(20);
 /// cgroup files, or `/`. `None` when no memory controller is mounted for this process.
 pub fn container_memory_under(root: &Path) -> Option<ContainerMemory> {
     let place = Place::find(root, None)?;
-    Some(place.read(lowest_limit(place.version, &place.top, &place.dir)))
+    Some(place.read(place.lowest_limit()))
 }
 
 /// Reads the memory cgroup of process `pid` (not this one), as it sees it: found through its own
@@ -116,8 +116,12 @@ pub fn container_memory_of_under(root: &Path, pid: u32) -> Option<ContainerMemor
     let place = [Mounts::Its, Mounts::Ours]
         .into_iter()
         .filter_map(|mounts| Place::find(root, Some((pid, mounts))))
-        .find(|place| read_number(&place.dir.join(usage_file(place.version))).is_some())?;
-    Some(place.read(lowest_limit(place.version, &place.top, &place.dir)))
+        .find(|place| {
+            place
+                .number(&place.dir.join(usage_file(place.version)))
+                .is_some()
+        })?;
+    Some(place.read(place.lowest_limit()))
 }
 
 /// Where a process's memory cgroup lives.
@@ -127,6 +131,9 @@ struct Place {
     top: PathBuf,
     dir: PathBuf,
     cgroup: String,
+    /// Another process's root (`/proc/<pid>/root`) that every read stays inside: its container's
+    /// files are its owner's to arrange, links included. `None` for this process's own tree.
+    within: Option<PathBuf>,
 }
 
 impl Place {
@@ -140,18 +147,28 @@ impl Place {
             Some((pid, mounts)) => container_cpus::cgroup_dir_of(root, pid, mounts, b"memory")?,
         };
         let path = |bytes: &[u8]| PathBuf::from(OsStr::from_bytes(bytes));
+        let within = match of {
+            Some((pid, Mounts::Its)) => {
+                let mut at = root.to_vec();
+                at.extend_from_slice(format!("/proc/{pid}/root").as_bytes());
+                Some(path(&at))
+            }
+            _ => None,
+        };
         let place = Place {
             version: found.version(),
             top: path(found.mount_point()),
             dir: path(found.dir()),
             cgroup: String::from_utf8_lossy(found.cgroup()).into_owned(),
+            within,
         };
         // Hybrid systems mount an empty v2 tree next to the v1 controllers: a v2 hierarchy serves
         // memory only if `memory` is among its controllers.
         let serves_memory = place.version == CgroupVersion::V1
-            || place.dir.join("memory.max").exists()
-            || place.dir.join("memory.current").exists()
-            || read_text(&place.top.join("cgroup.controllers"))
+            || place.text(&place.dir.join("memory.max")).is_some()
+            || place.text(&place.dir.join("memory.current")).is_some()
+            || place
+                .text(&place.top.join("cgroup.controllers"))
                 .is_some_and(|c| c.split_whitespace().any(|w| w == "memory"));
         serves_memory.then_some(place)
     }
@@ -160,7 +177,7 @@ impl Place {
         if self.version != CgroupVersion::V2 {
             return None;
         }
-        some_avg10(&read_text(&self.dir.join("memory.pressure"))?)
+        some_avg10(&self.text(&self.dir.join("memory.pressure"))?)
     }
 
     fn read(&self, limit: LowestLimit) -> ContainerMemory {
@@ -174,16 +191,16 @@ impl Place {
             Some((limit, at)) => (Some(limit), Some(at)),
             None => (None, None),
         };
-        let stat = read_text(&dir.join("memory.stat")).unwrap_or_default();
+        let stat = self.text(&dir.join("memory.stat")).unwrap_or_default();
         match version {
             CgroupVersion::V2 => {
-                let events = read_text(&dir.join("memory.events")).unwrap_or_default();
+                let events = self.text(&dir.join("memory.events")).unwrap_or_default();
                 ContainerMemory {
                     cgroup_version: "v2",
                     cgroup: cgroup.into(),
                     limit_bytes,
                     limit_cgroup,
-                    usage_bytes: read_number(&dir.join(usage_file(*version))).unwrap_or(0),
+                    usage_bytes: self.number(&dir.join(usage_file(*version))).unwrap_or(0),
                     anon_bytes: keyed(&stat, "anon"),
                     file_bytes: keyed(&stat, "file"),
                     oom_events: keyed(&events, "oom"),
@@ -192,21 +209,64 @@ impl Place {
                 }
             }
             CgroupVersion::V1 => {
-                let oom = read_text(&dir.join("memory.oom_control")).unwrap_or_default();
+                let oom = self
+                    .text(&dir.join("memory.oom_control"))
+                    .unwrap_or_default();
                 ContainerMemory {
                     cgroup_version: "v1",
                     cgroup: cgroup.into(),
                     limit_bytes,
                     limit_cgroup,
-                    usage_bytes: read_number(&dir.join(usage_file(*version))).unwrap_or(0),
+                    usage_bytes: self.number(&dir.join(usage_file(*version))).unwrap_or(0),
                     anon_bytes: keyed(&stat, "total_rss").or_else(|| keyed(&stat, "rss")),
                     file_bytes: keyed(&stat, "total_cache").or_else(|| keyed(&stat, "cache")),
                     oom_events: None,
                     oom_kill_events: keyed(&oom, "oom_kill"),
-                    failcnt: read_number(&dir.join("memory.failcnt")),
+                    failcnt: self.number(&dir.join("memory.failcnt")),
                 }
             }
         }
+    }
+
+    /// The lowest limit from `dir` up to `top`, and where it is set (relative to `top`).
+    fn lowest_limit(&self) -> LowestLimit {
+        let (top, version) = (&self.top, self.version);
+        let mut lowest: LowestLimit = None;
+        let mut at = self.dir.clone();
+        loop {
+            if let Some(limit) = self
+                .number(&at.join(limit_file(version)))
+                .filter(|&l| l < UNLIMITED)
+            {
+                if lowest.as_ref().is_none_or(|(l, _)| limit < *l) {
+                    let name = at.strip_prefix(top).unwrap_or(&at).to_string_lossy();
+                    lowest = Some((limit, format!("/{name}")));
+                }
+            }
+            if at == *top || !at.starts_with(top) || !at.pop() {
+                break;
+            }
+        }
+        lowest
+    }
+
+    /// A cgroup file's text: a regular file of at most [`MAX_CGROUP_FILE_BYTES`], no link as its
+    /// last component (and, inside another process's root, none anywhere on its path, nor `..`
+    /// out of it); `None` otherwise or when unreadable.
+    fn text(&self, path: &Path) -> Option<String> {
+        let bytes = match &self.within {
+            None => files::read_capped(path, Links::Refuse, MAX_CGROUP_FILE_BYTES),
+            Some(root) => {
+                let beneath = path.strip_prefix(root).ok()?;
+                files::read_capped_in_root(root, beneath, MAX_CGROUP_FILE_BYTES)
+            }
+        };
+        String::from_utf8(bytes.ok()?).ok()
+    }
+
+    /// A file holding one number; `max` (v2 unlimited) and unreadable files are `None`.
+    fn number(&self, path: &Path) -> Option<u64> {
+        self.text(path)?.trim().parse().ok()
     }
 }
 
@@ -224,38 +284,8 @@ fn usage_file(version: CgroupVersion) -> &'static str {
     }
 }
 
-/// The lowest limit from `dir` up to `top`, and where it is set (relative to `top`).
-fn lowest_limit(version: CgroupVersion, top: &Path, dir: &Path) -> LowestLimit {
-    let mut lowest: LowestLimit = None;
-    let mut at = dir.to_path_buf();
-    loop {
-        if let Some(limit) = read_number(&at.join(limit_file(version))).filter(|&l| l < UNLIMITED) {
-            if lowest.as_ref().is_none_or(|(l, _)| limit < *l) {
-                let name = at.strip_prefix(top).unwrap_or(&at).to_string_lossy();
-                lowest = Some((limit, format!("/{name}")));
-            }
-        }
-        if at == top || !at.starts_with(top) || !at.pop() {
-            break;
-        }
-    }
-    lowest
-}
-
 /// The most read of one cgroup file (`memory.stat` is a few KiB).
 const MAX_CGROUP_FILE_BYTES: u64 = 64 << 10;
-
-/// A cgroup file's text: a regular file (no link as its last component, no FIFO or device) of
-/// at most [`MAX_CGROUP_FILE_BYTES`]; `None` otherwise or when unreadable.
-fn read_text(path: &Path) -> Option<String> {
-    let bytes = files::read_capped(path, Links::Refuse, MAX_CGROUP_FILE_BYTES).ok()?;
-    String::from_utf8(bytes).ok()
-}
-
-/// A file holding one number; `max` (v2 unlimited) and unreadable files are `None`.
-fn read_number(path: &Path) -> Option<u64> {
-    read_text(path)?.trim().parse().ok()
-}
 
 /// `key value` lines, as in `memory.stat` and `memory.events`.
 fn keyed(text: &str, key: &str) -> Option<u64> {
@@ -572,6 +602,53 @@ mod tests {
         );
         assert_eq!(m.oom_kill_events, None, "the oversized file is not read");
         assert_eq!(m.failcnt, None, "the link is not followed");
+    }
+
+    #[test]
+    fn a_link_anywhere_in_another_process_tree_leads_nowhere_out_of_it() {
+        // The target's /sys/fs/cgroup/memory/job is a link to a tree of ours, and a second limit
+        // file is reached by `..` from a link: reading them would report our numbers as its.
+        let t = Tree::new(
+            "of-links",
+            &[
+                (
+                    "proc/7/cgroup",
+                    "4:memory:/job/task
+0::/
+",
+                ),
+                ("proc/7/mountinfo", V1_MOUNTINFO),
+                (
+                    "ours/task/memory.usage_in_bytes",
+                    "125829120
+",
+                ),
+                (
+                    "ours/memory.limit_in_bytes",
+                    "2147483648
+",
+                ),
+                ("proc/7/root/sys/fs/cgroup/memory/.keep", ""),
+            ],
+        );
+        let memory = t.0.join("proc/7/root/sys/fs/cgroup/memory");
+        std::os::unix::fs::symlink(t.0.join("ours"), memory.join("job")).unwrap();
+        assert!(
+            std::fs::read(memory.join("job/task/memory.usage_in_bytes")).is_ok(),
+            "the link itself works for a plain read"
+        );
+        assert_eq!(
+            container_memory_of_under(&t.0, 7),
+            None,
+            "nothing read through the link"
+        );
+
+        // The same files as a real directory of the target: read.
+        std::fs::remove_file(memory.join("job")).unwrap();
+        std::fs::create_dir_all(memory.join("job/task")).unwrap();
+        std::fs::write(memory.join("job/task/memory.usage_in_bytes"), "4096\n").unwrap();
+        let m = container_memory_of_under(&t.0, 7).unwrap();
+        assert_eq!((m.usage_bytes, m.limit_bytes), (4096, None));
     }
 
     #[test]
