@@ -349,8 +349,24 @@ mod tests {
     use std::path::Path;
     use std::string::String;
 
+    /// A fixture tree in the temporary directory, removed when dropped; reads as its path.
+    struct Tree(String);
+
+    impl core::ops::Deref for Tree {
+        type Target = str;
+        fn deref(&self) -> &str {
+            &self.0
+        }
+    }
+
+    impl Drop for Tree {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
     /// Writes a fixture tree: `files` are (relative path, content).
-    fn tree(name: &str, files: &[(&str, &str)]) -> String {
+    fn tree(name: &str, files: &[(&str, &str)]) -> Tree {
         let dir = std::env::temp_dir().join(std::format!("cc-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         for (path, content) in files {
@@ -358,7 +374,7 @@ mod tests {
             std::fs::create_dir_all(file.parent().unwrap()).unwrap();
             std::fs::write(&file, content).unwrap();
         }
-        String::from(dir.to_str().unwrap())
+        Tree(String::from(dir.to_str().unwrap()))
     }
 
     const V2_MOUNTINFO: &str = "22 1 0:21 / /proc rw - proc proc rw\n\
@@ -491,7 +507,7 @@ mod tests {
     }
 
     /// A fixture tree with only `proc/self/cgroup` and `proc/self/mountinfo`: enough to look up.
-    fn proc_tree(name: &str, cgroup: &str, mountinfo: &str) -> String {
+    fn proc_tree(name: &str, cgroup: &str, mountinfo: &str) -> Tree {
         tree(
             name,
             &[
@@ -609,7 +625,7 @@ mod tests {
             ("proc/7/mountinfo", V1_MOUNTINFO),
         ];
         for (path, content) in v1_files {
-            let file = Path::new(&v1).join(path);
+            let file = Path::new(&*v1).join(path);
             std::fs::create_dir_all(file.parent().unwrap()).unwrap();
             std::fs::write(file, content).unwrap();
         }
