@@ -96,8 +96,10 @@ class ImportRewritingTest {
    * {@link ImportRewritingStressChild} for {@code -Dnativemem.test.stressSeconds} (60 unless set)
    * on each collector: no crash, no stall (its watchdog prints every thread's stack), no failed
    * step; then, profiling on, 16 threads holding 32 MiB at a known line are estimated within 10%,
-   * and once they freed it and ended, under 1% of it is left at that line and the process's
-   * estimate is back within 10% of it of the quiet process's.
+   * and once they freed it and ended, under 1% of it is left under the code of the stress's
+   * threads, and the process's estimate is back within a quarter of it of the quiet process's (the
+   * JVM's own allocations meanwhile, JIT and collector, come and go: several MiB at times on JDK
+   * 25's ZGC).
    */
   @ParameterizedTest
   @ValueSource(strings = {"-XX:+UseG1GC", "-XX:+UseZGC"})
@@ -141,12 +143,14 @@ class ImportRewritingTest {
     long truth = count(r, "HELD_TRUTH");
     String frame = ImportRewritingStressChild.class.getName() + ".hold(";
     long held = bytesThrough(dump(r, "held"), frame);
-    long left = bytesThrough(dump(r, "freed"), frame);
+    String worker = ImportRewritingStressChild.class.getName() + ".work(";
+    long left = bytesThrough(dump(r, "freed"), frame) + bytesThrough(dump(r, "freed"), worker);
     long baseline = total(dump(r, "baseline"));
     long after = total(dump(r, "freed"));
     System.out.printf(
         "stress %s %d s: %d steps, %d threads, %d start/stops, %d dlopens; held %d B, estimated"
-            + " %d B (%.3f), left %d B; estimate %d B quiet, %d B after the free%n",
+            + " %d B (%.3f), left under the threads' code %d B; estimate %d B quiet, %d B"
+            + " after the free%n",
         collector,
         seconds,
         count(r, "STEPS"),
@@ -160,10 +164,21 @@ class ImportRewritingTest {
         baseline,
         after);
     assertEquals(1.0, (double) held / truth, 0.10, "estimated " + held + " B of " + truth + " B");
-    assertTrue(left < truth / 100, left + " B left at " + frame + " of " + truth + " B freed");
     assertTrue(
-        after - baseline < truth / 10,
-        "the estimate is " + after + " B after the free, " + baseline + " B before the hold");
+        left < truth / 100,
+        left + " B left under " + frame + " and " + worker + " of " + truth + " B freed");
+    assertTrue(
+        after - baseline < truth / 4,
+        "the estimate is "
+            + after
+            + " B after the free, "
+            + baseline
+            + " B before the hold; what grew:\n"
+            + ProfileRequest.of(dump(r, "freed"))
+                .base(dump(r, "baseline"))
+                .report()
+                .run()
+                .report());
   }
 
   private static long count(ForkedJvm.Result r, String key) {
