@@ -13,7 +13,8 @@ pub enum FrameKind {
     /// HotSpot itself (`libjvm.so`), the `java` launcher and the code the JVM generates
     /// (interpreter, stubs).
     Jvm,
-    /// The C library, zlib, the C++ runtime and the dynamic loader.
+    /// The C library, zlib, the C++ runtime and the dynamic loader. The JDK's `libzip` counts as
+    /// zlib: JDKs built with their bundled zlib (Temurin) carry its code there.
     System,
     /// jemalloc or the malloc family (their frames are stripped from sites; a leftover is shown).
     Allocator,
@@ -57,6 +58,7 @@ impl FrameKind {
             "libc.",
             "libc-",
             "libz.",
+            "libzip.",
             "ld-linux",
             "ld-",
             "libm.",
@@ -115,6 +117,9 @@ mod tests {
         assert_eq!(of(Some("/usr/bin/java"), false, true, "JLI_Launch"), Jvm);
         let zlib = "/usr/lib/x86_64-linux-gnu/libz.so.1.2.13";
         assert_eq!(of(Some(zlib), false, true, "inflateInit2_"), System);
+        // Temurin's JDKs build zlib into the JDK's own libzip.
+        let bundled = "/usr/lib/jvm/temurin-25-jdk-amd64/lib/libzip.so";
+        assert_eq!(of(Some(bundled), false, true, "inflateInit2_"), System);
         let libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
         assert_eq!(of(Some(libc), false, true, "start_thread"), System);
         let rocks = "/tmp/librocksdbjni-linux64.so";
