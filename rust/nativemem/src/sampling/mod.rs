@@ -173,15 +173,29 @@ pub fn engine() -> Result<(Engine, String), SamplingError> {
 /// below name it; the Java side puts the path of the jar it runs from in its place.
 pub const ENV_COMMAND: &str = "java -jar nativemem.jar env";
 
+/// Debian's and Ubuntu's jemalloc on this architecture, as the reasons below name it.
+#[cfg(not(target_arch = "aarch64"))]
+const DEBIAN_JEMALLOC: &str = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
+#[cfg(target_arch = "aarch64")]
+const DEBIAN_JEMALLOC: &str = "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2";
+
+/// Where the import-rewriting engine is absent, the reasons say so: glibc's malloc cannot be
+/// profiled there without restarting under jemalloc.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+const NO_IMPORT_REWRITING: &str = "";
+#[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+const NO_IMPORT_REWRITING: &str = " (on this architecture nativemem has no import-rewriting \
+     engine, which profiles glibc's malloc without a restart on x86-64 Linux only)";
+
 /// The process's jemalloc, if it can profile; otherwise the reason with the fix.
 pub fn profiler() -> Result<&'static Mallctl, SamplingError> {
     let allocator = ProcessAllocator::get();
     let Some(ctl) = allocator.jemalloc() else {
         return Err(SamplingError::Unavailable(format!(
-            "heap profiles need jemalloc, but glibc serves malloc in this process ({}). Start the \
-             JVM with the preload allocator: run '{ENV_COMMAND}' and set the LD_PRELOAD it \
-             prints (profiling ready by default), or use Debian's jemalloc: LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 \
-             MALLOC_CONF={READY_CONF}",
+            "heap profiles need jemalloc, but glibc serves malloc in this process \
+             ({}){NO_IMPORT_REWRITING}. Start the JVM with the preload allocator: run \
+             '{ENV_COMMAND}' and set the LD_PRELOAD it prints (profiling ready by default), or \
+             use Debian's jemalloc: LD_PRELOAD={DEBIAN_JEMALLOC} MALLOC_CONF={READY_CONF}",
             allocator.malloc_object()
         )));
     };
@@ -190,7 +204,7 @@ pub fn profiler() -> Result<&'static Mallctl, SamplingError> {
         return Err(SamplingError::Unavailable(format!(
             "the jemalloc serving malloc ({object}) was built without profiling (config.prof is \
              false). Use one built with --enable-prof: run '{ENV_COMMAND}' and set the LD_PRELOAD it \
-             prints, or LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 MALLOC_CONF={READY_CONF}"
+             prints, or LD_PRELOAD={DEBIAN_JEMALLOC} MALLOC_CONF={READY_CONF}"
         )));
     }
     if !ctl.get(keys::OPT_PROF)? {
@@ -329,6 +343,13 @@ pub fn nearest_lg(bytes: u64) -> usize {
 mod tests {
     use super::*;
 
+    /// A jemalloc preloaded into the test run serves malloc: the glibc tests have nothing to see.
+    fn under_preloaded_jemalloc() -> bool {
+        std::env::var("LD_PRELOAD")
+            .unwrap_or_default()
+            .contains("jemalloc")
+    }
+
     #[test]
     fn intervals_round_to_the_nearest_power_of_two() {
         assert_eq!(nearest_lg(0), 0);
@@ -342,11 +363,31 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+    fn glibc_process_is_told_that_import_rewriting_is_absent_here() {
+        if under_preloaded_jemalloc() {
+            return;
+        }
+        let status = status().unwrap();
+        assert!(!status.available, "{status:?}");
+        for said in [
+            "no import-rewriting engine",
+            "x86-64 Linux only",
+            ENV_COMMAND,
+            DEBIAN_JEMALLOC,
+        ] {
+            assert!(
+                status.unavailable_reason.contains(said),
+                "{said}: {}",
+                status.unavailable_reason
+            );
+        }
+    }
+
+    #[test]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     fn glibc_process_is_profiled_by_import_rewriting_and_says_what_it_misses() {
-        if std::env::var("LD_PRELOAD")
-            .unwrap_or_default()
-            .contains("jemalloc")
-        {
+        if under_preloaded_jemalloc() {
             return;
         }
         let status = status().unwrap();
