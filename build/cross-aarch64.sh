@@ -62,17 +62,19 @@ fi
 cd "$(dirname "$0")/.."
 echo "nativemem: building the linux-aarch64 libraries (cargo-web, cross; minutes when cold)"
 export CARGO_TARGET_DIR=$target_dir
-export RUSTC=/usr/bin/rustc
+export RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
 export AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
 export AARCH64_UNKNOWN_LINUX_GNU_JEMALLOC_SYS_WITH_LG_PAGE=16
 if [[ $mode == test ]]; then
   # No binfmt_misc registration is needed (or made): cargo runs each test binary through qemu,
-  # and the tests that start their own binary again do so through NATIVEMEM_TEST_RUNNER.
+  # and the tests that start their own binary again do so through NATIVEMEM_TEST_RUNNER; the
+  # import-rewriting tests compile their planted C libraries with NATIVEMEM_TEST_CC.
   export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER=qemu-aarch64-static
   export NATIVEMEM_TEST_RUNNER=qemu-aarch64-static
-  exec /usr/bin/cargo test --quiet --release --target "$triple" --workspace
+  export NATIVEMEM_TEST_CC=aarch64-linux-gnu-gcc
+  exec /usr/bin/cargo test --quiet --release --target "$triple" --workspace --no-fail-fast
 fi
 /usr/bin/cargo build --quiet --release --target "$triple" -p nativemem -p nativemem-jemalloc
 out=$native_root/linux-aarch64
