@@ -45,6 +45,7 @@ class RuntimeMatrixTest {
   static final String NOEXEC_TMP = "noexec-tmp";
   static final String BUNDLED_ALLOCATOR = "bundled-allocator";
   static final String JUNIT = "junit";
+  static final String IMPORT_REWRITING = "import-rewriting";
 
   /** The noexec cell's library directory: a tmpfs of its own mount namespace, mounted there. */
   static final String ELSEWHERE = "/mnt/nativemem";
@@ -59,7 +60,8 @@ class RuntimeMatrixTest {
     /**
      * Null, {@link #READ_ONLY_ROOT} or {@link #NOEXEC_TMP} (the file systems the JVM sees), or
      * {@link #BUNDLED_ALLOCATOR} (preloaded, as {@code env} extracts it, and a heap profile
-     * dumped), or {@link #JUNIT} (the agent loaded and the JUnit extension run on a leaking class).
+     * dumped), or {@link #JUNIT} (the agent loaded and the JUnit extension run on a leaking class),
+     * or {@link #IMPORT_REWRITING} (glibc's malloc, a heap profile dumped by import rewriting).
      */
     final String setup;
 
@@ -126,6 +128,9 @@ class RuntimeMatrixTest {
         }
         parts.add("a heap profile dumped: analyze names the planted Java line");
       }
+      if (IMPORT_REWRITING.equals(setup)) {
+        parts.add("a heap profile dumped by import rewriting: analyze names the planted Java line");
+      }
       if (JUNIT.equals(setup)) {
         parts.add(
             "the JUnit extension fails a class leaking Deflaters, naming their count and line");
@@ -182,6 +187,9 @@ class RuntimeMatrixTest {
       }
       if (JUNIT.equals(setup)) {
         return ", the agent and the JUnit extension";
+      }
+      if (IMPORT_REWRITING.equals(setup)) {
+        return ", glibc's malloc";
       }
       return "";
     }
@@ -263,7 +271,8 @@ class RuntimeMatrixTest {
               BUNDLED_ALLOCATOR, "jdk17-java.se-without-jdk.jfr-bundled-allocator", JDK_17, NO_JFR),
           Cell.on(JUNIT, "jdk17-java.se-without-jdk.jfr-junit", JDK_17, NO_JFR),
           Cell.on(BUNDLED_ALLOCATOR, "aarch64-jdk17-bundled-allocator", Arm64Runtime.HOME, null),
-          Cell.on(JUNIT, "aarch64-jdk17-junit", Arm64Runtime.HOME, null));
+          Cell.on(JUNIT, "aarch64-jdk17-junit", Arm64Runtime.HOME, null),
+          Cell.on(IMPORT_REWRITING, "aarch64-jdk17-import-rewriting", Arm64Runtime.HOME, null));
 
   /**
    * The cells, or those whose name starts with {@code -Dnativemem.cells} (e.g. {@code aarch64}).
@@ -283,7 +292,7 @@ class RuntimeMatrixTest {
     command.add("-cp");
     command.add(classPath(cell));
     Path dump = null;
-    if (BUNDLED_ALLOCATOR.equals(cell.setup)) {
+    if (BUNDLED_ALLOCATOR.equals(cell.setup) || IMPORT_REWRITING.equals(cell.setup)) {
       dump = Files.createTempDirectory(Paths.get("target"), "cell-dump").toAbsolutePath();
       dump = dump.resolve("planted.heap");
       command.add(command.size() - 2, "-Dnativemem.cell.dump=" + dump);
@@ -302,7 +311,7 @@ class RuntimeMatrixTest {
     command.add(RuntimeCellProbe.class.getName());
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
-    if (dump != null) {
+    if (BUNDLED_ALLOCATOR.equals(cell.setup)) {
       builder.environment().put("LD_PRELOAD", bundledAllocator(cell, java).toString());
     }
     Process probe = builder.start();
@@ -337,6 +346,10 @@ class RuntimeMatrixTest {
       assertTrue(output.get("watch").startsWith("samples "), output.get("watch"));
       if (dump != null) {
         plantedLineNamed(dump, output.get("dump"));
+        // The engine that wrote it, as its sidecar names it.
+        String sidecar = Files.readString(dump.resolveSibling("planted.heap.symbols/symbols.json"));
+        String engine = IMPORT_REWRITING.equals(cell.setup) ? "import-rewriting" : "jemalloc";
+        assertEquals(engine, JSON.std.mapFrom(sidecar).get("engine"), sidecar);
       }
       if (JUNIT.equals(cell.setup)) {
         String junit = output.get("junit");
