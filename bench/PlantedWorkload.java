@@ -16,7 +16,10 @@ import java.util.List;
  * </ul>
  *
  * <p>Then {@code AllocatorWorkload <threads> <seconds>} runs (its RocksDB + zlib churn, its
- * figures: ops per CPU-second, peak RSS). With {@code -Dbench.dump=PATH} a nativemem heap profile
+ * figures: ops per CPU-second, peak RSS). With {@code -Dbench.profile=BYTES} nativemem's profiling
+ * is started through the API at that mean interval before anything is planted (on glibc: the
+ * import-rewriting engine), and its status ({@code PROFILER ...}: the engine's live samples and
+ * the memory of its tables) is printed at the end. With {@code -Dbench.dump=PATH} a nativemem heap profile
  * is written there at the end, while the planted memory is still held, and its analysis per planted
  * method ({@code NATIVEMEM_SITE <frame> <bytes> <objects>}, estimates). Prints {@code PLANTED
  * <site> <bytes> <count>}: the truth each profiler's report is compared with.
@@ -34,6 +37,11 @@ public final class PlantedWorkload {
   public static void main(String[] args) throws Exception {
     if (Boolean.getBoolean("bench.javaFrames")) {
       dev.nativemem.NativeMemory.profiling().javaFrames(true);
+    }
+    long interval = Long.getLong("bench.profile", 0);
+    if (interval > 0) {
+      dev.nativemem.NativeMemory.profiling().resetWithSampleInterval(interval);
+      dev.nativemem.NativeMemory.profiling().start();
     }
     plantLarge();
     plantSmall();
@@ -58,6 +66,9 @@ public final class PlantedWorkload {
                   + site.cumulativeObjects());
         }
       }
+    }
+    if (interval > 0) {
+      System.out.println("PROFILER " + dev.nativemem.NativeMemory.profiling());
     }
     System.out.println("KEPT_BUFFERS " + KEPT.size()); // reachable to the end: all of it live
   }

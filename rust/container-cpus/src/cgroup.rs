@@ -98,12 +98,93 @@ impl CgroupDir {
 /// not that hierarchy enables the controller (callers that care check its files). `None` when
 /// neither is there. Allocation-free: the preload allocator calls this before its heap exists.
 pub fn cgroup_dir(root: &[u8], controller: &[u8]) -> Option<CgroupDir> {
+    find(root, &ProcEntry::own(), Mounts::Its, controller)
+}
+
+/// Whose mounts find the cgroup's files, for [`cgroup_dir_of`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mounts {
+    /// The process's own (`/proc/<pid>/mountinfo`), its files read through its root
+    /// (`/proc/<pid>/root`): right for a process in another mount namespace, a container's.
+    Its,
+    /// This process's (`/proc/self/mountinfo`) and its files: where the other process's root
+    /// cannot be entered, and the hierarchy is mounted here too (the host's mount).
+    Ours,
+}
+
+/// Finds process `pid`'s cgroup directory for `controller`, as [`cgroup_dir`] finds this
+/// process's: from `/proc/<pid>/cgroup` (paths as this process's cgroup namespace names them) and
+/// the mounts `mounts` says. `root` as for [`cgroup_dir`]: a fixture tree then holds
+/// `proc/<pid>/cgroup`, `proc/<pid>/mountinfo` and, for [`Mounts::Its`], the cgroup files under
+/// `proc/<pid>/root/`.
+pub fn cgroup_dir_of(
+    root: &[u8],
+    pid: u32,
+    mounts: Mounts,
+    controller: &[u8],
+) -> Option<CgroupDir> {
+    find(root, &ProcEntry::of(pid), mounts, controller)
+}
+
+/// `self` or a pid in decimal: the `/proc` entry of the process looked up.
+struct ProcEntry {
+    name: [u8; 10],
+    len: usize,
+    own: bool,
+}
+
+impl ProcEntry {
+    fn own() -> Self {
+        let mut name = [0u8; 10];
+        name[..4].copy_from_slice(b"self");
+        ProcEntry {
+            name,
+            len: 4,
+            own: true,
+        }
+    }
+
+    fn of(pid: u32) -> Self {
+        let mut digits = [0u8; 10];
+        let mut len = 0;
+        let mut rest = pid;
+        loop {
+            digits[len] = b'0' + (rest % 10) as u8;
+            len += 1;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        digits[..len].reverse();
+        ProcEntry {
+            name: digits,
+            len,
+            own: false,
+        }
+    }
+
+    fn name(&self) -> &[u8] {
+        &self.name[..self.len]
+    }
+
+    /// `<root>/proc/<entry>/<file>`.
+    fn path(&self, root: &[u8], file: &[u8]) -> Option<PathBuf> {
+        let mut path = PathBuf::new();
+        (path.push(root)
+            && path.push(b"/proc/")
+            && path.push(self.name())
+            && path.push(b"/")
+            && path.push(file))
+        .then_some(path)
+    }
+}
+
+fn find(root: &[u8], entry: &ProcEntry, mounts: Mounts, controller: &[u8]) -> Option<CgroupDir> {
     let mut v1_path = PathBuf::new();
     let mut v2_path = PathBuf::new();
     let (mut has_v1, mut has_v2) = (false, false);
-    let mut file = PathBuf::new();
-    file.push(root).then_some(())?;
-    file.push(b"/proc/self/cgroup").then_some(())?;
+    let mut file = entry.path(root, b"cgroup")?;
     for_each_line(&mut file, |line| {
         // hierarchy-ID:controller-list:cgroup-path
         let mut parts = line.splitn(3, |&b| b == b':');
@@ -121,9 +202,12 @@ pub fn cgroup_dir(root: &[u8], controller: &[u8]) -> Option<CgroupDir> {
 
     let mut v1_mount = Mount::new();
     let mut v2_mount = Mount::new();
-    let mut file = PathBuf::new();
-    file.push(root).then_some(())?;
-    file.push(b"/proc/self/mountinfo").then_some(())?;
+    // Another process's files are read through its root when its own mounts are used.
+    let through_its_root = !entry.own && mounts == Mounts::Its;
+    let mut file = match mounts {
+        Mounts::Its => entry.path(root, b"mountinfo")?,
+        Mounts::Ours => ProcEntry::own().path(root, b"mountinfo")?,
+    };
     for_each_line(&mut file, |line| {
         if let Some(m) = parse_mountinfo(line) {
             if m.fstype == b"cgroup"
@@ -147,8 +231,13 @@ pub fn cgroup_dir(root: &[u8], controller: &[u8]) -> Option<CgroupDir> {
     } else {
         return None;
     };
-    let mut dir = PathBuf::new();
-    dir.push(root).then_some(())?;
+    let mut dir = if through_its_root {
+        entry.path(root, b"root")?
+    } else {
+        let mut dir = PathBuf::new();
+        dir.push(root).then_some(())?;
+        dir
+    };
     dir.push(mount.point.as_bytes()).then_some(())?;
     let mount_len = dir.as_bytes().len();
     let relative = below_mount_root(cgroup.as_bytes(), mount.root.as_bytes());
@@ -260,8 +349,24 @@ mod tests {
     use std::path::Path;
     use std::string::String;
 
+    /// A fixture tree in the temporary directory, removed when dropped; reads as its path.
+    struct Tree(String);
+
+    impl core::ops::Deref for Tree {
+        type Target = str;
+        fn deref(&self) -> &str {
+            &self.0
+        }
+    }
+
+    impl Drop for Tree {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
     /// Writes a fixture tree: `files` are (relative path, content).
-    fn tree(name: &str, files: &[(&str, &str)]) -> String {
+    fn tree(name: &str, files: &[(&str, &str)]) -> Tree {
         let dir = std::env::temp_dir().join(std::format!("cc-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         for (path, content) in files {
@@ -269,7 +374,7 @@ mod tests {
             std::fs::create_dir_all(file.parent().unwrap()).unwrap();
             std::fs::write(&file, content).unwrap();
         }
-        String::from(dir.to_str().unwrap())
+        Tree(String::from(dir.to_str().unwrap()))
     }
 
     const V2_MOUNTINFO: &str = "22 1 0:21 / /proc rw - proc proc rw\n\
@@ -402,7 +507,7 @@ mod tests {
     }
 
     /// A fixture tree with only `proc/self/cgroup` and `proc/self/mountinfo`: enough to look up.
-    fn proc_tree(name: &str, cgroup: &str, mountinfo: &str) -> String {
+    fn proc_tree(name: &str, cgroup: &str, mountinfo: &str) -> Tree {
         tree(
             name,
             &[
@@ -480,6 +585,57 @@ mod tests {
         // A cgroup beside the mount's root, not below it, is not visible: the mount point is.
         let beside = proc_tree("dir-ns-beside", "0::/kubepods/pod12/ctr\n", mountinfo);
         assert_eq!(lookup(&beside, b"memory").unwrap().3, "/sys/fs/cgroup");
+    }
+
+    #[test]
+    fn another_process_is_found_through_its_own_mounts_and_root() {
+        // A container's JVM, pid 4242 here: its cgroup namespace is not ours, its v2 mount's root
+        // is its cgroup, its files are under its root.
+        let container = "30 22 0:26 /kubepods/pod1/ctr /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+        let root = tree(
+            "dir-of-v2",
+            &[
+                ("proc/4242/cgroup", "0::/kubepods/pod1/ctr\n"),
+                ("proc/4242/mountinfo", container),
+                ("proc/self/cgroup", "0::/\n"),
+                ("proc/self/mountinfo", V2_MOUNTINFO),
+            ],
+        );
+        let found = cgroup_dir_of(root.as_bytes(), 4242, Mounts::Its, b"memory").unwrap();
+        let below = |bytes: &[u8]| {
+            String::from(std::str::from_utf8(bytes.strip_prefix(root.as_bytes()).unwrap()).unwrap())
+        };
+        assert_eq!(found.version(), CgroupVersion::V2);
+        assert_eq!(found.cgroup(), b"/kubepods/pod1/ctr");
+        assert_eq!(below(found.dir()), "/proc/4242/root/sys/fs/cgroup");
+        assert_eq!(below(found.mount_point()), "/proc/4242/root/sys/fs/cgroup");
+
+        // Through our mounts: the host's tree, the cgroup's whole path below it.
+        let ours = cgroup_dir_of(root.as_bytes(), 4242, Mounts::Ours, b"memory").unwrap();
+        assert_eq!(below(ours.dir()), "/sys/fs/cgroup/kubepods/pod1/ctr");
+        assert_eq!(below(ours.mount_point()), "/sys/fs/cgroup");
+
+        // v1, pid 7: its memory hierarchy's line, not the CPU one.
+        let v1 = proc_tree("dir-of-v1", "", "");
+        let v1_files = [
+            (
+                "proc/7/cgroup",
+                "5:memory:/job/task\n4:cpu,cpuacct:/job\n0::/\n",
+            ),
+            ("proc/7/mountinfo", V1_MOUNTINFO),
+        ];
+        for (path, content) in v1_files {
+            let file = Path::new(&*v1).join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, content).unwrap();
+        }
+        let found = cgroup_dir_of(v1.as_bytes(), 7, Mounts::Its, b"memory").unwrap();
+        assert_eq!(found.version(), CgroupVersion::V1);
+        assert_eq!(
+            std::str::from_utf8(found.dir().strip_prefix(v1.as_bytes()).unwrap()).unwrap(),
+            "/proc/7/root/sys/fs/cgroup/memory/job/task"
+        );
+        assert!(cgroup_dir_of(v1.as_bytes(), 8, Mounts::Its, b"memory").is_none());
     }
 
     #[test]

@@ -16,7 +16,7 @@ extern crate std;
 mod cgroup;
 mod text;
 
-pub use cgroup::{cgroup_dir, CgroupDir, CgroupVersion, CpuQuota};
+pub use cgroup::{cgroup_dir, cgroup_dir_of, CgroupDir, CgroupVersion, CpuQuota, Mounts};
 
 /// What bounds this process's parallelism.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -23,7 +23,8 @@ pub mod tree;
 pub mod walk;
 
 pub use checked::{
-    fd_path, open_regular, open_regular_at, read_capped, read_capped_at, Links, MAX_PERF_MAP_BYTES,
+    fd_path, open_regular, open_regular_at, read_capped, read_capped_at, read_capped_in_root,
+    Links, MAX_PERF_MAP_BYTES,
 };
 pub use dir::Dir;
 pub use error::FileError;

@@ -7,7 +7,7 @@ use crate::native_view::{self, NativeViewError};
 use crate::process;
 use crate::watch_sample;
 use jni::objects::JLongArray;
-use jni::sys::{jlong, jstring};
+use jni::sys::{jint, jlong, jstring};
 use jni::JNIEnv;
 
 impl From<NativeViewError> for BridgeError {
@@ -48,6 +48,18 @@ export! {
 export! {
     fn nativeViewJson(env) -> jstring {
         json_to_java(env, &native_view::read()?)
+    }
+}
+
+export! {
+    /// The memory cgroup of process `pid` as `container_memory` in `nativeViewJson` (JSON
+    /// `null` when none is seen): what `attach` answers from outside.
+    fn containerMemoryOfJson(env, pid: jint) -> jstring {
+        let pid = u32::try_from(pid)
+            .ok()
+            .filter(|&p| p > 0)
+            .ok_or_else(|| BridgeError::InvalidArgument(format!("bad pid {pid}")))?;
+        json_to_java(env, &process::container_memory_of(pid))
     }
 }
 

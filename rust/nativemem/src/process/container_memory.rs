@@ -1,7 +1,10 @@
-//! The memory cgroup of this process: limit (lowest up the hierarchy), usage, anon/file split
-//! and OOM counters, for cgroup v1 and v2.
+//! The memory cgroup of this process, or of another (the JVM `attach` answers for from outside):
+//! limit (lowest up the hierarchy), usage, anon/file split and OOM counters, for cgroup v1 and v2.
+//! Every file is read as one another process may have planted (another process's are reached
+//! through its root): regular files only, never blocking, capped.
 
-use container_cpus::CgroupVersion;
+use crate::files::{self, Links};
+use container_cpus::{CgroupVersion, Mounts};
 use serde::Serialize;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -17,7 +20,7 @@ const UNLIMITED: u64 = 1 << 62;
 pub struct ContainerMemory {
     /// `v1` or `v2`.
     pub cgroup_version: &'static str,
-    /// This process's cgroup, as `/proc/self/cgroup` names it.
+    /// The process's cgroup, as its `/proc/<pid>/cgroup` names it.
     pub cgroup: String,
     /// The lowest limit from this cgroup up to the root visible here; `None` when unlimited.
     pub limit_bytes: Option<u64>,
@@ -47,7 +50,7 @@ pub fn container_memory() -> Option<ContainerMemory> {
         match cached.as_ref() {
             Some((at, limit)) if at.elapsed() < LIMIT_CACHE => limit.clone(),
             _ => {
-                let limit = lowest_limit(place.version, &place.top, &place.dir);
+                let limit = place.lowest_limit();
                 *cached = Some((Instant::now(), limit.clone()));
                 limit
             }
@@ -59,7 +62,9 @@ pub fn container_memory() -> Option<ContainerMemory> {
 /// This process's memory cgroup, found once per process.
 fn own_place() -> Option<&'static Place> {
     static PLACE: OnceLock<Option<Place>> = OnceLock::new();
-    PLACE.get_or_init(|| Place::find(Path::new("/"))).as_ref()
+    PLACE
+        .get_or_init(|| Place::find(Path::new("/"), None))
+        .as_ref()
 }
 
 /// Pressure stall information of this process's memory cgroup (v2 `memory.pressure`): the share
@@ -71,7 +76,7 @@ pub fn memory_pressure() -> Option<f64> {
 
 /// [`memory_pressure`] under a fixture `root` (see [`container_memory_under`]).
 pub fn memory_pressure_under(root: &Path) -> Option<f64> {
-    Place::find(root)?.pressure_some_avg10()
+    Place::find(root, None)?.pressure_some_avg10()
 }
 
 /// `some avg10=<percent> ...` from a PSI file's text.
@@ -92,38 +97,79 @@ const LIMIT_CACHE: Duration = Duration::from_millis(20);
 /// Reads under `root`: a fixture tree with `proc/self/cgroup`, `proc/self/mountinfo` and the
 /// cgroup files, or `/`. `None` when no memory controller is mounted for this process.
 pub fn container_memory_under(root: &Path) -> Option<ContainerMemory> {
-    let place = Place::find(root)?;
-    Some(place.read(lowest_limit(place.version, &place.top, &place.dir)))
+    let place = Place::find(root, None)?;
+    Some(place.read(place.lowest_limit()))
 }
 
-/// Where this process's memory cgroup lives.
+/// Reads the memory cgroup of process `pid` (not this one), as it sees it: found through its own
+/// mounts and read through its root (`/proc/<pid>/root`), so that a JVM in a container is read
+/// in its container's tree; where that root cannot be entered, through the hierarchy mounted here.
+/// `None` when neither shows a memory controller for it.
+pub fn container_memory_of(pid: u32) -> Option<ContainerMemory> {
+    container_memory_of_under(Path::new("/"), pid)
+}
+
+/// [`container_memory_of`] under a fixture `root` holding `proc/<pid>/cgroup`,
+/// `proc/<pid>/mountinfo` and the cgroup files under `proc/<pid>/root/` (its mounts), or
+/// `proc/self/mountinfo` and the files under `root` (ours).
+pub fn container_memory_of_under(root: &Path, pid: u32) -> Option<ContainerMemory> {
+    let place = [Mounts::Its, Mounts::Ours]
+        .into_iter()
+        .filter_map(|mounts| Place::find(root, Some((pid, mounts))))
+        .find(|place| {
+            place
+                .number(&place.dir.join(usage_file(place.version)))
+                .is_some()
+        })?;
+    Some(place.read(place.lowest_limit()))
+}
+
+/// Where a process's memory cgroup lives.
 struct Place {
     version: CgroupVersion,
     /// The controller's mount point: the walk up the hierarchy stops here.
     top: PathBuf,
     dir: PathBuf,
     cgroup: String,
+    /// Another process's root (`/proc/<pid>/root`) that every read stays inside: its container's
+    /// files are its owner's to arrange, links included. `None` for this process's own tree.
+    within: Option<PathBuf>,
 }
 
 impl Place {
-    fn find(root: &Path) -> Option<Place> {
+    /// This process's place (`of` None), or process `pid`'s found through `mounts`.
+    fn find(root: &Path, of: Option<(u32, Mounts)>) -> Option<Place> {
         // The lookup appends `/proc/…` to the root: the real system's `/` is the empty prefix.
         let root = root.as_os_str().as_bytes();
-        let found = container_cpus::cgroup_dir(root.strip_suffix(b"/").unwrap_or(root), b"memory")?;
+        let root = root.strip_suffix(b"/").unwrap_or(root);
+        let found = match of {
+            None => container_cpus::cgroup_dir(root, b"memory")?,
+            Some((pid, mounts)) => container_cpus::cgroup_dir_of(root, pid, mounts, b"memory")?,
+        };
         let path = |bytes: &[u8]| PathBuf::from(OsStr::from_bytes(bytes));
+        let within = match of {
+            Some((pid, Mounts::Its)) => {
+                let mut at = root.to_vec();
+                at.extend_from_slice(format!("/proc/{pid}/root").as_bytes());
+                Some(path(&at))
+            }
+            _ => None,
+        };
         let place = Place {
             version: found.version(),
             top: path(found.mount_point()),
             dir: path(found.dir()),
             cgroup: String::from_utf8_lossy(found.cgroup()).into_owned(),
+            within,
         };
         // Hybrid systems mount an empty v2 tree next to the v1 controllers: a v2 hierarchy serves
         // memory only if `memory` is among its controllers.
         let serves_memory = place.version == CgroupVersion::V1
-            || place.dir.join("memory.max").exists()
-            || place.dir.join("memory.current").exists()
-            || std::fs::read_to_string(place.top.join("cgroup.controllers"))
-                .is_ok_and(|c| c.split_whitespace().any(|w| w == "memory"));
+            || place.text(&place.dir.join("memory.max")).is_some()
+            || place.text(&place.dir.join("memory.current")).is_some()
+            || place
+                .text(&place.top.join("cgroup.controllers"))
+                .is_some_and(|c| c.split_whitespace().any(|w| w == "memory"));
         serves_memory.then_some(place)
     }
 
@@ -131,7 +177,7 @@ impl Place {
         if self.version != CgroupVersion::V2 {
             return None;
         }
-        some_avg10(&std::fs::read_to_string(self.dir.join("memory.pressure")).ok()?)
+        some_avg10(&self.text(&self.dir.join("memory.pressure"))?)
     }
 
     fn read(&self, limit: LowestLimit) -> ContainerMemory {
@@ -145,16 +191,16 @@ impl Place {
             Some((limit, at)) => (Some(limit), Some(at)),
             None => (None, None),
         };
-        let stat = std::fs::read_to_string(dir.join("memory.stat")).unwrap_or_default();
+        let stat = self.text(&dir.join("memory.stat")).unwrap_or_default();
         match version {
             CgroupVersion::V2 => {
-                let events = std::fs::read_to_string(dir.join("memory.events")).unwrap_or_default();
+                let events = self.text(&dir.join("memory.events")).unwrap_or_default();
                 ContainerMemory {
                     cgroup_version: "v2",
                     cgroup: cgroup.into(),
                     limit_bytes,
                     limit_cgroup,
-                    usage_bytes: read_number(&dir.join("memory.current")).unwrap_or(0),
+                    usage_bytes: self.number(&dir.join(usage_file(*version))).unwrap_or(0),
                     anon_bytes: keyed(&stat, "anon"),
                     file_bytes: keyed(&stat, "file"),
                     oom_events: keyed(&events, "oom"),
@@ -163,22 +209,64 @@ impl Place {
                 }
             }
             CgroupVersion::V1 => {
-                let oom =
-                    std::fs::read_to_string(dir.join("memory.oom_control")).unwrap_or_default();
+                let oom = self
+                    .text(&dir.join("memory.oom_control"))
+                    .unwrap_or_default();
                 ContainerMemory {
                     cgroup_version: "v1",
                     cgroup: cgroup.into(),
                     limit_bytes,
                     limit_cgroup,
-                    usage_bytes: read_number(&dir.join("memory.usage_in_bytes")).unwrap_or(0),
+                    usage_bytes: self.number(&dir.join(usage_file(*version))).unwrap_or(0),
                     anon_bytes: keyed(&stat, "total_rss").or_else(|| keyed(&stat, "rss")),
                     file_bytes: keyed(&stat, "total_cache").or_else(|| keyed(&stat, "cache")),
                     oom_events: None,
                     oom_kill_events: keyed(&oom, "oom_kill"),
-                    failcnt: read_number(&dir.join("memory.failcnt")),
+                    failcnt: self.number(&dir.join("memory.failcnt")),
                 }
             }
         }
+    }
+
+    /// The lowest limit from `dir` up to `top`, and where it is set (relative to `top`).
+    fn lowest_limit(&self) -> LowestLimit {
+        let (top, version) = (&self.top, self.version);
+        let mut lowest: LowestLimit = None;
+        let mut at = self.dir.clone();
+        loop {
+            if let Some(limit) = self
+                .number(&at.join(limit_file(version)))
+                .filter(|&l| l < UNLIMITED)
+            {
+                if lowest.as_ref().is_none_or(|(l, _)| limit < *l) {
+                    let name = at.strip_prefix(top).unwrap_or(&at).to_string_lossy();
+                    lowest = Some((limit, format!("/{name}")));
+                }
+            }
+            if at == *top || !at.starts_with(top) || !at.pop() {
+                break;
+            }
+        }
+        lowest
+    }
+
+    /// A cgroup file's text: a regular file of at most [`MAX_CGROUP_FILE_BYTES`], no link as its
+    /// last component (and, inside another process's root, none anywhere on its path, nor `..`
+    /// out of it); `None` otherwise or when unreadable.
+    fn text(&self, path: &Path) -> Option<String> {
+        let bytes = match &self.within {
+            None => files::read_capped(path, Links::Refuse, MAX_CGROUP_FILE_BYTES),
+            Some(root) => {
+                let beneath = path.strip_prefix(root).ok()?;
+                files::read_capped_in_root(root, beneath, MAX_CGROUP_FILE_BYTES)
+            }
+        };
+        String::from_utf8(bytes.ok()?).ok()
+    }
+
+    /// A file holding one number; `max` (v2 unlimited) and unreadable files are `None`.
+    fn number(&self, path: &Path) -> Option<u64> {
+        self.text(path)?.trim().parse().ok()
     }
 }
 
@@ -189,28 +277,15 @@ fn limit_file(version: CgroupVersion) -> &'static str {
     }
 }
 
-/// The lowest limit from `dir` up to `top`, and where it is set (relative to `top`).
-fn lowest_limit(version: CgroupVersion, top: &Path, dir: &Path) -> LowestLimit {
-    let mut lowest: LowestLimit = None;
-    let mut at = dir.to_path_buf();
-    loop {
-        if let Some(limit) = read_number(&at.join(limit_file(version))).filter(|&l| l < UNLIMITED) {
-            if lowest.as_ref().is_none_or(|(l, _)| limit < *l) {
-                let name = at.strip_prefix(top).unwrap_or(&at).to_string_lossy();
-                lowest = Some((limit, format!("/{name}")));
-            }
-        }
-        if at == top || !at.starts_with(top) || !at.pop() {
-            break;
-        }
+fn usage_file(version: CgroupVersion) -> &'static str {
+    match version {
+        CgroupVersion::V1 => "memory.usage_in_bytes",
+        CgroupVersion::V2 => "memory.current",
     }
-    lowest
 }
 
-/// A file holding one number; `max` (v2 unlimited) and unreadable files are `None`.
-fn read_number(path: &PathBuf) -> Option<u64> {
-    std::fs::read_to_string(path).ok()?.trim().parse().ok()
-}
+/// The most read of one cgroup file (`memory.stat` is a few KiB).
+const MAX_CGROUP_FILE_BYTES: u64 = 64 << 10;
 
 /// `key value` lines, as in `memory.stat` and `memory.events`.
 fn keyed(text: &str, key: &str) -> Option<u64> {
@@ -426,6 +501,166 @@ mod tests {
         .unwrap();
         let m = container_memory_under(&t.0).unwrap();
         assert_eq!((m.limit_bytes, m.limit_cgroup), (None, None));
+    }
+
+    #[test]
+    fn another_process_v2_is_read_through_its_root_with_its_own_mounts() {
+        // A container's JVM (pid 4242): its cgroup namespace root is its cgroup, its files under
+        // its root. Our own tree has a different limit at the same place: it must not be read.
+        let its = "30 22 0:26 /kubepods/pod1/ctr /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+        let t = Tree::new(
+            "of-v2",
+            &[
+                ("proc/4242/cgroup", "0::/kubepods/pod1/ctr\n"),
+                ("proc/4242/mountinfo", its),
+                ("proc/4242/root/sys/fs/cgroup/memory.max", "268435456\n"),
+                ("proc/4242/root/sys/fs/cgroup/memory.current", "157286400\n"),
+                ("proc/4242/root/sys/fs/cgroup/memory.stat", V2_STAT),
+                ("proc/4242/root/sys/fs/cgroup/memory.events", V2_EVENTS),
+                ("proc/self/cgroup", "0::/\n"),
+                ("proc/self/mountinfo", V2_MOUNTINFO),
+                ("sys/fs/cgroup/memory.max", "1073741824\n"),
+                ("sys/fs/cgroup/memory.current", "1\n"),
+            ],
+        );
+        let m = container_memory_of_under(&t.0, 4242).unwrap();
+        assert_eq!(m.cgroup_version, "v2");
+        assert_eq!(m.cgroup, "/kubepods/pod1/ctr");
+        assert_eq!(m.limit_bytes, Some(256 << 20));
+        assert_eq!(m.limit_cgroup.as_deref(), Some("/"));
+        assert_eq!(m.usage_bytes, 150 << 20);
+        assert_eq!(m.anon_bytes, Some(100 << 20));
+        assert_eq!((m.oom_events, m.oom_kill_events), (Some(3), Some(2)));
+
+        // Its root not entered (no files there): the hierarchy mounted here, at its full path.
+        std::fs::remove_dir_all(t.0.join("proc/4242/root")).unwrap();
+        let host = [
+            ("sys/fs/cgroup/kubepods/memory.max", "536870912\n"),
+            ("sys/fs/cgroup/kubepods/pod1/ctr/memory.max", "max\n"),
+            ("sys/fs/cgroup/kubepods/pod1/ctr/memory.current", "4096\n"),
+        ];
+        for (path, content) in host {
+            let file = t.0.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, content).unwrap();
+        }
+        let m = container_memory_of_under(&t.0, 4242).unwrap();
+        assert_eq!(m.limit_bytes, Some(512 << 20));
+        assert_eq!(m.limit_cgroup.as_deref(), Some("/kubepods"));
+        assert_eq!(m.usage_bytes, 4096);
+        assert_eq!(
+            container_memory_of_under(&t.0, 4243),
+            None,
+            "no such process"
+        );
+    }
+
+    #[test]
+    fn another_process_v1_and_its_planted_files() {
+        let t = Tree::new(
+            "of-v1",
+            &[
+                (
+                    "proc/7/cgroup",
+                    "4:memory:/job/task\n3:cpu,cpuacct:/job\n0::/\n",
+                ),
+                ("proc/7/mountinfo", V1_MOUNTINFO),
+                (
+                    "proc/7/root/sys/fs/cgroup/memory/job/task/memory.limit_in_bytes",
+                    "9223372036854771712\n",
+                ),
+                (
+                    "proc/7/root/sys/fs/cgroup/memory/job/task/memory.usage_in_bytes",
+                    "125829120\n",
+                ),
+                (
+                    "proc/7/root/sys/fs/cgroup/memory/job/memory.limit_in_bytes",
+                    "2147483648\n",
+                ),
+            ],
+        );
+        let task = t.0.join("proc/7/root/sys/fs/cgroup/memory/job/task");
+        // A FIFO where memory.stat should be (it would block a plain read), an oversized
+        // memory.oom_control, and a link to a file of ours as memory.failcnt: none is read.
+        let fifo = std::ffi::CString::new(task.join("memory.stat").as_os_str().as_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let big = format!("oom_kill 9\n{}", " ".repeat(1 << 20));
+        std::fs::write(task.join("memory.oom_control"), big).unwrap();
+        std::fs::write(t.0.join("ours"), "77\n").unwrap();
+        std::os::unix::fs::symlink(t.0.join("ours"), task.join("memory.failcnt")).unwrap();
+
+        let m = container_memory_of_under(&t.0, 7).unwrap();
+        assert_eq!(m.cgroup_version, "v1");
+        assert_eq!(m.cgroup, "/job/task");
+        assert_eq!(m.limit_bytes, Some(2 << 30));
+        assert_eq!(m.limit_cgroup.as_deref(), Some("/job"));
+        assert_eq!(m.usage_bytes, 120 << 20);
+        assert_eq!(
+            (m.anon_bytes, m.file_bytes),
+            (None, None),
+            "the FIFO is not read"
+        );
+        assert_eq!(m.oom_kill_events, None, "the oversized file is not read");
+        assert_eq!(m.failcnt, None, "the link is not followed");
+    }
+
+    #[test]
+    fn a_link_anywhere_in_another_process_tree_leads_nowhere_out_of_it() {
+        // The target's /sys/fs/cgroup/memory/job is a link to a tree of ours, and a second limit
+        // file is reached by `..` from a link: reading them would report our numbers as its.
+        let t = Tree::new(
+            "of-links",
+            &[
+                (
+                    "proc/7/cgroup",
+                    "4:memory:/job/task
+0::/
+",
+                ),
+                ("proc/7/mountinfo", V1_MOUNTINFO),
+                (
+                    "ours/task/memory.usage_in_bytes",
+                    "125829120
+",
+                ),
+                (
+                    "ours/memory.limit_in_bytes",
+                    "2147483648
+",
+                ),
+                ("proc/7/root/sys/fs/cgroup/memory/.keep", ""),
+            ],
+        );
+        let memory = t.0.join("proc/7/root/sys/fs/cgroup/memory");
+        std::os::unix::fs::symlink(t.0.join("ours"), memory.join("job")).unwrap();
+        assert!(
+            std::fs::read(memory.join("job/task/memory.usage_in_bytes")).is_ok(),
+            "the link itself works for a plain read"
+        );
+        assert_eq!(
+            container_memory_of_under(&t.0, 7),
+            None,
+            "nothing read through the link"
+        );
+
+        // The same files as a real directory of the target: read.
+        std::fs::remove_file(memory.join("job")).unwrap();
+        std::fs::create_dir_all(memory.join("job/task")).unwrap();
+        std::fs::write(memory.join("job/task/memory.usage_in_bytes"), "4096\n").unwrap();
+        let m = container_memory_of_under(&t.0, 7).unwrap();
+        assert_eq!((m.usage_bytes, m.limit_bytes), (4096, None));
+    }
+
+    #[test]
+    fn the_real_system_reads_another_process_as_it_reads_itself() {
+        let Some(own) = container_memory() else {
+            return; // no memory controller mounted: nothing to compare
+        };
+        let of = container_memory_of(std::process::id()).unwrap();
+        assert_eq!(
+            (of.cgroup_version, &of.cgroup, of.limit_bytes),
+            (own.cgroup_version, &own.cgroup, own.limit_bytes)
+        );
     }
 
     #[test]

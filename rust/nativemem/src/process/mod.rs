@@ -5,8 +5,8 @@ mod resident;
 mod status;
 
 pub use container_memory::{
-    container_memory, container_memory_under, memory_pressure, memory_pressure_under,
-    ContainerMemory,
+    container_memory, container_memory_of, container_memory_of_under, container_memory_under,
+    memory_pressure, memory_pressure_under, ContainerMemory,
 };
 pub use resident::{resident_in, ResidentRanges};
 pub use status::{parse_status, ProcessMemory};

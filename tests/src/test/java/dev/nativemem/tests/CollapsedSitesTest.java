@@ -19,10 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
  * bench/CollapsedSites.java, which bench/profiler-findings.sh uses to read the bytes each profiler
  * attributes to the planted Java methods, on the real collapsed files of one run of that benchmark
  * (tests/src/test/resources/collapsed/): async-profiler 4.2's {@code jfrconv --nativemem --leak
- * [--total] --lines -o collapsed} and nativemem's {@code analyze --format collapsed}. The expected
- * sums were read from the same files with awk; the sample count of the 1 MiB site is also the
- * planted truth (each 1 MiB block is at least the 512 KiB interval, so async-profiler samples all
- * 64).
+ * [--total] --lines -o collapsed} and nativemem's {@code analyze --format collapsed} (under
+ * jemalloc, and under the import-rewriting engine). The expected sums were read from the same files
+ * with awk; the sample count of the 1 MiB site is also the planted truth (each 1 MiB block is at
+ * least the 512 KiB interval, so async-profiler samples all 64).
  */
 class CollapsedSitesTest {
   private static final Path ROOT = Paths.get(System.getProperty("user.dir")).getParent();
@@ -58,6 +58,19 @@ class CollapsedSitesTest {
             "SITE PlantedWorkload.plantSmall 54552580 1 73",
             "SITE PlantedWorkload.churn 0 0 -"),
         sites(FILES.resolve("nativemem.collapsed"), SITES));
+  }
+
+  /**
+   * The import-rewriting engine's dump (plain glibc), from a later run: the source's lines moved.
+   */
+  @Test
+  void importRewritingBytesPerPlantedMethod() throws Exception {
+    assertEquals(
+        List.of(
+            "SITE PlantedWorkload.plantLarge 69123709 1 78",
+            "SITE PlantedWorkload.plantSmall 41963523 1 84",
+            "SITE PlantedWorkload.churn 0 0 -"),
+        sites(FILES.resolve("nativemem-import-rewriting.collapsed"), SITES));
   }
 
   @Test

@@ -43,6 +43,7 @@ final class ForkedJvm {
   private final List<String> launcher = new ArrayList<>();
   private final List<String> classPath = new ArrayList<>();
   private String launcherJava = JAVA;
+  private long timeoutSeconds = 120;
 
   /** Whether {@code tool} is an executable on {@code PATH}. */
   static boolean onPath(String tool) {
@@ -63,6 +64,12 @@ final class ForkedJvm {
   /** Runs this {@code java} launcher instead of the one running the tests. */
   ForkedJvm java(Path launcher) {
     launcherJava = launcher.toString();
+    return this;
+  }
+
+  /** Waits this long for the child (120 s unless set) before killing it and failing. */
+  ForkedJvm timeout(long seconds) {
+    timeoutSeconds = seconds;
     return this;
   }
 
@@ -155,7 +162,7 @@ final class ForkedJvm {
     builder.environment().remove("MALLOC_CONF");
     builder.environment().putAll(env);
     Process process = builder.start();
-    if (!process.waitFor(120, TimeUnit.SECONDS)) {
+    if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
       process.destroyForcibly();
       throw new IllegalStateException("timed out: " + command);
     }

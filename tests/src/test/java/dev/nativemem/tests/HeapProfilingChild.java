@@ -220,21 +220,12 @@ public final class HeapProfilingChild {
               },
               "alloc-" + t));
     }
+    threads.add(PeriodicStep.startingAndStopping(running, profiler, toggles, FAILURES));
     threads.add(
-        loop(
-            running,
-            100,
-            () -> {
-              if (toggles.incrementAndGet() % 2 == 0) {
-                profiler.start();
-              } else {
-                profiler.stop();
-              }
-            }));
-    threads.add(
-        loop(
+        PeriodicStep.every(
             running,
             500,
+            FAILURES,
             () -> {
               Path target = dir.resolve("stress-" + dumps.get() + ".heap");
               NativeMemory.dumpProfile(target);
@@ -244,9 +235,10 @@ public final class HeapProfilingChild {
               dumps.incrementAndGet();
             }));
     threads.add(
-        loop(
+        PeriodicStep.every(
             running,
             50,
+            FAILURES,
             () -> {
               Process p = new ProcessBuilder("true").start();
               if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
@@ -254,7 +246,7 @@ public final class HeapProfilingChild {
               }
               spawns.incrementAndGet();
             }));
-    threads.add(loop(running, 1000, System::gc));
+    threads.add(PeriodicStep.every(running, 1000, FAILURES, System::gc));
     for (Thread t : threads) {
       t.start();
     }
@@ -291,30 +283,6 @@ public final class HeapProfilingChild {
   static final long STRESS_DUMPS = 20;
   static final long STRESS_SPAWNS = 50;
   static final long STRESS_ALLOCATIONS = 10_000;
-
-  private interface Step {
-    void run() throws Exception;
-  }
-
-  private static Thread loop(AtomicBoolean running, long periodMillis, Step step) {
-    return new Thread(
-        () -> {
-          while (running.get()) {
-            try {
-              step.run();
-            } catch (Exception e) {
-              FAILURES.incrementAndGet();
-              System.out.println("FAILURE " + e);
-            }
-            try {
-              Thread.sleep(periodMillis);
-            } catch (InterruptedException e) {
-              return;
-            }
-          }
-        },
-        "loop-" + periodMillis);
-  }
 
   private static void deleteTree(Path dir) throws java.io.IOException {
     try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {

@@ -80,7 +80,9 @@ class JvmSitesTest {
   void jeprofsTopSiteIsAWrapperAndOursIsTheJvmCodeThatCalledIt() throws Exception {
     String jeprof = HeapDump.jeprofText(dump);
     String jeprofTop = jeprof.lines().filter(l -> l.contains("%")).findFirst().orElse("");
-    assertTrue(jeprofTop.endsWith("os::malloc"), "jeprof's top site:\n" + jeprof);
+    // jeprof adds "@<address>" to a name two functions share (HotSpot has two os::malloc).
+    assertTrue(
+        jeprofTop.matches(".*\\sos::malloc(@\\p{XDigit}+)?"), "jeprof's top site:\n" + jeprof);
 
     String text = analyze("analyze", dump.toString(), "--top", "1000");
     String flat = text.substring(text.indexOf("(flat):"), text.indexOf("(cumulative):"));

@@ -17,8 +17,10 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
@@ -120,6 +122,11 @@ class RuntimeMatrixTest {
 
     /** What the matrix asserts in this cell, as docs/tested.md's table must say it. */
     String asserted() {
+      return String.join("; ", assertedParts());
+    }
+
+    /** {@link #asserted()}, part by part. */
+    List<String> assertedParts() {
       List<String> parts = new ArrayList<>();
       parts.add("stats, advice, handles, metrics, a watch: answer");
       if (BUNDLED_ALLOCATOR.equals(setup)) {
@@ -140,9 +147,9 @@ class RuntimeMatrixTest {
             "library loaded from -Dnativemem.tmpdir; without it, refused naming noexec and the"
                 + " property");
       }
+      parts.add("breakdown: RSS, heap, allocator, handles, unaccounted");
       parts.add(
-          "breakdown: RSS, heap, allocator, handles, unaccounted; NMT "
-              + (nmtOn() ? "figures (committed >= heap committed)" : "absent, the flag named"));
+          "NMT " + (nmtOn() ? "figures (committed >= heap committed)" : "absent, the flag named"));
       parts.add(
           hasModule("java.management")
               ? "memory pools"
@@ -159,20 +166,32 @@ class RuntimeMatrixTest {
       } else {
         parts.add("attach: stats from inside");
       }
-      return String.join("; ", parts);
+      return parts;
     }
 
     /** The runtime, as the table names it. */
     String runtime() {
-      String named =
-          jdk.equals(JDK_25)
-              ? "Temurin 25"
-              : emulated() ? "Debian OpenJDK 17 arm64 under qemu-user" : "Debian OpenJDK 17";
+      String named = jdkNamed();
       if (modules == null) {
         return named + setupNamed();
       }
-      String linked = modules.equals("pod") ? "the pod test's modules" : modules;
-      return named + " jlink " + linked.replace("all-but:", "all but ") + setupNamed();
+      return named + " jlink " + modulesNamed() + setupNamed();
+    }
+
+    /** The JDK the runtime comes from, as the tables name it. */
+    String jdkNamed() {
+      return jdk.equals(JDK_25)
+          ? "Temurin 25"
+          : emulated() ? "Debian OpenJDK 17 arm64 under qemu-user" : "Debian OpenJDK 17";
+    }
+
+    /** The modules of a jlinked image as the tables name them; null for a JDK as installed. */
+    String modulesNamed() {
+      if (modules == null) {
+        return null;
+      }
+      return (modules.equals("pod") ? "the pod test's modules" : modules)
+          .replace("all-but:", "all but ");
     }
 
     private String setupNamed() {
@@ -228,6 +247,58 @@ class RuntimeMatrixTest {
     List<String> expected = new ArrayList<>();
     CELLS.forEach(cell -> expected.add(cell.row()));
     assertEquals(String.join("\n", expected), String.join("\n", rows));
+  }
+
+  /**
+   * README.md's {@code runtimes} row: the matrix summed up (its runtimes, flags and file systems,
+   * and each assertion with the number of cells that make it), so that the row and the matrix
+   * cannot disagree.
+   */
+  @org.junit.jupiter.api.Test
+  void theReadmeRowSumsUpTheMatrix() throws IOException {
+    String row =
+        Files.readAllLines(DocPages.ROOT.resolve("README.md")).stream()
+            .filter(line -> line.startsWith("| runtimes |"))
+            .findFirst()
+            .orElse("(README.md has no runtimes row)");
+    assertEquals(readmeRow(CELLS), row);
+  }
+
+  /** README.md's {@code runtimes} row for {@code cells}. */
+  static String readmeRow(List<Cell> cells) {
+    Set<String> jdks = new LinkedHashSet<>();
+    Set<String> images = new LinkedHashSet<>();
+    Set<String> flags = new LinkedHashSet<>();
+    Set<String> setups = new LinkedHashSet<>();
+    Map<String, Integer> asserted = new LinkedHashMap<>();
+    for (Cell cell : cells) {
+      jdks.add(cell.jdkNamed());
+      if (cell.modules != null) {
+        images.add(cell.modulesNamed());
+      }
+      cell.flags.forEach(f -> flags.add("`" + f + "`"));
+      String setup = cell.setupNamed();
+      if (!setup.isEmpty()) {
+        setups.add(setup.substring(2));
+      }
+      cell.assertedParts().forEach(part -> asserted.merge(part, 1, Integer::sum));
+    }
+    List<String> checks = new ArrayList<>();
+    asserted.forEach(
+        (part, n) -> checks.add(part + (n == cells.size() ? " (every cell)" : " (" + n + ")")));
+    return "| runtimes | "
+        + cells.size()
+        + " cells, one JVM each, from "
+        + String.join(" and ", jdks)
+        + ": as installed, or `jlink`ed from "
+        + String.join("; ", images)
+        + "; flags "
+        + String.join(" ", flags)
+        + "; "
+        + String.join("; ", setups)
+        + ". Asserted, with the number of cells: "
+        + String.join("; ", checks)
+        + ". Each cell: [docs/tested.md](docs/tested.md#runtimes) |";
   }
 
   /** The cells; docs/tested.md's table has one row per name. */
@@ -542,7 +613,7 @@ class RuntimeMatrixTest {
   }
 
   /** The cell's {@code java}: the JDK as installed, or a jlink of its modules, built once. */
-  private static Path java(Cell cell) throws Exception {
+  static Path java(Cell cell) throws Exception {
     if (cell.emulated()) {
       return Arm64Runtime.java();
     }

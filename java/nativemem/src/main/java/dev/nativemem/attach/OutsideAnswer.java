@@ -1,14 +1,17 @@
 package dev.nativemem.attach;
 
 import dev.nativemem.internal.ByteFormat;
+import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * What {@code attach} answers about a JVM that cannot load nativemem's agent (its runtime has no
- * {@code java.instrument}): its memory as {@code /proc} shows it, and the JVM's own diagnostic
- * commands over the attach socket, which need no agent; what could not be seen is named.
+ * {@code java.instrument}): its memory as {@code /proc} shows it, its memory cgroup (limit, usage,
+ * OOM kills: the target's own, read through its root), and the JVM's own diagnostic commands over
+ * the attach socket, which need no agent; what could not be seen is named.
  */
 final class OutsideAnswer {
   /** The diagnostic commands asked for, in order: each answers, or its refusal is shown. */
@@ -22,6 +25,7 @@ final class OutsideAnswer {
     StringBuilder out = new StringBuilder();
     out.append("process ").append(pid).append(", answered from outside (no agent)\n");
     out.append(status(ProcText.read(pid, "status")));
+    out.append(cgroup(pid));
     for (String command : COMMANDS) {
       out.append("--- ").append(command).append('\n');
       try {
@@ -38,6 +42,45 @@ final class OutsideAnswer {
             + " to the jlink --add-modules list for the whole answer). Not seen from outside: the"
             + " allocator's statistics, native handles, the breakdown's attribution\n";
     return AttachProtocol.Result.of(0, out.toString(), err);
+  }
+
+  /** The target's memory cgroup: its limit and where it is set, usage, and OOM kills. */
+  static String cgroup(int pid) {
+    String json;
+    try {
+      json = NativeBridge.containerMemoryOfJson(pid);
+    } catch (RuntimeException e) {
+      return "cgroup    absent: " + e.getMessage() + "\n";
+    }
+    if (json == null || json.equals("null")) {
+      return "cgroup    absent: no memory cgroup found for process " + pid + "\n";
+    }
+    Map<String, Object> c = Json.parseObject(json);
+    StringBuilder line =
+        new StringBuilder("cgroup    ")
+            .append(Json.string(c, "cgroup_version"))
+            .append(' ')
+            .append(Json.string(c, "cgroup"))
+            .append(": limit ");
+    Long limit = Json.optionalNumber(c, "limit_bytes");
+    if (limit == null) {
+      line.append("none");
+    } else {
+      line.append(ByteFormat.human(limit)).append(" (set at ").append(c.get("limit_cgroup"));
+      line.append(')');
+    }
+    line.append(", usage ").append(ByteFormat.human(Json.number(c, "usage_bytes")));
+    for (String[] part : new String[][] {{"anon_bytes", "anon"}, {"file_bytes", "file"}}) {
+      Long bytes = Json.optionalNumber(c, part[0]);
+      if (bytes != null) {
+        line.append(", ").append(part[1]).append(' ').append(ByteFormat.human(bytes));
+      }
+    }
+    Long kills = Json.optionalNumber(c, "oom_kill_events");
+    if (kills != null) {
+      line.append(", OOM kills ").append(kills);
+    }
+    return line.append(" (/proc/<pid>/cgroup)\n").toString();
   }
 
   /** RSS and its parts, and threads, from {@code /proc/<pid>/status}. */

@@ -1,8 +1,11 @@
 package dev.nativemem.internal;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -11,14 +14,23 @@ import java.util.concurrent.ConcurrentHashMap;
  * framework writes and its log shippers collect; else through {@link System.Logger} ({@code
  * java.util.logging}, standard error). SLF4J is found at run time by reflection, first on the
  * system class loader (the agent's, where Flink's {@code lib/} is), then on the calling thread's
- * context class loader; nativemem itself depends on no logging library. Logger names are {@code
- * dev.nativemem} and below ({@code dev.nativemem.watch}, {@code dev.nativemem.incident}).
+ * context class loader, then on the main thread's and the other live threads' context class
+ * loaders: a Spring Boot executable jar's SLF4J is in {@code BOOT-INF/lib}, seen only by the
+ * launcher's class loader, which the launcher makes the main thread's context class loader after
+ * the agent started. Until SLF4J is found, each line looks again through loaders not yet tried
+ * (each is tried once), so lines logged once the application's loader exists go through it.
+ * nativemem itself depends on no logging library. Logger names are {@code dev.nativemem} and below
+ * ({@code dev.nativemem.watch}, {@code dev.nativemem.incident}).
  */
 public final class AppLog {
-  /** What SLF4J offers, or null once it is known to be absent (unbound, no-op, or unloadable). */
+  /** What SLF4J offers, once found; null before, and after it failed a call. */
   private static volatile Slf4j slf4j;
 
-  private static volatile boolean resolved;
+  /** SLF4J failed a call: java.util.logging takes every line from then on. */
+  private static volatile boolean failed;
+
+  /** The class loaders SLF4J was looked for in (weakly held: a loader may be discarded). */
+  private static final Map<ClassLoader, Boolean> TRIED = new WeakHashMap<>();
 
   private static final Map<String, Object> LOGGERS = new ConcurrentHashMap<>();
 
@@ -46,6 +58,7 @@ public final class AppLog {
         return;
       } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
         // SLF4J failed us: java.util.logging takes this line, and the next ones.
+        failed = true;
         slf4j = null;
       }
     }
@@ -58,18 +71,51 @@ public final class AppLog {
   }
 
   private static Slf4j slf4j() {
-    if (!resolved) {
-      synchronized (AppLog.class) {
-        if (!resolved) {
-          slf4j = Slf4j.find(ClassLoader.getSystemClassLoader());
-          if (slf4j == null) {
-            slf4j = Slf4j.find(Thread.currentThread().getContextClassLoader());
+    Slf4j found = slf4j;
+    if (found != null || failed) {
+      return found;
+    }
+    synchronized (AppLog.class) {
+      if (slf4j == null && !failed) {
+        for (ClassLoader loader : candidates()) {
+          if (loader != null && TRIED.put(loader, Boolean.TRUE) == null) {
+            slf4j = Slf4j.find(loader);
+            if (slf4j != null) {
+              break;
+            }
           }
-          resolved = true;
         }
       }
+      return failed ? null : slf4j;
     }
-    return slf4j;
+  }
+
+  /**
+   * The class loaders that may see the application's SLF4J, the likeliest first: the system class
+   * loader, the calling thread's context class loader, the main thread's, the other live threads'.
+   */
+  private static List<ClassLoader> candidates() {
+    List<ClassLoader> loaders = new ArrayList<>();
+    loaders.add(ClassLoader.getSystemClassLoader());
+    loaders.add(Thread.currentThread().getContextClassLoader());
+    ThreadGroup root = Thread.currentThread().getThreadGroup();
+    while (root != null && root.getParent() != null) {
+      root = root.getParent();
+    }
+    if (root == null) {
+      return loaders; // the calling thread has ended
+    }
+    Thread[] threads = new Thread[root.activeCount() + 16];
+    int count = root.enumerate(threads, true);
+    for (int i = 0; i < count; i++) {
+      if ("main".equals(threads[i].getName())) {
+        loaders.add(threads[i].getContextClassLoader());
+      }
+    }
+    for (int i = 0; i < count; i++) {
+      loaders.add(threads[i].getContextClassLoader());
+    }
+    return loaders;
   }
 
   /** SLF4J's {@code LoggerFactory.getLogger} and the {@code Logger} methods, by reflection. */

@@ -35,6 +35,13 @@ public final class NativeBridge {
   public static native String nativeViewJson();
 
   /**
+   * The memory cgroup of process {@code pid}, as {@code container_memory} in {@link
+   * #nativeViewJson()}: found through its own mounts and read through its root; {@code null} (JSON)
+   * when none is seen.
+   */
+  public static native String containerMemoryOfJson(int pid);
+
+  /**
    * Resident bytes of this process inside {@code [start, end)} address pairs (a flat array), by
    * {@code mincore}: {@code {"resident_bytes":[n, null, ...]}}, null where a range is not mapped.
    */

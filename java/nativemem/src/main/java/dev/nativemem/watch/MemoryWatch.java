@@ -248,9 +248,10 @@ public final class MemoryWatch implements AutoCloseable {
   /**
    * Hands an automatic trigger to the capture thread unless one was captured too recently; within
    * the minimum interval, a limit threshold higher than the incident's last one still passes (an
-   * escalation: the newest evidence stays close to the kill). A trigger declined says why.
+   * escalation: the newest evidence stays close to the kill). A trigger declined says why, at INFO.
+   * Called by the sampling thread (and by tests of this package, as the sampler would).
    */
-  private void offer(Trigger trigger) {
+  void offer(Trigger trigger) {
     long now = System.nanoTime();
     boolean recent =
         capturedAutomatically && now - lastAutomaticNanos < options.minInterval().toNanos();
