@@ -18,12 +18,18 @@ for lib in "$native_root"/*/*.so; do
     AArch64) tools=aarch64-linux-gnu- ;;
     *) tools= ;;
   esac
-  id=$("${tools}readelf" --notes "$lib" | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p' | head -n 1)
+  # Each tool's whole output captured, never cut short by a reader that stops early: with
+  # pipefail, `readelf | grep -q` fails when grep exits before readelf's last write (SIGPIPE),
+  # which left a library with many sections unsplit.
+  notes=$("${tools}readelf" --notes "$lib")
+  id=$(sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p' <<< "$notes")
+  id=${id%%$'\n'*}
   if [[ ${#id} -lt 4 ]]; then
     echo "split-debug-info: $lib has no GNU build id; cannot name its debug file" >&2
     exit 1
   fi
-  if ! "${tools}readelf" --section-headers "$lib" | grep -q '\.debug_info'; then
+  sections=$("${tools}readelf" --section-headers "$lib")
+  if [[ $sections != *.debug_info* ]]; then
     continue # already split (an incremental build that did not relink)
   fi
   debug_file="$debug_root/.build-id/${id:0:2}/${id:2}.debug"
