@@ -10,6 +10,14 @@ const PROTOS: [&str; 2] = [
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto");
+    // `import_rewriting`: where the import-rewriting engine (sampling::glibc) is built, Linux on
+    // x86-64 and aarch64 (its relocation types, register capture and unwinder are per architecture).
+    println!("cargo::rustc-check-cfg=cfg(import_rewriting)");
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
+    if os == "linux" && (arch == "x86_64" || arch == "aarch64") {
+        println!("cargo:rustc-cfg=import_rewriting");
+    }
     let descriptors = protox::compile(PROTOS, ["proto/"])?;
     prost_build::Config::new().compile_fds(descriptors)?;
     Ok(())

@@ -70,8 +70,12 @@ pub unsafe extern "C" fn valloc(size: usize) -> *mut c_void {
 #[no_mangle]
 pub unsafe extern "C" fn pvalloc(size: usize) -> *mut c_void {
     conf::ensure();
-    // jemalloc 5.3.0 has no pvalloc: page-aligned, size rounded up to whole pages, as glibc's.
-    let page = 4096usize;
+    // jemalloc 5.3.0 has no pvalloc: page-aligned, size rounded up to whole pages, as glibc's;
+    // the kernel's page (4, 16 or 64 KiB on aarch64), not an assumed 4 KiB.
+    let page = match libc::sysconf(libc::_SC_PAGESIZE) {
+        n if n > 0 => n as usize,
+        _ => 4096,
+    };
     black_box(_rjem_memalign(page, size.max(1).div_ceil(page) * page))
 }
 

@@ -17,9 +17,18 @@ fn child(test: &str, env: &[(&str, &str)]) -> String {
     child_of(&std::env::current_exe().unwrap(), test, env)
 }
 
-/// Runs one test of `exe` (a copy of this binary) in a child process with extra environment.
+/// Runs one test of `exe` (a copy of this binary) in a child process with extra environment;
+/// through `NATIVEMEM_TEST_RUNNER` when set (qemu-user for another architecture's build, which
+/// the kernel cannot start by itself unless binfmt_misc is set up).
 fn child_of(exe: &std::path::Path, test: &str, env: &[(&str, &str)]) -> String {
-    let mut cmd = Command::new(exe);
+    let mut cmd = match std::env::var_os("NATIVEMEM_TEST_RUNNER") {
+        Some(runner) => {
+            let mut cmd = Command::new(runner);
+            cmd.arg(exe);
+            cmd
+        }
+        None => Command::new(exe),
+    };
     cmd.args(["--exact", test, "--nocapture", "--include-ignored"])
         .env_remove("MALLOC_CONF")
         .env_remove("_RJEM_MALLOC_CONF")
@@ -188,8 +197,10 @@ fn allocation_family_round_trips() {
         let v = x::valloc(10);
         assert_eq!(v as usize % 4096, 0);
         x::free(v);
+        let page = libc::sysconf(libc::_SC_PAGESIZE) as usize;
         let pv = x::pvalloc(10);
-        assert!(x::malloc_usable_size(pv) >= 4096);
+        assert_eq!(pv as usize % page, 0);
+        assert!(x::malloc_usable_size(pv) >= page);
         x::free(pv);
         let c = x::calloc(10, 10) as *mut u8;
         assert!((0..100).all(|i| *c.add(i) == 0));
@@ -209,4 +220,20 @@ fn allocation_family_round_trips() {
 fn read_usize(key: &str) -> usize {
     let key = CString::new(key).unwrap();
     unsafe { raw::read::<usize>(key.as_bytes_with_nul()) }.unwrap()
+}
+
+/// The aarch64 build assumes 64 KiB pages (configure cannot probe them when cross-compiling), so it
+/// starts on 4, 16 and 64 KiB kernels alike; here it runs on the emulator's or the host's page.
+#[test]
+#[cfg(target_arch = "aarch64")]
+fn the_aarch64_build_assumes_64_kib_pages_and_runs_on_smaller_ones() {
+    let jemalloc_page: usize = unsafe { raw::read(b"arenas.page\0") }.unwrap();
+    assert_eq!(jemalloc_page, 64 << 10);
+    let kernel_page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+    assert!(kernel_page <= jemalloc_page, "kernel page {kernel_page}");
+    unsafe {
+        let v = crate::exports::valloc(10);
+        assert_eq!(v as usize % jemalloc_page, 0);
+        crate::exports::free(v);
+    }
 }

@@ -40,7 +40,7 @@ pub(crate) enum Source {
     /// The process's jemalloc, through `prof.dump`.
     Jemalloc(&'static Mallctl),
     /// The import-rewriting engine's live heap (`sampling::glibc`).
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[cfg(import_rewriting)]
     Imports,
 }
 
@@ -135,7 +135,7 @@ fn dump_into(
                     source,
                 })?;
         }
-        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        #[cfg(import_rewriting)]
         Source::Imports => {
             let mut out = std::io::BufWriter::new(file);
             super::glibc::write_dump(&mut out)
@@ -157,7 +157,7 @@ fn dump_into(
             time_ms,
             engine: match source {
                 Source::Jemalloc(_) => super::JEMALLOC_ENGINE,
-                #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+                #[cfg(import_rewriting)]
                 Source::Imports => super::glibc::ENGINE,
             },
         },

@@ -4,10 +4,11 @@
 //! Two engines, chosen per process ([`engine`]): the process's jemalloc when it can profile
 //! (it serves `malloc` and was started with `opt.prof` on: the preload allocator, or a
 //! distribution's `libjemalloc.so.2` with `MALLOC_CONF=prof:true,prof_active:false`); else, on
-//! x86-64 Linux, the import-rewriting engine ([`glibc`]), which needs nothing at the JVM's start.
+//! Linux x86-64 and aarch64, the import-rewriting engine ([`glibc`]), which needs nothing at the
+//! JVM's start.
 
 mod dump;
-#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[cfg(import_rewriting)]
 pub mod glibc;
 pub mod java_frames;
 mod maps;
@@ -86,10 +87,8 @@ pub struct SamplingStatus {
 impl SamplingStatus {
     /// The import-rewriting engine's figures, or zeroes; the other fields are the caller's.
     fn engine_figures(
-        #[cfg(all(target_os = "linux", target_arch = "x86_64"))] figures: Option<
-            &glibc::GlibcProfilerStatus,
-        >,
-        #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))] figures: Option<&()>,
+        #[cfg(import_rewriting)] figures: Option<&glibc::GlibcProfilerStatus>,
+        #[cfg(not(import_rewriting))] figures: Option<&()>,
     ) -> SamplingStatus {
         let status = SamplingStatus {
             engine: String::new(),
@@ -106,7 +105,7 @@ impl SamplingStatus {
             table_reserved_bytes: 0,
             table_resident_bytes: 0,
         };
-        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        #[cfg(import_rewriting)]
         let status = match figures {
             Some(f) => SamplingStatus {
                 live_samples: f.live_samples,
@@ -119,7 +118,7 @@ impl SamplingStatus {
             },
             None => status,
         };
-        #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+        #[cfg(not(import_rewriting))]
         let _ = figures;
         status
     }
@@ -133,7 +132,7 @@ pub const JEMALLOC_ENGINE: &str = "jemalloc";
 pub enum Engine {
     Jemalloc(&'static Mallctl),
     /// Import rewriting (`glibc`): any allocator, started at run time.
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[cfg(import_rewriting)]
     Imports,
 }
 
@@ -149,7 +148,7 @@ pub fn engine() -> Result<(Engine, String), SamplingError> {
                 ProcessAllocator::get().malloc_object()
             ),
         )),
-        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        #[cfg(import_rewriting)]
         Err(SamplingError::Unavailable(why_not_jemalloc)) => {
             let allocator = ProcessAllocator::get();
             let mut reason = format!(
@@ -173,15 +172,29 @@ pub fn engine() -> Result<(Engine, String), SamplingError> {
 /// below name it; the Java side puts the path of the jar it runs from in its place.
 pub const ENV_COMMAND: &str = "java -jar nativemem.jar env";
 
+/// Debian's and Ubuntu's jemalloc on this architecture, as the reasons below name it.
+#[cfg(not(target_arch = "aarch64"))]
+const DEBIAN_JEMALLOC: &str = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
+#[cfg(target_arch = "aarch64")]
+const DEBIAN_JEMALLOC: &str = "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2";
+
+/// Where the import-rewriting engine is absent, the reasons say so: glibc's malloc cannot be
+/// profiled there without restarting under jemalloc.
+#[cfg(import_rewriting)]
+const NO_IMPORT_REWRITING: &str = "";
+#[cfg(not(import_rewriting))]
+const NO_IMPORT_REWRITING: &str = " (on this architecture nativemem has no import-rewriting \
+     engine, which profiles glibc's malloc without a restart on Linux x86-64 and aarch64 only)";
+
 /// The process's jemalloc, if it can profile; otherwise the reason with the fix.
 pub fn profiler() -> Result<&'static Mallctl, SamplingError> {
     let allocator = ProcessAllocator::get();
     let Some(ctl) = allocator.jemalloc() else {
         return Err(SamplingError::Unavailable(format!(
-            "heap profiles need jemalloc, but glibc serves malloc in this process ({}). Start the \
-             JVM with the preload allocator: run '{ENV_COMMAND}' and set the LD_PRELOAD it \
-             prints (profiling ready by default), or use Debian's jemalloc: LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 \
-             MALLOC_CONF={READY_CONF}",
+            "heap profiles need jemalloc, but glibc serves malloc in this process \
+             ({}){NO_IMPORT_REWRITING}. Start the JVM with the preload allocator: run \
+             '{ENV_COMMAND}' and set the LD_PRELOAD it prints (profiling ready by default), or \
+             use Debian's jemalloc: LD_PRELOAD={DEBIAN_JEMALLOC} MALLOC_CONF={READY_CONF}",
             allocator.malloc_object()
         )));
     };
@@ -190,7 +203,7 @@ pub fn profiler() -> Result<&'static Mallctl, SamplingError> {
         return Err(SamplingError::Unavailable(format!(
             "the jemalloc serving malloc ({object}) was built without profiling (config.prof is \
              false). Use one built with --enable-prof: run '{ENV_COMMAND}' and set the LD_PRELOAD it \
-             prints, or LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 MALLOC_CONF={READY_CONF}"
+             prints, or LD_PRELOAD={DEBIAN_JEMALLOC} MALLOC_CONF={READY_CONF}"
         )));
     }
     if !ctl.get(keys::OPT_PROF)? {
@@ -233,7 +246,7 @@ pub fn status() -> Result<SamplingStatus, SamplingError> {
             sample_interval_bytes: sample_interval(ctl)?,
             ..SamplingStatus::engine_figures(None)
         }),
-        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        #[cfg(import_rewriting)]
         Engine::Imports => {
             let figures = glibc::status();
             Ok(SamplingStatus {
@@ -255,7 +268,7 @@ pub fn status() -> Result<SamplingStatus, SamplingError> {
 pub fn set_active(active: bool) -> Result<(), SamplingError> {
     match engine()?.0 {
         Engine::Jemalloc(ctl) => Ok(ctl.set(keys::PROF_ACTIVE, active)?),
-        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        #[cfg(import_rewriting)]
         Engine::Imports => {
             if active {
                 glibc::start(glibc::interval())?;
@@ -271,7 +284,7 @@ pub fn set_active(active: bool) -> Result<(), SamplingError> {
 pub fn set_thread_active(active: bool) -> Result<(), SamplingError> {
     match engine()?.0 {
         Engine::Jemalloc(ctl) => Ok(ctl.set(keys::THREAD_PROF_ACTIVE, active)?),
-        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        #[cfg(import_rewriting)]
         Engine::Imports => Err(SamplingError::Unavailable(format!(
             "the {} engine samples every thread; switching one thread needs the jemalloc \
              engine (start the JVM with the LD_PRELOAD that '{ENV_COMMAND}' prints)",
@@ -291,7 +304,7 @@ pub fn reset(interval_bytes: Option<u64>) -> Result<u64, SamplingError> {
             }
             sample_interval(ctl)
         }
-        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        #[cfg(import_rewriting)]
         Engine::Imports => Ok(glibc::reset(interval_bytes)?.sample_interval_bytes),
     }
 }
@@ -300,7 +313,7 @@ pub fn reset(interval_bytes: Option<u64>) -> Result<u64, SamplingError> {
 pub fn dump(request: &DumpRequest) -> Result<DumpedProfile, SamplingError> {
     dump::dump_from(request, || match engine()?.0 {
         Engine::Jemalloc(ctl) => Ok(dump::Source::Jemalloc(ctl)),
-        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        #[cfg(import_rewriting)]
         Engine::Imports => Ok(dump::Source::Imports),
     })
 }
@@ -329,6 +342,13 @@ pub fn nearest_lg(bytes: u64) -> usize {
 mod tests {
     use super::*;
 
+    /// A jemalloc preloaded into the test run serves malloc: the glibc tests have nothing to see.
+    fn under_preloaded_jemalloc() -> bool {
+        std::env::var("LD_PRELOAD")
+            .unwrap_or_default()
+            .contains("jemalloc")
+    }
+
     #[test]
     fn intervals_round_to_the_nearest_power_of_two() {
         assert_eq!(nearest_lg(0), 0);
@@ -342,11 +362,31 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(import_rewriting))]
+    fn glibc_process_is_told_that_import_rewriting_is_absent_here() {
+        if under_preloaded_jemalloc() {
+            return;
+        }
+        let status = status().unwrap();
+        assert!(!status.available, "{status:?}");
+        for said in [
+            "no import-rewriting engine",
+            "Linux x86-64 and aarch64 only",
+            ENV_COMMAND,
+            DEBIAN_JEMALLOC,
+        ] {
+            assert!(
+                status.unavailable_reason.contains(said),
+                "{said}: {}",
+                status.unavailable_reason
+            );
+        }
+    }
+
+    #[test]
+    #[cfg(import_rewriting)]
     fn glibc_process_is_profiled_by_import_rewriting_and_says_what_it_misses() {
-        if std::env::var("LD_PRELOAD")
-            .unwrap_or_default()
-            .contains("jemalloc")
-        {
+        if under_preloaded_jemalloc() {
             return;
         }
         let status = status().unwrap();

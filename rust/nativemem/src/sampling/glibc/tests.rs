@@ -76,7 +76,10 @@ fn plants() -> Option<&'static (PathBuf, PathBuf)> {
             std::fs::write(&source, PLANT_C).ok()?;
             let build = |name: &str, link: &[&str]| {
                 let out = dir.join(name);
-                let ok = std::process::Command::new("cc")
+                // The target's C compiler when cross-testing (aarch64-linux-gnu-gcc under
+                // qemu-user, build/cross-aarch64.sh), else the machine's own.
+                let cc = std::env::var_os("NATIVEMEM_TEST_CC").unwrap_or_else(|| "cc".into());
+                let ok = std::process::Command::new(cc)
                     .args(["-O2", "-fPIC", "-shared", "-fomit-frame-pointer"])
                     .args(["-fasynchronous-unwind-tables", "-o"])
                     .arg(&out)

@@ -6,7 +6,14 @@
 //! `dl_iterate_phdr` or `_Unwind_Find_FDE`, which take the loader's lock. A list replaced is
 //! freed once no unwind is running; caches come from a fixed pool, claimed by swap.
 
-use framehop::x86_64::{CacheX86_64, UnwindRegsX86_64, UnwinderX86_64};
+#[cfg(target_arch = "aarch64")]
+use framehop::aarch64::{
+    CacheAarch64 as ArchCache, PtrAuthMask, UnwindRegsAarch64, UnwinderAarch64 as ArchUnwinder,
+};
+#[cfg(target_arch = "x86_64")]
+use framehop::x86_64::{
+    CacheX86_64 as ArchCache, UnwindRegsX86_64, UnwinderX86_64 as ArchUnwinder,
+};
 use framehop::{ExplicitModuleSectionInfo, Module, MustNotAllocateDuringUnwind, Unwinder};
 use std::cell::Cell;
 use std::ffi::{c_int, c_void, CStr};
@@ -25,7 +32,7 @@ impl Deref for Mapped {
     }
 }
 
-type Unwinding = UnwinderX86_64<Mapped, MustNotAllocateDuringUnwind>;
+type Unwinding = ArchUnwinder<Mapped, MustNotAllocateDuringUnwind>;
 
 /// The unwinder and the code ranges of the objects it knows, sorted: a frame outside all of them
 /// is JIT-compiled or interpreted code, where the native stack ends (as jemalloc's does), so the
@@ -41,7 +48,7 @@ impl Engine {
         self.code.get(at).is_some_and(|r| r.contains(&address))
     }
 }
-type Cache = CacheX86_64<MustNotAllocateDuringUnwind>;
+type Cache = ArchCache<MustNotAllocateDuringUnwind>;
 
 /// Threads that can unwind at the same moment; one more waits for no one: it records the
 /// sample with its first frame only.
@@ -138,6 +145,21 @@ pub fn refresh() {
 /// frames left out). Allocation-free and lock-free. Returns the number of frames.
 #[inline(never)]
 pub fn capture(out: &mut [u64]) -> usize {
+    let (ip, sp, regs) = registers();
+    let top = stack_top();
+    if top <= sp as usize {
+        return 0;
+    }
+    UNWINDING.fetch_add(1, Ordering::SeqCst);
+    let filled = walk(ip, sp, regs, top as u64, out);
+    UNWINDING.fetch_sub(1, Ordering::SeqCst);
+    filled
+}
+
+/// This point's instruction and stack pointers and the registers the unwinder starts from.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn registers() -> (u64, u64, UnwindRegsX86_64) {
     let (ip, sp, bp): (u64, u64, u64);
     // SAFETY: reads three registers, touches no memory.
     unsafe {
@@ -151,17 +173,45 @@ pub fn capture(out: &mut [u64]) -> usize {
             options(nomem, nostack, preserves_flags)
         );
     }
-    let top = stack_top();
-    if top <= sp as usize {
-        return 0;
-    }
-    UNWINDING.fetch_add(1, Ordering::SeqCst);
-    let filled = walk(ip, sp, bp, top as u64, out);
-    UNWINDING.fetch_sub(1, Ordering::SeqCst);
-    filled
+    (ip, sp, UnwindRegsX86_64::new(ip, sp, bp))
 }
 
-fn walk(ip: u64, sp: u64, bp: u64, top: u64, out: &mut [u64]) -> usize {
+/// This point's program counter and stack pointer, and the link register and frame pointer
+/// the unwinder starts from.
+#[cfg(target_arch = "aarch64")]
+#[inline(always)]
+fn registers() -> (u64, u64, UnwindRegsAarch64) {
+    let (pc, sp, fp, lr): (u64, u64, u64, u64);
+    // SAFETY: reads four registers, touches no memory.
+    unsafe {
+        std::arch::asm!(
+            "adr {pc}, .",
+            "mov {sp}, sp",
+            "mov {fp}, x29",
+            "mov {lr}, x30",
+            pc = out(reg) pc,
+            sp = out(reg) sp,
+            fp = out(reg) fp,
+            lr = out(reg) lr,
+            options(nomem, nostack, preserves_flags)
+        );
+    }
+    // Linux's user addresses fit 48 bits: a return address signed by pointer authentication
+    // carries its signature above them.
+    let mask = PtrAuthMask(u64::MAX >> 16);
+    (
+        pc,
+        sp,
+        UnwindRegsAarch64::new_with_ptr_auth_mask(mask, lr, sp, fp),
+    )
+}
+
+#[cfg(target_arch = "x86_64")]
+type Regs = UnwindRegsX86_64;
+#[cfg(target_arch = "aarch64")]
+type Regs = UnwindRegsAarch64;
+
+fn walk(ip: u64, sp: u64, regs: Regs, top: u64, out: &mut [u64]) -> usize {
     let engine = CURRENT.load(Ordering::SeqCst);
     // SAFETY: published by `refresh` and not freed while UNWINDING counts us.
     let Some(engine) = (unsafe { engine.as_ref() }) else {
@@ -183,12 +233,9 @@ fn walk(ip: u64, sp: u64, bp: u64, top: u64, out: &mut [u64]) -> usize {
         OWN.0.load(Ordering::Relaxed) as u64,
         OWN.1.load(Ordering::Relaxed) as u64,
     );
-    let mut frames = engine.unwinder.iter_frames(
-        ip,
-        UnwindRegsX86_64::new(ip, sp, bp),
-        cache_ref,
-        &mut read_stack,
-    );
+    let mut frames = engine
+        .unwinder
+        .iter_frames(ip, regs, cache_ref, &mut read_stack);
     let mut filled = 0;
     let mut leading = true;
     while filled < out.len() {

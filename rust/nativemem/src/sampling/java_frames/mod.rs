@@ -48,7 +48,7 @@ pub unsafe fn set_enabled(vm: *mut JavaVM, on: bool) -> Result<JavaFramesStatus,
     let ctl = match super::engine()?.0 {
         super::Engine::Jemalloc(ctl) => ctl,
         // The import-rewriting engine asks for Java frames itself, in its hook.
-        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        #[cfg(import_rewriting)]
         super::Engine::Imports => {
             if on {
                 prepare(vm, &mut jvmti).map_err(unavailable)?;

@@ -34,8 +34,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * read-only root, a noexec {@code /tmp}) in a mount namespace of the cell's own, and the bundled
  * allocator preloaded into a jlinked image, whose heap profile names the probe's planted line. Each
  * cell runs {@link RuntimeCellProbe} (stats, breakdown, advice, handles, metrics, a watch) and is
- * attached from outside; each feature's answer, or its stated absence, is asserted.
- * docs/tested.md's supported-runtimes table names the cells ({@link #CELLS}).
+ * attached from outside; each feature's answer, or its stated absence, is asserted. The aarch64
+ * cells run Debian's arm64 JRE under qemu-user ({@link Arm64Runtime}) on the jar's linux-aarch64
+ * libraries, the bundled allocator as that JVM's {@code env} extracts it. docs/tested.md's
+ * supported-runtimes table names the cells ({@link #CELLS}).
  */
 class RuntimeMatrixTest {
   static final Path JDK_17 = Paths.get("/usr/lib/jvm/java-17-openjdk-amd64");
@@ -45,6 +47,7 @@ class RuntimeMatrixTest {
   static final String NOEXEC_TMP = "noexec-tmp";
   static final String BUNDLED_ALLOCATOR = "bundled-allocator";
   static final String JUNIT = "junit";
+  static final String IMPORT_REWRITING = "import-rewriting";
 
   /** The noexec cell's library directory: a tmpfs of its own mount namespace, mounted there. */
   static final String ELSEWHERE = "/mnt/nativemem";
@@ -59,7 +62,8 @@ class RuntimeMatrixTest {
     /**
      * Null, {@link #READ_ONLY_ROOT} or {@link #NOEXEC_TMP} (the file systems the JVM sees), or
      * {@link #BUNDLED_ALLOCATOR} (preloaded, as {@code env} extracts it, and a heap profile
-     * dumped), or {@link #JUNIT} (the agent loaded and the JUnit extension run on a leaking class).
+     * dumped), or {@link #JUNIT} (the agent loaded and the JUnit extension run on a leaking class),
+     * or {@link #IMPORT_REWRITING} (glibc's malloc, a heap profile dumped by import rewriting).
      */
     final String setup;
 
@@ -83,6 +87,11 @@ class RuntimeMatrixTest {
     /** Whether the cell's JVM runs in a mount namespace of its own. */
     boolean ownMounts() {
       return READ_ONLY_ROOT.equals(setup) || NOEXEC_TMP.equals(setup);
+    }
+
+    /** Whether the cell's JVM is the arm64 one, run under qemu-user. */
+    boolean emulated() {
+      return jdk.equals(Arm64Runtime.HOME);
     }
 
     boolean has(String flag) {
@@ -121,7 +130,13 @@ class RuntimeMatrixTest {
       List<String> parts = new ArrayList<>();
       parts.add("stats, advice, handles, metrics, a watch: answer");
       if (BUNDLED_ALLOCATOR.equals(setup)) {
+        if (emulated()) {
+          parts.add("env extracts the aarch64 allocator (readelf)");
+        }
         parts.add("a heap profile dumped: analyze names the planted Java line");
+      }
+      if (IMPORT_REWRITING.equals(setup)) {
+        parts.add("a heap profile dumped by import rewriting: analyze names the planted Java line");
       }
       if (JUNIT.equals(setup)) {
         parts.add(
@@ -139,7 +154,9 @@ class RuntimeMatrixTest {
           hasModule("java.management")
               ? "memory pools"
               : "memory pools absent, java.management named");
-      if (has("-XX:+DisableAttachMechanism")) {
+      if (emulated()) {
+        parts.add("attach: not tried under emulation");
+      } else if (has("-XX:+DisableAttachMechanism")) {
         parts.add("attach: refused within 2 s, the flag named");
       } else if (!hasModule("java.instrument")) {
         parts.add(
@@ -163,7 +180,9 @@ class RuntimeMatrixTest {
 
     /** The JDK the runtime comes from, as the tables name it. */
     String jdkNamed() {
-      return jdk.equals(JDK_25) ? "Temurin 25" : "Debian OpenJDK 17";
+      return jdk.equals(JDK_25)
+          ? "Temurin 25"
+          : emulated() ? "Debian OpenJDK 17 arm64 under qemu-user" : "Debian OpenJDK 17";
     }
 
     /** The modules of a jlinked image as the tables name them; null for a JDK as installed. */
@@ -187,6 +206,9 @@ class RuntimeMatrixTest {
       }
       if (JUNIT.equals(setup)) {
         return ", the agent and the JUnit extension";
+      }
+      if (IMPORT_REWRITING.equals(setup)) {
+        return ", glibc's malloc";
       }
       return "";
     }
@@ -318,10 +340,17 @@ class RuntimeMatrixTest {
               "-Dnativemem.tmpdir=" + ELSEWHERE + "/lib"),
           Cell.on(
               BUNDLED_ALLOCATOR, "jdk17-java.se-without-jdk.jfr-bundled-allocator", JDK_17, NO_JFR),
-          Cell.on(JUNIT, "jdk17-java.se-without-jdk.jfr-junit", JDK_17, NO_JFR));
+          Cell.on(JUNIT, "jdk17-java.se-without-jdk.jfr-junit", JDK_17, NO_JFR),
+          Cell.on(BUNDLED_ALLOCATOR, "aarch64-jdk17-bundled-allocator", Arm64Runtime.HOME, null),
+          Cell.on(JUNIT, "aarch64-jdk17-junit", Arm64Runtime.HOME, null),
+          Cell.on(IMPORT_REWRITING, "aarch64-jdk17-import-rewriting", Arm64Runtime.HOME, null));
 
+  /**
+   * The cells, or those whose name starts with {@code -Dnativemem.cells} (e.g. {@code aarch64}).
+   */
   static Stream<Cell> cells() {
-    return CELLS.stream();
+    String only = System.getProperty("nativemem.cells", "");
+    return CELLS.stream().filter(cell -> cell.name.startsWith(only));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -334,7 +363,7 @@ class RuntimeMatrixTest {
     command.add("-cp");
     command.add(classPath(cell));
     Path dump = null;
-    if (BUNDLED_ALLOCATOR.equals(cell.setup)) {
+    if (BUNDLED_ALLOCATOR.equals(cell.setup) || IMPORT_REWRITING.equals(cell.setup)) {
       dump = Files.createTempDirectory(Paths.get("target"), "cell-dump").toAbsolutePath();
       dump = dump.resolve("planted.heap");
       command.add(command.size() - 2, "-Dnativemem.cell.dump=" + dump);
@@ -353,8 +382,8 @@ class RuntimeMatrixTest {
     command.add(RuntimeCellProbe.class.getName());
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
-    if (dump != null) {
-      builder.environment().put("LD_PRELOAD", bundledAllocator().toString());
+    if (BUNDLED_ALLOCATOR.equals(cell.setup)) {
+      builder.environment().put("LD_PRELOAD", bundledAllocator(cell, java).toString());
     }
     Process probe = builder.start();
     try {
@@ -388,6 +417,10 @@ class RuntimeMatrixTest {
       assertTrue(output.get("watch").startsWith("samples "), output.get("watch"));
       if (dump != null) {
         plantedLineNamed(dump, output.get("dump"));
+        // The engine that wrote it, as its sidecar names it.
+        String sidecar = Files.readString(dump.resolveSibling("planted.heap.symbols/symbols.json"));
+        String engine = IMPORT_REWRITING.equals(cell.setup) ? "import-rewriting" : "jemalloc";
+        assertEquals(engine, JSON.std.mapFrom(sidecar).get("engine"), sidecar);
       }
       if (JUNIT.equals(cell.setup)) {
         String junit = output.get("junit");
@@ -409,7 +442,9 @@ class RuntimeMatrixTest {
         assertFalse(maps.matches("(?s).* /tmp/\\S*libnativemem.*"), maps);
         refusedWithoutTheProperty(cell, java);
       }
-      attach(cell, pid);
+      if (!cell.emulated()) {
+        attach(cell, pid);
+      }
     } finally {
       probe.getOutputStream().close();
       if (!probe.waitFor(20, TimeUnit.SECONDS)) {
@@ -418,16 +453,32 @@ class RuntimeMatrixTest {
     }
   }
 
-  /** The bundled allocator as {@code env} extracts it (once, under {@code target/runtimes}). */
-  private static synchronized Path bundledAllocator() throws Exception {
-    Path dir = Paths.get("target", "runtimes", "preload").toAbsolutePath();
+  /**
+   * The bundled allocator as the cell's {@code env} extracts it (once per architecture, under
+   * {@code target/runtimes}); under emulation, readelf says it is the aarch64 one.
+   */
+  private static synchronized Path bundledAllocator(Cell cell, Path java) throws Exception {
+    Path dir =
+        Paths.get("target", "runtimes", cell.emulated() ? "preload-aarch64" : "preload")
+            .toAbsolutePath();
     Path library = dir.resolve("libnativemem_jemalloc.so");
     if (!Files.exists(library)) {
-      ForkedJvm.Result r = new ForkedJvm().cli("env", "--dir", dir.toString());
+      ForkedJvm jvm = new ForkedJvm();
+      if (cell.emulated()) {
+        jvm.launcher(Arm64Runtime.QEMU).java(java);
+      }
+      ForkedJvm.Result r = jvm.cli("env", "--dir", dir.toString());
       assertEquals(0, r.exitCode, r.toString());
       assertTrue(
           r.stdout.contains("export LD_PRELOAD=" + library.toRealPath() + "\n"), r.toString());
     }
+    String header = PodTest.run(List.of("readelf", "--file-header", library.toString()));
+    assertTrue(
+        header.matches(
+            "(?s).*Machine: +"
+                + (cell.emulated() ? "AArch64" : "Advanced Micro Devices X86-64")
+                + "\n.*"),
+        header);
     return library;
   }
 
@@ -450,6 +501,9 @@ class RuntimeMatrixTest {
    * file systems are the cell's (as root; the cell is skipped otherwise).
    */
   private static List<String> launcher(Cell cell) throws IOException {
+    if (cell.emulated()) {
+      return List.of(Arm64Runtime.QEMU);
+    }
     if (!cell.ownMounts()) {
       return List.of();
     }
@@ -560,6 +614,9 @@ class RuntimeMatrixTest {
 
   /** The cell's {@code java}: the JDK as installed, or a jlink of its modules, built once. */
   static Path java(Cell cell) throws Exception {
+    if (cell.emulated()) {
+      return Arm64Runtime.java();
+    }
     Assumptions.assumeTrue(
         Files.isExecutable(cell.jdk.resolve("bin/java")), cell.jdk + " is not installed here");
     if (cell.modules == null) {

@@ -10,6 +10,7 @@ import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.zip.ZipEntry;
@@ -169,19 +170,37 @@ public final class NativeLibraryLoader {
     }
   }
 
+  /** The resource name of {@code platform}'s library in the jar. */
+  private static String libraryEntry(String platform) {
+    return "/dev/nativemem/native/" + platform + "/" + LIBRARY_FILE;
+  }
+
+  /**
+   * A supported platform whose library this jar lacks (a jar built where a cross toolchain was
+   * missing): the one sentence names what the jar carries.
+   */
+  static String missingLibrary(String platform, List<String> carried) {
+    return "this nativemem jar carries no native library for "
+        + platform
+        + " (it carries "
+        + (carried.isEmpty() ? "none" : String.join(", ", carried))
+        + "); use the released jar, which carries "
+        + String.join(", ", SUPPORTED_PLATFORMS)
+        + ", build it with the aarch64 cross toolchain installed (CONTRIBUTING.md), or set -D"
+        + LIBRARY_PATH_PROPERTY;
+  }
+
   private static Path loadFromJar(String platform) {
-    String entry = "dev/nativemem/native/" + platform + "/" + LIBRARY_FILE;
+    String entry = libraryEntry(platform).substring(1);
     URL url = NativeLibraryLoader.class.getResource("/" + entry);
     if (url == null) {
-      throw new UnsupportedOperationException(
-          "this nativemem jar carries no native library for "
-              + platform
-              + " ("
-              + entry
-              + " is missing); build the jar on "
-              + platform
-              + " or set -D"
-              + LIBRARY_PATH_PROPERTY);
+      List<String> carried = new ArrayList<>();
+      for (String other : SUPPORTED_PLATFORMS) {
+        if (NativeLibraryLoader.class.getResource(libraryEntry(other)) != null) {
+          carried.add(other);
+        }
+      }
+      throw new UnsupportedOperationException(missingLibrary(platform, carried));
     }
     try {
       Path jar = jarFileOf(url);

@@ -13,9 +13,10 @@ import java.nio.file.Path;
  * <p>About one allocation per {@linkplain #sampleIntervalBytes() interval} of allocated bytes is
  * sampled with its native stack, by one of two engines ({@link #toString()} names it and why): the
  * jemalloc serving this process when it was started with profiling ({@code opt.prof}; the preload
- * allocator does that by default, inactive), else, on x86-64 Linux, import rewriting, which needs
- * nothing at the JVM's start but does not see what libc allocates inside itself. Either way {@link
- * #start()} can begin sampling in a running JVM. Dump with {@code NativeMemory.dumpProfile()}.
+ * allocator does that by default, inactive), else, on Linux x86-64 and aarch64, import rewriting,
+ * which needs nothing at the JVM's start but does not see what libc allocates inside itself. Either
+ * way {@link #start()} can begin sampling in a running JVM. Dump with {@code
+ * NativeMemory.dumpProfile()}.
  *
  * <p>Every method other than {@link #isAvailable()} and {@link #unavailableReason()} throws {@link
  * ProfilingUnavailableException} when profiling cannot run; its message says how to start the JVM

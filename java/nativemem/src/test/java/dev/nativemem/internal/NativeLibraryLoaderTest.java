@@ -36,6 +36,19 @@ class NativeLibraryLoaderTest {
   }
 
   @Test
+  void aJarWithoutThisPlatformsLibraryNamesThePlatformsItCarries() {
+    String message =
+        NativeLibraryLoader.missingLibrary("linux-aarch64", java.util.List.of("linux-x86_64"));
+    assertTrue(
+        message.startsWith(
+            "this nativemem jar carries no native library for linux-aarch64 (it carries"
+                + " linux-x86_64); use the released jar, which carries linux-x86_64,"
+                + " linux-aarch64,"),
+        message);
+    assertTrue(message.endsWith("or set -Dnativemem.library.path"), message);
+  }
+
+  @Test
   void extractedLibraryIsPrivate() throws Exception {
     java.nio.file.Path lib = NativeLibraryLoader.loadedPath();
     assertEquals(
