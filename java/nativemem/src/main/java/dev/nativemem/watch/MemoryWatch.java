@@ -248,14 +248,16 @@ public final class MemoryWatch implements AutoCloseable {
   /**
    * Hands an automatic trigger to the capture thread unless one was captured too recently; within
    * the minimum interval, a limit threshold higher than the incident's last one still passes (an
-   * escalation: the newest evidence stays close to the kill). A trigger declined says why.
+   * escalation: the newest evidence stays close to the kill), and so does usage still above the
+   * highest threshold some seconds on (a refresh of the escalation). A trigger declined says why.
    */
   private void offer(Trigger trigger) {
     long now = System.nanoTime();
     boolean recent =
         capturedAutomatically && now - lastAutomaticNanos < options.minInterval().toNanos();
     Double threshold = trigger.thresholdPercent();
-    boolean escalation = recent && threshold != null && threshold > incidentThreshold;
+    boolean escalation =
+        recent && threshold != null && (threshold > incidentThreshold || trigger.refresh());
     if (recent && !escalation) {
       LOG.log(
           System.Logger.Level.INFO,
