@@ -260,7 +260,9 @@ public final class MemoryWatch implements AutoCloseable {
         capturedAutomatically && now - lastAutomaticNanos < options.minInterval().toNanos();
     Double threshold = trigger.thresholdPercent();
     boolean escalation =
-        recent && escalates(threshold, incidentThreshold, (now - lastOfferNanos) / 1_000_000);
+        recent
+            && (trigger.refresh()
+                || escalates(threshold, incidentThreshold, (now - lastOfferNanos) / 1_000_000));
     if (recent && !escalation) {
       LOG.log(
           System.Logger.Level.INFO,
@@ -290,11 +292,12 @@ public final class MemoryWatch implements AutoCloseable {
   }
 
   /**
-   * Whether a trigger within the incident's minimum interval escalates it: a limit threshold higher
-   * than the incident's highest so far, at once (the newest evidence stays close to the kill); or
-   * one at least that high again {@link Triggers#TOP_REFRESH_MS} after the incident's last capture
-   * (usage held above the highest threshold, or back above it after a dip of a point), so that a
-   * kill slow to come still finds evidence of its last seconds.
+   * Whether a trigger within the incident's minimum interval escalates it (as does a {@link
+   * Trigger#refresh}, usage held above the highest threshold): a limit threshold higher than the
+   * incident's highest so far, at once (the newest evidence stays close to the kill); or one at
+   * least that high again {@link Triggers#TOP_REFRESH_MS} after the incident's last capture (back
+   * above it after a dip of a point), so that a kill slow to come still finds evidence of its last
+   * seconds.
    */
   static boolean escalates(Double threshold, double incidentThreshold, long sinceLastCaptureMs) {
     return threshold != null
