@@ -46,7 +46,7 @@ public enum Setting {
       "nativemem.handles.level",
       "sampled",
       null,
-      "Handle tracking: `off`, `counts` (no stacks), `sampled` (1 stack in `interval` per thread, and up to 4 a second of each kind), `full`"
+      "Handle tracking: `off`, `counts` (no stacks), `sampled` (1 stack in `interval` per thread, and up to 4 a second of each kind, in bursts of up to 32), `full`"
           + " (every stack); the agent argument `level=` wins. In a JVM started without the agent,"
           + " `attach <pid> handles` starts tracking at `full` until the JVM exits, and says so"
           + " there and in the JVM's log."),

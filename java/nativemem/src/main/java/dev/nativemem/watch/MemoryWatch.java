@@ -57,6 +57,10 @@ public final class MemoryWatch implements AutoCloseable {
   private volatile boolean running = true;
   private volatile Path lastBundle;
   private long lastAutomaticNanos;
+
+  /** When the last automatic trigger was handed to the capture thread (sampling thread only). */
+  private long lastOfferNanos;
+
   private boolean capturedAutomatically;
 
   /** The highest limit threshold captured in the current incident (sampling thread only). */
@@ -247,16 +251,19 @@ public final class MemoryWatch implements AutoCloseable {
 
   /**
    * Hands an automatic trigger to the capture thread unless one was captured too recently; within
-   * the minimum interval, a limit threshold higher than the incident's last one still passes (an
-   * escalation: the newest evidence stays close to the kill). A trigger declined says why, at INFO.
-   * Called by the sampling thread (and by tests of this package, as the sampler would).
+   * the minimum interval, an escalation still passes ({@link #escalates}). A trigger declined says
+   * why, at INFO. Called by the sampling thread (and by tests of this package, as the sampler
+   * would).
    */
   void offer(Trigger trigger) {
     long now = System.nanoTime();
     boolean recent =
         capturedAutomatically && now - lastAutomaticNanos < options.minInterval().toNanos();
     Double threshold = trigger.thresholdPercent();
-    boolean escalation = recent && threshold != null && threshold > incidentThreshold;
+    boolean escalation =
+        recent
+            && (trigger.refresh()
+                || escalates(threshold, incidentThreshold, (now - lastOfferNanos) / 1_000_000));
     if (recent && !escalation) {
       LOG.log(
           System.Logger.Level.INFO,
@@ -266,7 +273,9 @@ public final class MemoryWatch implements AutoCloseable {
               + (now - lastAutomaticNanos) / 1_000_000_000
               + " s ago (under nativemem.watch.minIntervalSeconds="
               + options.minInterval().getSeconds()
-              + ") and this crosses no higher limit threshold than it did");
+              + ") and this crosses no higher limit threshold than it did, or did so "
+              + (now - lastOfferNanos) / 1_000_000
+              + " ms ago");
       return;
     }
     if (!recent) {
@@ -277,9 +286,24 @@ public final class MemoryWatch implements AutoCloseable {
     if (threshold != null) {
       incidentThreshold = Math.max(incidentThreshold, threshold);
     }
+    lastOfferNanos = now;
     pendingEscalation = escalation;
     pending.set(trigger);
     LockSupport.unpark(capturing);
+  }
+
+  /**
+   * Whether a trigger within the incident's minimum interval escalates it (as does a {@link
+   * Trigger#refresh}, usage held above the highest threshold): a limit threshold higher than the
+   * incident's highest so far, at once (the newest evidence stays close to the kill); or one at
+   * least that high again {@link Triggers#TOP_REFRESH_MS} after the incident's last capture (back
+   * above it after a dip of a point), so that a kill slow to come still finds evidence of its last
+   * seconds.
+   */
+  static boolean escalates(Double threshold, double incidentThreshold, long sinceLastCaptureMs) {
+    return threshold != null
+        && (threshold > incidentThreshold
+            || (threshold >= incidentThreshold && sinceLastCaptureMs >= Triggers.TOP_REFRESH_MS));
   }
 
   private void captureLoop() {

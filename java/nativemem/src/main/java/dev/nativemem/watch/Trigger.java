@@ -25,11 +25,17 @@ public final class Trigger {
   private final Kind kind;
   private final String detail;
   private final Double thresholdPercent;
+  private final boolean refresh;
 
   Trigger(Kind kind, String detail, Double thresholdPercent) {
+    this(kind, detail, thresholdPercent, false);
+  }
+
+  Trigger(Kind kind, String detail, Double thresholdPercent, boolean refresh) {
     this.kind = Objects.requireNonNull(kind, "kind");
     this.detail = Objects.requireNonNull(detail, "detail");
     this.thresholdPercent = thresholdPercent;
+    this.refresh = refresh;
   }
 
   static Trigger onDemand(String reason) {
@@ -52,6 +58,15 @@ public final class Trigger {
    */
   public Double thresholdPercent() {
     return thresholdPercent;
+  }
+
+  /**
+   * Whether this is usage still above the highest threshold, some seconds after it fired: the
+   * incident's newest evidence is taken again, so that it stays close to a kill that is slow to
+   * come.
+   */
+  boolean refresh() {
+    return refresh;
   }
 
   @Override

@@ -17,6 +17,14 @@ final class Triggers {
   /** A threshold re-arms once usage is this far (a fraction of the limit) below it. */
   static final double REARM_GAP = 0.01;
 
+  /**
+   * While usage stays above the highest threshold, the limit trigger fires again this long after it
+   * last did: a process held at its limit (the kernel reclaiming its page cache, the allocator's
+   * retained pages) can live for many seconds more before the kill, and the newest evidence must
+   * stay within a few seconds of it.
+   */
+  static final long TOP_REFRESH_MS = 3_000;
+
   /** Leaked handles are compared with the sample this long ago. */
   static final long LEAK_WINDOW_MS = 60_000;
 
@@ -26,6 +34,10 @@ final class Triggers {
   private final double[] thresholds;
   private final double[] thresholdsPercent;
   private final boolean[] armed;
+
+  /** When the highest threshold last fired (sample time), while usage stays above it. */
+  private long topFiredAt;
+
   private final long growthWindowMs;
   private final long horizonMs;
   private boolean growthArmed = true;
@@ -92,6 +104,25 @@ final class Triggers {
         armed[i] = true;
       }
     }
+    int top = thresholds.length - 1;
+    long now = ring.back(0, SampleRing.TIME);
+    if (fired == top) {
+      topFiredAt = now;
+    } else if (fired < 0 && top >= 0 && !armed[top] && now - topFiredAt >= TOP_REFRESH_MS) {
+      topFiredAt = now;
+      return new Trigger(
+          Trigger.Kind.LIMIT,
+          String.format(
+              Locale.ROOT,
+              "usage %.1f%% of the %s %s (above %.0f%% for %d s: the evidence taken again)",
+              share * 100,
+              ByteFormat.human(limit),
+              limitName(ring),
+              thresholdsPercent[top],
+              (now - firstAboveTop(ring, thresholds[top])) / 1000),
+          thresholdsPercent[top],
+          true);
+    }
     if (fired < 0) {
       return null;
     }
@@ -105,6 +136,20 @@ final class Triggers {
             limitName(ring),
             thresholdsPercent[fired]),
         thresholdsPercent[fired]);
+  }
+
+  /** The time of the oldest sample of the newest run of samples at or above {@code share}. */
+  private long firstAboveTop(SampleRing ring, double share) {
+    long first = ring.back(0, SampleRing.TIME);
+    for (int back = 0; back < ring.size(); back++) {
+      long limit = limit(ring, back);
+      long usage = usage(ring, back);
+      if (limit <= 0 || usage < 0 || (double) usage / limit < share - REARM_GAP) {
+        break;
+      }
+      first = ring.back(back, SampleRing.TIME);
+    }
+    return first;
   }
 
   private String limitName(SampleRing ring) {

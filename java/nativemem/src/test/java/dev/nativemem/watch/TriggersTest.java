@@ -168,4 +168,47 @@ class TriggersTest {
     add(-1, -1, 900 * MIB, -1);
     assertNull(triggers.evaluate(ring), "no limit and no physical memory known");
   }
+
+  /**
+   * A process held at its limit lives on for many seconds (the kernel reclaiming page cache): while
+   * usage stays above the highest threshold, the limit trigger fires again every {@link
+   * Triggers#TOP_REFRESH_MS}, a refresh, so that the newest evidence stays close to the kill.
+   */
+  @Test
+  void aboveTheHighestThresholdTheEvidenceIsTakenAgainEveryThreeSeconds() {
+    Triggers triggers = new Triggers(onlyLimits(), -1);
+    // 99% of 512 MiB is 506.9 MiB; 98% is 501.8 MiB.
+    List<Trigger> fired =
+        feed(triggers, 400, 508, 510, 511, 511, 511, 511, 511, 511, 511, 511, 511, 511, 400);
+    assertEquals(99.0, fired.get(1).thresholdPercent());
+    assertTrue(!fired.get(1).refresh(), fired.get(1).toString());
+    List<Integer> refreshes = new ArrayList<>();
+    for (int i = 2; i < fired.size(); i++) {
+      if (fired.get(i) != null) {
+        assertTrue(fired.get(i).refresh(), fired.get(i).toString());
+        assertEquals(99.0, fired.get(i).thresholdPercent());
+        refreshes.add(i);
+      }
+    }
+    assertEquals(List.of(4, 7, 10), refreshes, "3, 6 and 9 s after the crossing: " + fired);
+    assertTrue(
+        fired.get(4).detail().contains("above 99% for 3 s: the evidence taken again"),
+        fired.get(4).detail());
+    // Below the threshold it re-arms: a new crossing is a crossing again, not a refresh.
+    List<Trigger> again = feed(triggers, 508, 511, 511);
+    assertTrue(
+        !again.get(0).refresh() && again.get(0).thresholdPercent() == 99.0, again.toString());
+    assertNull(again.get(1));
+  }
+
+  /** Below the highest threshold nothing is taken again, however long usage stays there. */
+  @Test
+  void belowTheHighestThresholdNothingIsTakenAgain() {
+    Triggers triggers = new Triggers(onlyLimits(), -1);
+    List<Trigger> fired = feed(triggers, 400, 490, 490, 490, 490, 490, 490, 490, 490, 490, 490);
+    assertEquals(95.0, fired.get(1).thresholdPercent());
+    for (int i = 2; i < fired.size(); i++) {
+      assertNull(fired.get(i), "sample " + i);
+    }
+  }
 }

@@ -1,40 +1,70 @@
 package dev.nativemem.handles.tracking;
 
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 
 /**
- * The rate half of {@code level=sampled}'s decision: each kind has its creation stacks recorded up
- * to {@link #PER_SECOND} times a second whatever the interval, so a kind created rarely (a few
- * {@code ColumnFamilyOptions} a minute) has every stack recorded and every leak of it names its
- * line, while a kind created thousands of times a second is held to that rate plus one in {@code
- * interval}. One volatile read and a clock read per creation; one small record per kind.
+ * The rate half of {@code level=sampled}'s decision: each kind has its creation stacks recorded at
+ * {@link #PER_SECOND} a second whatever the interval, in bursts of up to {@link #BURST}, so a kind
+ * created rarely (a few {@code ColumnFamilyOptions} a minute, several of them in the same
+ * millisecond when Flink starts its manual compactions together) has every stack recorded and every
+ * leak of it names its line, while a kind created thousands of times a second is held to that rate
+ * plus one in {@code interval}. Each kind is a token bucket: {@link #BURST} tokens, one refilled
+ * every 1/{@link #PER_SECOND} s. A clock read and a short lock of the kind's bucket per creation
+ * not taken by the interval; one small record per kind.
  */
 final class KindSampling {
-  /** Stacks per kind and second recorded beyond one in {@code interval}. */
+  /** Stacks per kind and second recorded beyond one in {@code interval}, in the long run. */
   static final int PER_SECOND = 4;
 
-  private static final long SECOND_NANOS = 1_000_000_000L;
+  /** Stacks of one kind recorded at once, before the rate holds it. */
+  static final int BURST = 32;
 
-  private final ConcurrentHashMap<String, Window> windows = new ConcurrentHashMap<>();
+  private static final long TOKEN_NANOS = 1_000_000_000L / PER_SECOND;
+
+  private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+  private final LongSupplier nanoTime;
+
+  KindSampling() {
+    this(System::nanoTime);
+  }
+
+  /** With {@code nanoTime} as the clock (tests). */
+  KindSampling(LongSupplier nanoTime) {
+    this.nanoTime = nanoTime;
+  }
 
   /** Whether this creation of {@code kind} is within its kind's rate. */
   boolean withinRate(String kind) {
-    Window window = windows.get(kind);
-    if (window == null) {
-      window = windows.computeIfAbsent(kind, k -> new Window());
+    Bucket bucket = buckets.get(kind);
+    if (bucket == null) {
+      bucket = buckets.computeIfAbsent(kind, k -> new Bucket(nanoTime.getAsLong()));
     }
-    long now = System.nanoTime();
-    if (now - window.start >= SECOND_NANOS) {
-      // A race here only lets a few more through: the rate is a bound, not an exact count.
-      window.start = now;
-      window.taken.set(0);
-    }
-    return window.taken.get() < PER_SECOND && window.taken.incrementAndGet() <= PER_SECOND;
+    return bucket.take(nanoTime.getAsLong());
   }
 
-  private static final class Window {
-    volatile long start = System.nanoTime() - SECOND_NANOS;
-    final AtomicInteger taken = new AtomicInteger();
+  /**
+   * A kind's tokens: {@link #BURST} at first, one more every {@link #TOKEN_NANOS}, at most that.
+   */
+  private static final class Bucket {
+    private long tokens = BURST;
+    private long refilled;
+
+    Bucket(long now) {
+      refilled = now;
+    }
+
+    synchronized boolean take(long now) {
+      long earned = (now - refilled) / TOKEN_NANOS;
+      if (earned > 0) {
+        tokens = Math.min(BURST, tokens + earned);
+        refilled = tokens == BURST ? now : refilled + earned * TOKEN_NANOS;
+      }
+      if (tokens == 0) {
+        return false;
+      }
+      tokens--;
+      return true;
+    }
   }
 }

@@ -91,7 +91,9 @@ final class TrackerSites {
             + interval
             + " per thread and up to "
             + KindSampling.PER_SECOND
-            + " a second of each kind; use level=full, at most 16 MiB of stacks, to see every"
+            + " a second of each kind (in bursts of up to "
+            + KindSampling.BURST
+            + "); use level=full, at most 16 MiB of stacks, to see every"
             + " site)";
       case FULL:
         return "(creation stack not recorded: created before the agent started, or inside"

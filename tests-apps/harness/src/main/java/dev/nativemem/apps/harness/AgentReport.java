@@ -2,6 +2,8 @@ package dev.nativemem.apps.harness;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -16,6 +18,11 @@ public final class AgentReport {
 
   static AgentReport parse(String json) throws IOException {
     return new AgentReport(JSON.std.mapFrom(json));
+  }
+
+  /** A handle report on disk: the agent's at exit, or an incident bundle's handles.json. */
+  public static AgentReport read(Path file) throws IOException {
+    return parse(Files.readString(file));
   }
 
   /** One count ({@code created}, {@code closed}, {@code open}, {@code leaked}...) of a kind. */
@@ -68,6 +75,17 @@ public final class AgentReport {
   public List<Long> zombieCapacities() {
     return list(root, "zombie_caches").stream()
         .map(z -> number(z, "capacity_bytes"))
+        .collect(Collectors.toList());
+  }
+
+  /** Where each zombie cache was created ({@code cache_created_at}; null where not recorded). */
+  public List<String> zombieCachesCreatedAt() {
+    return list(root, "zombie_caches").stream()
+        .map(
+            z ->
+                z.get("cache_created_at") instanceof String
+                    ? (String) z.get("cache_created_at")
+                    : null)
         .collect(Collectors.toList());
   }
 

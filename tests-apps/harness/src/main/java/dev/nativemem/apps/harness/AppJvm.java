@@ -6,7 +6,9 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,6 +25,8 @@ public final class AppJvm {
 
   private final String name;
   private final List<String> jvmArgs = new ArrayList<>();
+  private final List<String> launcher = new ArrayList<>();
+  private final Map<String, String> environment = new LinkedHashMap<>();
   private boolean agent = true;
   private String level = "level=full,";
 
@@ -33,6 +37,24 @@ public final class AppJvm {
 
   public AppJvm jvmArg(String... args) {
     jvmArgs.addAll(Arrays.asList(args));
+    return this;
+  }
+
+  /**
+   * Starts the JVM through {@code command} (such as {@link MemoryCgroup#launcher()}), which runs
+   * {@code "$0" "$@"}: the java command and its arguments.
+   */
+  public AppJvm launcher(String... command) {
+    launcher.addAll(Arrays.asList(command));
+    return this;
+  }
+
+  /**
+   * Sets an environment variable of the child (after {@code LD_PRELOAD}, {@code MALLOC_CONF} and
+   * {@code JAVA_TOOL_OPTIONS} of this JVM are removed, so those can be given here).
+   */
+  public AppJvm env(String name, String value) {
+    environment.put(name, value);
     return this;
   }
 
@@ -54,6 +76,18 @@ public final class AppJvm {
    */
   public RunningApp start(Path jar, String... args) throws IOException {
     List<String> command = new ArrayList<>(Arrays.asList("-jar", jar.toString()));
+    command.addAll(Arrays.asList(args));
+    Launch launch = launch(command);
+    return new RunningApp(launch.process, launch.out, launch.err, launch.report, launch.dir);
+  }
+
+  /**
+   * Starts {@code java ... -cp <classPath> <mainClass> <args>} and returns while it runs: for a
+   * server, or a process that runs until it is killed. {@link RunningApp#stop()} ends it.
+   */
+  public RunningApp startMain(String classPath, String mainClass, String... args)
+      throws IOException {
+    List<String> command = new ArrayList<>(Arrays.asList("-cp", classPath, mainClass));
     command.addAll(Arrays.asList(args));
     Launch launch = launch(command);
     return new RunningApp(launch.process, launch.out, launch.err, launch.report, launch.dir);
@@ -130,7 +164,7 @@ public final class AppJvm {
     for (Path old : new Path[] {report, out, err}) {
       Files.deleteIfExists(old); // ours, from an earlier run of this test
     }
-    List<String> command = new ArrayList<>();
+    List<String> command = new ArrayList<>(launcher);
     command.add(JAVA);
     if (agent) {
       command.add("-javaagent:" + AGENT_JAR + "=" + level + "report=" + report);
@@ -147,6 +181,7 @@ public final class AppJvm {
     builder.environment().remove("LD_PRELOAD");
     builder.environment().remove("MALLOC_CONF");
     builder.environment().remove("JAVA_TOOL_OPTIONS");
+    builder.environment().putAll(environment);
     return new Launch(builder.start(), dir, out, err, report);
   }
 }

@@ -48,6 +48,29 @@ public final class MemoryCgroup implements AutoCloseable {
     return new MemoryCgroup(dir);
   }
 
+  /**
+   * Swap off for the cgroup, as in a pod: the limit with swap equals the limit, and swappiness 0
+   * (each where the kernel has it).
+   */
+  public MemoryCgroup withoutSwap() throws IOException {
+    Path memsw = dir.resolve("memory.memsw.limit_in_bytes");
+    if (Files.exists(memsw)) {
+      Files.writeString(memsw, Files.readString(dir.resolve("memory.limit_in_bytes")).trim());
+    }
+    Files.writeString(dir.resolve("memory.swappiness"), "0");
+    return this;
+  }
+
+  /** How many processes the kernel's OOM killer killed in this cgroup ({@code oom_kill}). */
+  public long oomKills() throws IOException {
+    for (String line : Files.readAllLines(dir.resolve("memory.oom_control"))) {
+      if (line.startsWith("oom_kill ")) {
+        return Long.parseLong(line.substring(9).trim());
+      }
+    }
+    return -1;
+  }
+
   /** {@code sh -c} that moves itself into this cgroup and then runs {@code "$0" "$@"}. */
   public String[] launcher() {
     return new String[] {

@@ -53,6 +53,30 @@ public final class RunningApp implements AutoCloseable {
     throw new IllegalStateException("no '" + key + " <n>' within " + timeout);
   }
 
+  /** The child's process id (that of the launcher, which execs the JVM, where there is one). */
+  public long pid() {
+    return process.pid();
+  }
+
+  /** The directory the child runs in (its output, its {@code tmp}). */
+  public Path dir() {
+    return dir;
+  }
+
+  /**
+   * Waits up to {@code timeout} for the application to exit by itself and returns when it was seen
+   * to exit ({@link System#currentTimeMillis()}, within about 10 ms), or -1 if it still runs.
+   */
+  public long awaitExit(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (process.waitFor(10, TimeUnit.MILLISECONDS)) {
+        return System.currentTimeMillis();
+      }
+    }
+    return -1;
+  }
+
   /** Stops the application (SIGTERM, then SIGKILL after a minute); what it printed. */
   public AppRun stop() throws IOException, InterruptedException {
     process.destroy();
