@@ -8,8 +8,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Frames one stack keeps at most.
 pub const MAX_FRAMES: usize = 128;
 const MAX_PROBES: usize = 64;
-/// A writer that has claimed a slot finishes within a few hundred instructions; a reader waits
-/// this many spins for it, then gives up (the sample keeps no stack).
+/// A writer that has claimed a slot finishes within a few hundred instructions; a reader of the
+/// same hash waits this many spins for its frames to compare them. A writer preempted in between
+/// (more threads than cores) can take longer: the reader then takes the slot on the word of the
+/// 63-bit hash alone rather than wait (two distinct stacks share one with a chance of about
+/// n²/2⁶⁴ for n stacks) and never gives up the sample's stack for it.
 const MAX_SPINS: usize = 10_000;
 const ARENA_FULL: u64 = u64::MAX;
 
@@ -94,8 +97,7 @@ impl Stacks {
                 }
                 spins += 1;
                 if spins > MAX_SPINS {
-                    self.dropped.fetch_add(1, Ordering::Relaxed);
-                    return 0;
+                    return slot as u32 + 1;
                 }
                 std::hint::spin_loop();
             };
