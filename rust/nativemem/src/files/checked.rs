@@ -54,45 +54,45 @@ pub fn open_regular_at(dir: &Dir, name: &CString) -> io::Result<File> {
     regular_only(File::from(fd))
 }
 
-/// Reads the regular file `beneath` (a relative path) of at most `cap` bytes, resolved as if
-/// `root` were `/`: `root` is opened once (a magic link such as `/proc/<pid>/root` is followed,
-/// it is the point), then `openat2` with `RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
-/// RESOLVE_NO_MAGICLINKS`, so no `..`, no link in any component and no `/proc` magic link can
-/// lead out of that tree (another process's container, whose files its owner controls). A
-/// kernel without `openat2` (before 5.6) refuses the read.
+/// Reads the regular file `beneath` (a relative path) of at most `cap` bytes, inside `root`:
+/// `root` is opened once (a magic link such as `/proc/<pid>/root` is followed, it is the point),
+/// then each component of `beneath` is opened from the one before with `O_NOFOLLOW`, so no link
+/// in any component is followed and no `..` or absolute path is taken: nothing leads out of that
+/// tree (another process's container, whose files its owner controls). The same walk as
+/// `openat2`'s `RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS`, on kernels and emulators without it.
 pub fn read_capped_in_root(root: &Path, beneath: &Path, cap: u64) -> io::Result<Vec<u8>> {
     use std::os::unix::ffi::OsStrExt;
-    let root = OpenOptions::new()
+    use std::path::Component;
+    let names = beneath
+        .components()
+        .map(|component| match component {
+            Component::Normal(name) => {
+                CString::new(name.as_bytes()).map_err(|_| invalid("has a NUL byte in its name"))
+            }
+            _ => Err(invalid(
+                "leads out of its root (an absolute path, `.` or `..`)",
+            )),
+        })
+        .collect::<io::Result<Vec<CString>>>()?;
+    let Some((file, dirs)) = names.split_last() else {
+        return Err(invalid("names no file"));
+    };
+    let mut at: std::os::fd::OwnedFd = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
-        .open(root)?;
-    let name = CString::new(beneath.as_os_str().as_bytes())
-        .map_err(|_| invalid("has a NUL byte in its name"))?;
-    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
-    how.flags = (libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC) as u64;
-    how.resolve = libc::RESOLVE_IN_ROOT | libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS;
-    // SAFETY: `name` is NUL-ended and `how` a valid open_how of the size passed; the kernel
-    // reads both during the call only.
-    let fd = unsafe {
-        libc::syscall(
-            libc::SYS_openat2,
-            root.as_raw_fd(),
-            name.as_ptr(),
-            &how as *const libc::open_how,
-            std::mem::size_of::<libc::open_how>(),
-        )
+        .open(root)?
+        .into();
+    let no_link = |e: io::Error| match e.raw_os_error() {
+        Some(libc::ELOOP) | Some(libc::ENOTDIR) => invalid("passes through a symbolic link"),
+        _ => e,
     };
-    if fd < 0 {
-        let e = io::Error::last_os_error();
-        return Err(match e.raw_os_error() {
-            Some(libc::ELOOP) => invalid("passes through a symbolic link"),
-            Some(libc::EXDEV) => invalid("leads out of its root"),
-            _ => e,
-        });
+    for dir in dirs {
+        let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+        at = openat(at.as_raw_fd(), dir, flags).map_err(no_link)?;
     }
-    // SAFETY: a descriptor the kernel just returned, owned by nobody else.
-    let file = unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(fd as i32) };
-    read_capped_from(regular_only(file)?, cap)
+    let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW;
+    let fd = openat(at.as_raw_fd(), file, flags).map_err(no_link)?;
+    read_capped_from(regular_only(File::from(fd))?, cap)
 }
 
 /// Reads the regular file `name` of `dir` (as [`open_regular_at`]) of at most `cap` bytes.
