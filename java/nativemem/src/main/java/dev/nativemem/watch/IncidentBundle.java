@@ -25,6 +25,7 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
@@ -32,6 +33,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
@@ -46,6 +48,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -124,30 +128,87 @@ final class IncidentBundle {
     long pid = ProcessHandle.current().pid();
     Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
     String name = name(pid, at, trigger.kind());
-    if (directory.has(name)) {
-      // Names have a resolution of a second: a second capture within it waits for the next.
+    // Names have a resolution of a second: a second capture within it (written, or being written
+    // by another capture thread) waits for the next.
+    while (directory.has(name) || !WRITING.add(name)) {
       sleepUntilNextSecond(at);
       at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
       name = name(pid, at, trigger.kind());
     }
+    try {
+      return write(directory, trigger, ring, previous, trimmed, started, pid, at, name);
+    } finally {
+      WRITING.remove(name);
+    }
+  }
+
+  /** The names of the bundles being written now, by any capture thread. */
+  private static final Set<String> WRITING = ConcurrentHashMap.newKeySet();
+
+  private Path write(
+      DirectoryHandle directory,
+      Trigger trigger,
+      SampleRing ring,
+      String previous,
+      String trimmed,
+      long started,
+      long pid,
+      Instant at,
+      String name)
+      throws IOException {
     String tempName = "." + name + ".tmp-" + Long.toHexString(RANDOM.nextLong() & Long.MAX_VALUE);
     Path target = directory.path().resolve(name);
     boolean done = false;
     boolean announced = false;
+    // A trimmed capture (an escalation in the last seconds before a kill) is published as soon as
+    // its verdict parts are written: in a process reclaiming at its limit the rest can take
+    // seconds the kill does not leave.
+    boolean early = trimmed != null;
     try (DirectoryHandle temp = directory.makePrivateDirectory(tempName)) {
       Parts parts = new Parts(temp);
       MemorySnapshot[] snapshot = new MemorySnapshot[1];
       HeapProfile heap = captureVerdictParts(parts, ring, trimmed, snapshot);
       Map<String, Object> manifest = manifest(pid, at, trigger, previous, basis(ring), parts);
       manifest.put("capture_ms", (System.nanoTime() - started) / 1_000_000);
-      parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
+      if (early) {
+        Map<String, Object> first = new LinkedHashMap<>(manifest);
+        List<Object> missing = new ArrayList<>(parts.missing);
+        missing.add(Parts.entry("the advice and the rest of this capture", STILL_CAPTURING));
+        first.put("missing", missing);
+        parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(first));
+        if (!directory.rename(tempName, directory, name)) {
+          throw new IOException(directory.path().resolve(name) + " exists already");
+        }
+        done = true;
+      } else {
+        parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
+      }
       // The verdict reaches the log before the rest: the log is what outlives a pod's volumes.
       announced = log(IncidentLog.render(temp.anchored(""), target));
-      captureRest(parts, heap, directory, previous, trimmed, snapshot[0]);
-      // The capture's one duration: the manifest, the page and the log all show this figure.
-      long captureMs = (System.nanoTime() - started) / 1_000_000;
-      manifest.put("capture_ms", captureMs);
-      parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
+      long captureMs;
+      try {
+        captureRest(parts, heap, directory, previous, trimmed, snapshot[0]);
+        // The capture's one duration: the manifest, the page and the log all show this figure.
+        captureMs = (System.nanoTime() - started) / 1_000_000;
+        manifest.put("capture_ms", captureMs);
+        if (early) {
+          parts.missing("incident page", trimmed);
+          parts.replaceAtomically(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
+        } else {
+          parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
+        }
+      } catch (VolumeFull e) {
+        if (!early) {
+          throw e;
+        }
+        // published already: the first manifest stays, and says the rest was not taken
+        log(IncidentLog.completed(target, (System.nanoTime() - started) / 1_000_000));
+        return target;
+      }
+      if (early) {
+        log(IncidentLog.completed(target, captureMs));
+        return target;
+      }
       Consumer<Path> page = incidentPage;
       if (trimmed != null) {
         parts.missing("incident page", trimmed);
@@ -187,6 +248,15 @@ final class IncidentBundle {
       }
     }
   }
+
+  /**
+   * Why a published escalation's first manifest leaves out its advice: it is written next, in the
+   * bundle in place, and the manifest replaced once it is.
+   */
+  static final String STILL_CAPTURING =
+      "written after this manifest, once the verdict's parts were in place (published first, in the"
+          + " last seconds before a kill): a later manifest lists it, unless the process ended or the"
+          + " volume filled first";
 
   private static void sleepUntilNextSecond(Instant at) {
     try {
@@ -558,10 +628,14 @@ final class IncidentBundle {
     }
 
     void missing(String what, String why) {
+      missing.add(entry(what, why));
+    }
+
+    static Map<String, Object> entry(String what, String why) {
       Map<String, Object> entry = new LinkedHashMap<>();
       entry.put("what", what);
       entry.put("why", why);
-      missing.add(entry);
+      return entry;
     }
 
     /**
@@ -611,6 +685,33 @@ final class IncidentBundle {
           throw new VolumeFull(e);
         }
         throw e;
+      }
+    }
+
+    /**
+     * Writes {@code name} again in a bundle already in place: the new file made under a temporary
+     * name, then renamed over the old one through the bundle's descriptor, so that a reader (or a
+     * kill) finds the old file or the new one, never none.
+     */
+    void replaceAtomically(String name, String content) {
+      String next = "." + name + ".next";
+      boolean written;
+      try {
+        written = dir.writeNew(next, content.getBytes(StandardCharsets.UTF_8));
+      } catch (RuntimeException e) {
+        if (VolumeFull.isCause(e)) {
+          throw new VolumeFull(e);
+        }
+        throw e;
+      }
+      if (!written) {
+        throw new IllegalStateException(next + " exists in " + dir.path());
+      }
+      try {
+        Files.move(dir.anchored(next), dir.anchored(name), StandardCopyOption.ATOMIC_MOVE);
+      } catch (IOException e) {
+        dir.removeTree(next);
+        throw new UncheckedIOException(e);
       }
     }
 

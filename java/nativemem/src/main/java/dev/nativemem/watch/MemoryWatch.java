@@ -16,6 +16,7 @@ import java.nio.file.Paths;
 import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import javax.management.ObjectName;
@@ -28,8 +29,9 @@ import javax.management.ObjectName;
  * previous.
  *
  * <p>Sampling runs on its own daemon thread at the highest priority and allocates nothing, so it
- * keeps time under garbage collection pressure; captures run on a second, pre-started thread, so
- * sampling goes on while a bundle is written.
+ * keeps time under garbage collection pressure; captures run on pre-started threads, so sampling
+ * goes on while a bundle is written: one for an incident's first, full bundle, one for its
+ * escalations (the cheap parts, near the limit), which never wait behind the full one.
  */
 public final class MemoryWatch implements AutoCloseable {
   private static final AppLog LOG = AppLog.get("dev.nativemem.watch");
@@ -49,11 +51,25 @@ public final class MemoryWatch implements AutoCloseable {
   private final Sampler sampler = new Sampler();
   private final Triggers triggers;
   private final IncidentBundle bundle;
+
+  /** The trigger of a new incident, for the capture thread (a full bundle). */
   private final AtomicReference<Trigger> pending = new AtomicReference<>();
+
+  /**
+   * The trigger escalating the current incident, for the escalation thread: it never waits behind
+   * the incident's full bundle, which may take seconds in a process reclaiming at its limit.
+   */
+  private final AtomicReference<Trigger> pendingEscalation = new AtomicReference<>();
+
   private final Object captureLock = new Object();
   private final Set<String> logged = new HashSet<>();
   private final Thread sampling;
   private final Thread capturing;
+  private final Thread escalating;
+
+  /** Capture threads still running: the last one out closes the directory. */
+  private final AtomicInteger captureThreads = new AtomicInteger(2);
+
   private volatile boolean running = true;
   private volatile Path lastBundle;
   private long lastAutomaticNanos;
@@ -66,10 +82,7 @@ public final class MemoryWatch implements AutoCloseable {
   /** The highest limit threshold captured in the current incident (sampling thread only). */
   private double incidentThreshold;
 
-  /** Whether the pending trigger escalates the current incident. */
-  private volatile boolean pendingEscalation;
-
-  /** The incident's newest escalation bundle, replaced by the next one (capture thread only). */
+  /** The incident's newest escalation bundle, replaced by the next one (under captureLock). */
   private String escalationBundle;
 
   private ObjectName mbean;
@@ -82,8 +95,10 @@ public final class MemoryWatch implements AutoCloseable {
     this.triggers = new Triggers(options, physical);
     this.bundle = new IncidentBundle(options, ring.capacity(), physical);
     this.sampling = new Thread(this::sampleLoop, "nativemem-watch");
-    this.capturing = new Thread(this::captureLoop, "nativemem-watch-capture");
-    for (Thread t : new Thread[] {sampling, capturing}) {
+    this.capturing = new Thread(() -> captureLoop(pending, false), "nativemem-watch-capture");
+    this.escalating =
+        new Thread(() -> captureLoop(pendingEscalation, true), "nativemem-watch-escalation");
+    for (Thread t : new Thread[] {sampling, capturing, escalating}) {
       t.setDaemon(true);
       t.setPriority(Thread.MAX_PRIORITY);
     }
@@ -132,6 +147,7 @@ public final class MemoryWatch implements AutoCloseable {
       watch.registerMBean();
       watch.sampling.start();
       watch.capturing.start();
+      watch.escalating.start();
       current = watch;
       LOG.log(System.Logger.Level.INFO, startMessage(options, dir.placement));
       return watch;
@@ -168,8 +184,8 @@ public final class MemoryWatch implements AutoCloseable {
   }
 
   /**
-   * Captures a bundle now, whatever the triggers say and however recent the last one (captures run
-   * one at a time); returns its directory.
+   * Captures a full bundle now, whatever the triggers say and however recent the last one; returns
+   * its directory.
    *
    * @throws NativeMemoryException if the watch directory is no longer safe or the bundle cannot be
    *     written (nothing is left half-written)
@@ -214,6 +230,7 @@ public final class MemoryWatch implements AutoCloseable {
     running = false;
     LockSupport.unpark(sampling);
     LockSupport.unpark(capturing);
+    LockSupport.unpark(escalating);
     unregisterMBean();
     synchronized (STARTING) {
       if (current == this) {
@@ -287,9 +304,13 @@ public final class MemoryWatch implements AutoCloseable {
       incidentThreshold = Math.max(incidentThreshold, threshold);
     }
     lastOfferNanos = now;
-    pendingEscalation = escalation;
-    pending.set(trigger);
-    LockSupport.unpark(capturing);
+    if (escalation) {
+      pendingEscalation.set(trigger);
+      LockSupport.unpark(escalating);
+    } else {
+      pending.set(trigger);
+      LockSupport.unpark(capturing);
+    }
   }
 
   /**
@@ -306,14 +327,18 @@ public final class MemoryWatch implements AutoCloseable {
             || (threshold >= incidentThreshold && sinceLastCaptureMs >= Triggers.TOP_REFRESH_MS));
   }
 
-  private void captureLoop() {
+  /**
+   * The loop of a capture thread: the capture thread takes new incidents ({@code pending}), the
+   * escalation thread their escalations, so that the newest evidence is never held up by the
+   * incident's first, full bundle.
+   */
+  private void captureLoop(AtomicReference<Trigger> queue, boolean escalation) {
     while (running) {
-      Trigger trigger = pending.getAndSet(null);
+      Trigger trigger = queue.getAndSet(null);
       if (trigger == null) {
         LockSupport.park(this);
         continue;
       }
-      boolean escalation = pendingEscalation;
       try {
         captureAutomatically(trigger, escalation);
       } catch (NotWritten e) {
@@ -322,8 +347,10 @@ public final class MemoryWatch implements AutoCloseable {
         logOnce("cannot write an incident bundle (the watch keeps running): ", e);
       }
     }
-    synchronized (captureLock) {
-      directory.close();
+    if (captureThreads.decrementAndGet() == 0) {
+      synchronized (captureLock) {
+        directory.close();
+      }
     }
   }
 
@@ -335,16 +362,18 @@ public final class MemoryWatch implements AutoCloseable {
    */
   private void captureAutomatically(Trigger trigger, boolean escalation) throws IOException {
     if (!escalation) {
-      escalationBundle = null;
+      synchronized (captureLock) {
+        escalationBundle = null;
+      }
       captureNow(trigger, null);
       return;
     }
+    Path written =
+        captureNow(
+            trigger,
+            "an escalation of the incident near the limit: the cheap parts only, in the last"
+                + " seconds (the incident's first bundle has the heap profile and page)");
     synchronized (captureLock) {
-      Path written =
-          captureNow(
-              trigger,
-              "an escalation of the incident near the limit: the cheap parts only, in the last"
-                  + " seconds (the incident's first bundle has the heap profile and page)");
       String replaced = escalationBundle;
       escalationBundle = written.getFileName().toString();
       if (replaced != null && Retention.BUNDLE.matcher(replaced).matches()) {
@@ -361,12 +390,20 @@ public final class MemoryWatch implements AutoCloseable {
     return captureNow(trigger, null);
   }
 
+  /**
+   * Writes a bundle. The directory's bookkeeping (its check, the previous bundle, room on the
+   * volume, pruning) runs under the capture lock; the bundle itself is written outside it, so that
+   * an escalation runs beside a full capture still under way.
+   */
   private Path captureNow(Trigger trigger, String cheapOnly) throws IOException {
+    DirectoryHandle dir;
+    String previous;
+    FreeSpace.Room room;
     synchronized (captureLock) {
       directory.check();
-      DirectoryHandle dir = directory.handle;
-      String previous = Retention.newestOf(dir, ProcessHandle.current().pid());
-      FreeSpace.Room room = FreeSpace.decide(dir, previous, options.profile());
+      dir = directory.handle;
+      previous = Retention.newestOf(dir, ProcessHandle.current().pid());
+      room = FreeSpace.decide(dir, previous, options.profile());
       if (!room.removed.isEmpty()) {
         LOG.log(
             System.Logger.Level.INFO,
@@ -381,32 +418,34 @@ public final class MemoryWatch implements AutoCloseable {
       if (room.skipped != null) {
         throw notWritten(trigger + "; " + room.skipped, null);
       }
-      Path written;
-      try {
-        written =
-            bundle.write(
-                dir, trigger, ring, previous, room.trimmed != null ? room.trimmed : cheapOnly);
-      } catch (IOException e) {
-        if (IncidentBundle.VolumeFull.isCause(e)) {
-          throw notWritten(trigger + "; " + e.getMessage(), e);
-        }
-        throw e;
+    }
+    Path written;
+    try {
+      written =
+          bundle.write(
+              dir, trigger, ring, previous, room.trimmed != null ? room.trimmed : cheapOnly);
+    } catch (IOException e) {
+      if (IncidentBundle.VolumeFull.isCause(e)) {
+        throw notWritten(trigger + "; " + e.getMessage(), e);
       }
+      throw e;
+    }
+    synchronized (captureLock) {
       lastBundle = written;
       try {
         Retention.prune(dir, options.keep(), options.maxBytes(), written.getFileName().toString());
       } catch (RuntimeException e) {
         logOnce("cannot prune old bundles: ", e);
       }
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "nativemem memory watch: "
-              + trigger
-              + "; incident bundle "
-              + written
-              + (room.trimmed == null ? "" : " (" + room.trimmed + ")"));
-      return written;
     }
+    LOG.log(
+        System.Logger.Level.WARNING,
+        "nativemem memory watch: "
+            + trigger
+            + "; incident bundle "
+            + written
+            + (room.trimmed == null ? "" : " (" + room.trimmed + ")"));
+    return written;
   }
 
   /** A capture skipped or abandoned for want of space: said in the log here, not again. */
