@@ -81,6 +81,12 @@ class FlinkSessionOomKillTest {
   static final String COMPACT_LINE = ".sstmerge.Compactor.compact(Compactor.java:";
   static final String WORKAROUND = "state.backend.rocksdb.manual-compaction.min-interval: 0";
 
+  /**
+   * What the first manifest of an escalation put in place before its advice says: a kill before the
+   * capture's end leaves the bundle with its verdict's parts and this manifest.
+   */
+  static final String CUT_SHORT = "written after this manifest";
+
   private static final DateTimeFormatter LOG_TIME =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss,SSS");
 
@@ -200,6 +206,13 @@ class FlinkSessionOomKillTest {
     final FlinkSessionCluster cluster;
     final List<String> log;
     final Path newest;
+
+    /**
+     * The newest bundle whose capture ended: the newest, unless the kill cut its capture short
+     * after its verdict's parts were in place (its manifest says the advice was still to come).
+     */
+    final Path completed;
+
     final Map<String, Object> manifest;
     final long capturedAt;
     final long captureEnd;
@@ -233,15 +246,24 @@ class FlinkSessionOomKillTest {
       Path latest = null;
       Map<String, Object> latestManifest = null;
       long latestAt = Long.MIN_VALUE;
+      Path latestCompleted = null;
+      long latestCompletedAt = Long.MIN_VALUE;
       for (Path bundle : bundles) {
-        Map<String, Object> m = JSON.std.mapFrom(Files.readString(bundle.resolve("manifest.json")));
+        String text = Files.readString(bundle.resolve("manifest.json"));
+        Map<String, Object> m = JSON.std.mapFrom(text);
         long at = Instant.parse((String) m.get("captured_at")).toEpochMilli();
         if (at > latestAt) {
           latest = bundle;
           latestManifest = m;
           latestAt = at;
         }
+        if (!text.contains(CUT_SHORT) && at > latestCompletedAt) {
+          latestCompleted = bundle;
+          latestCompletedAt = at;
+        }
       }
+      assertTrue(latestCompleted != null, "no bundle's capture ended: " + bundles);
+      this.completed = latestCompleted;
       this.newest = latest;
       this.manifest = latestManifest;
       this.capturedAt = latestAt;
@@ -254,7 +276,14 @@ class FlinkSessionOomKillTest {
               + newest.getFileName()
               + ", captured "
               + (killedAt - capturedAt)
-              + " ms before the kill; "
+              + " ms before the kill"
+              + (completed.equals(newest)
+                  ? ""
+                  : " (its capture cut short by the kill after its verdict's parts; the newest"
+                      + " complete, "
+                      + completed.getFileName()
+                      + ")")
+              + "; "
               + lines(COMPACTION, Long.MAX_VALUE)
               + " compactions and "
               + lines(CLOSED_BACKEND, Long.MAX_VALUE)
@@ -306,7 +335,7 @@ class FlinkSessionOomKillTest {
 
     void assertEvidence() throws Exception {
       AgentReport handles = AgentReport.read(newest.resolve("handles.json"));
-      String advice = Files.readString(newest.resolve("advice.txt"));
+      String advice = Files.readString(completed.resolve("advice.txt"));
       // Flink's counts when the bundle's parts were taken (between its capture's start and end).
       // Frozen, nothing ran between the last sign of life and the kill: the counts at the kill are
       // the bundle's to match, exactly.
@@ -404,9 +433,9 @@ class FlinkSessionOomKillTest {
     }
 
     /**
-     * The verdict of the newest bundle in flink-taskmanager.log, logged by {@code
-     * dev.nativemem.incident}: its human lines, the known leak's workaround among them, and its
-     * JSON line naming the bundle.
+     * The verdict of the newest bundle whose capture ended in flink-taskmanager.log, logged by
+     * {@code dev.nativemem.incident}: its human lines, the known leak's workaround among them, and
+     * its JSON line naming the bundle.
      */
     private void assertVerdictInTheLog4jFile() {
       List<String> verdict =
@@ -414,11 +443,14 @@ class FlinkSessionOomKillTest {
               .filter(l -> l.contains(" dev.nativemem.incident "))
               .map(l -> l.substring(l.indexOf(" - ") + 3))
               .collect(Collectors.toList());
-      String path = newest.toString();
+      String path = completed.toString();
       assertTrue(
           verdict.stream()
               .anyMatch(l -> l.startsWith("nativemem-incident: bundle complete: " + path + " ")),
-          "the newest bundle's verdict in " + cluster.logFile("taskmanager") + ": " + verdict);
+          "the newest complete bundle's verdict in "
+              + cluster.logFile("taskmanager")
+              + ": "
+              + verdict);
       assertTrue(
           verdict.stream()
               .anyMatch(
