@@ -62,8 +62,8 @@ class OomKillTest {
           list(incidents).stream()
               .filter(b -> !b.getFileName().toString().startsWith("."))
               .collect(Collectors.toList());
-      // An escalation is written before the one it replaces is removed: a kill between the two
-      // leaves that one too.
+      // An escalation is put in place (its verdict's parts first, its advice after) before the one
+      // it replaces is removed: a kill between the two leaves that one too.
       assertTrue(
           !bundles.isEmpty() && bundles.size() <= 3,
           "the incident's first bundle and its newest escalation (and, killed while replacing"
@@ -121,14 +121,20 @@ class OomKillTest {
       Map<String, Object> escalated = (Map<String, Object>) newestManifest.get("trigger");
       assertTrue(
           ((Number) escalated.get("threshold_percent")).doubleValue() > 85.0, escalated.toString());
-      IncidentLogLines.of(r.stderr, newest).assertMatches(newest, planted);
+      assertTrue(
+          Files.readString(newest.resolve("handles.json")).contains(planted),
+          newest + " names the planted line");
+      // The verdict in the log and the advice are the newest complete bundle's: the newest's,
+      // unless the kill cut its capture short after its verdict's parts (its manifest says so).
+      Path complete = newestComplete(bundles);
+      IncidentLogLines.of(r.stderr, complete).assertMatches(complete, planted);
       // One snapshot, one figure: the advice's headroom is the breakdown's.
       long headroom =
           ((Number)
-                  ((Map<String, Object>) json(newest.resolve("snapshot.json")).get("breakdown"))
+                  ((Map<String, Object>) json(complete.resolve("snapshot.json")).get("breakdown"))
                       .get("headroom_bytes"))
               .longValue();
-      String advised = Files.readString(newest.resolve("advice.txt"));
+      String advised = Files.readString(complete.resolve("advice.txt"));
       // Shown as people read it: KiB below 1 MiB, MiB above, one decimal.
       String shown =
           headroom >= 1 << 20
@@ -187,5 +193,19 @@ class OomKillTest {
 
   static Map<String, Object> json(Path file) throws IOException {
     return JSON.std.mapFrom(Files.readString(file));
+  }
+
+  /**
+   * The newest of {@code bundles} (oldest first) whose capture ended: a bundle the kill cut short
+   * after its verdict's parts were in place still has the manifest saying its advice was to come.
+   */
+  static Path newestComplete(List<Path> bundles) throws IOException {
+    for (int i = bundles.size() - 1; i >= 0; i--) {
+      String manifest = Files.readString(bundles.get(i).resolve("manifest.json"));
+      if (!manifest.contains("written after this manifest")) {
+        return bundles.get(i);
+      }
+    }
+    throw new AssertionError("no bundle's capture ended: " + bundles);
   }
 }
