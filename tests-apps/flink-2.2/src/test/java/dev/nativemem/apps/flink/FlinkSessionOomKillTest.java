@@ -29,7 +29,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * The incident nativemem exists for, as an operator meets it: a Flink 2.2.1 session cluster (a
@@ -45,13 +44,6 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * leaked option named at its line at the default level; the suggestion is the known leak's
  * workaround. Once with the jar's allocator preloaded (README's image lines), once on glibc.
  */
-@EnabledIfSystemProperty(
-    named = "nativemem.test.flinkOom",
-    matches = "true",
-    disabledReason =
-        "run on demand (-Dnativemem.test.flinkOom=true): under load the kernel may keep the"
-            + " TaskManager reclaiming at its limit for minutes, and the newest evidence, the counts"
-            + " at the kill or the kill itself then miss their bounds")
 class FlinkSessionOomKillTest {
   static final long LIMIT = 1100L << 20;
 
