@@ -18,6 +18,7 @@
 //! - [`files`]: the one file layer: directories opened once (no link of another user followed),
 //!   every later step on their descriptors; files for the user private and never replacing;
 //!   files others may have planted read with no FIFO, device or link, capped;
+//! - [`jobs`]: one module per job the Java side asks for in one call (request in, one answer out);
 //! - [`terminal_text`]: untrusted strings made safe for a terminal (control characters shown);
 //! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
 //!   `catch_unwind` and turns errors into Java exceptions.
@@ -29,6 +30,7 @@ pub mod files;
 pub mod handles;
 pub mod java_frame_addresses;
 mod jni;
+pub mod jobs;
 pub mod jvmti;
 pub mod native_view;
 pub mod process;

@@ -2,19 +2,10 @@
 
 use super::exports::{from_java, json_to_java};
 use super::BridgeError;
-use crate::sampling::{self, java_frames, DumpRequest};
+use crate::jobs::heap_dump::{self, HeapDumpRequest};
+use crate::sampling::{self, java_frames};
 use jni::objects::JString;
 use jni::sys::{jboolean, jlong, jstring, JNI_FALSE};
-use jni::JNIEnv;
-use std::path::PathBuf;
-
-fn optional_path(env: &mut JNIEnv, value: &JString) -> Result<Option<PathBuf>, BridgeError> {
-    if value.is_null() {
-        return Ok(None);
-    }
-    let text: String = env.get_string(value)?.into();
-    Ok((!text.is_empty()).then(|| PathBuf::from(text)))
-}
 
 export! {
     fn samplingStatusJson(env) -> jstring {
@@ -43,29 +34,13 @@ export! {
 }
 
 export! {
-    fn dumpProfileJson(
-        env,
-        target: JString<'l>,
-        save_from: JString<'l>,
-        perf_map: JString<'l>,
-    ) -> jstring {
-        // An empty path is not a missing one: the dump's own check says what to pass.
-        let target = PathBuf::from(from_java(env, &target, "the heap profile path")?);
-        let request = DumpRequest {
-            target,
-            save_from: optional_path(env, &save_from)?
-                .map(|lines| {
-                    lines
-                        .to_string_lossy()
-                        .lines()
-                        .filter(|l| !l.is_empty())
-                        .map(PathBuf::from)
-                        .collect()
-                })
-                .unwrap_or_default(),
-            perf_map: optional_path(env, &perf_map)?,
-        };
-        json_to_java(env, &sampling::dump(&request)?)
+    /// One heap-profile dump: the request's JSON in ([`HeapDumpRequest`]), the dump in place and
+    /// its summary out.
+    fn dumpProfileJson(env, request: JString<'l>) -> jstring {
+        let request = from_java(env, &request, "the dump request")?;
+        let request: HeapDumpRequest = serde_json::from_str(&request)
+            .map_err(|e| BridgeError::InvalidArgument(format!("a dump request: {e}")))?;
+        json_to_java(env, &heap_dump::run(&request)?)
     }
 }
 

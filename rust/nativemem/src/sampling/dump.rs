@@ -1,7 +1,8 @@
 //! `prof.dump` written the way files for the user are (`files`): into a private directory
-//! reached by descriptor, mode 0600, renamed into place, never overwriting, one dump at a time,
-//! nothing left behind on failure. The dump is then read once, by the one heap_v2 reader
-//! (`profile::summary_of`), and its summary is the answer: the caller opens nothing again.
+//! reached by descriptor, mode 0600, renamed into place, never overwriting, nothing left behind
+//! on failure; one dump at a time is the caller's turn (`jobs::heap_dump`). The dump is then read
+//! once, by the one heap_v2 reader (`profile::summary_of`), and its summary is the answer: the
+//! caller opens nothing again.
 
 use super::symbols::{write_sidecar, SidecarInput};
 use super::SamplingError;
@@ -13,7 +14,6 @@ use serde::Serialize;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What to dump and what to save beside it.
@@ -44,14 +44,11 @@ pub(crate) enum Source {
     Imports,
 }
 
-/// Dumps the heap profile of `source` (found once the turn is ours) to `request.target` with
-/// its sidecar.
+/// Dumps the heap profile of `source` to `request.target` with its sidecar.
 pub(crate) fn dump_from(
     request: &DumpRequest,
     source: impl FnOnce() -> Result<Source, SamplingError>,
 ) -> Result<DumpedProfile, SamplingError> {
-    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let source = source()?;
     let (dir, name) = Dir::for_new_file(&request.target, HEAP_PROFILE)?;
     let target = std::path::absolute(&request.target).map_err(|source| SamplingError::Write {

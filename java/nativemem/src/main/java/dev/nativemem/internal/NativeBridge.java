@@ -160,11 +160,12 @@ public final class NativeBridge {
   public static native String samplingJavaFramesStatusJson();
 
   /**
-   * Dumps to {@code target} with its sidecar; objects under the directories in {@code saveFrom}
-   * (one per line) and the perf map file (both may be null) are saved into it. Returns {@code
-   * {path, symbols_dir}} and the dump's summary, the keys of {@link #profileSummaryJson}.
+   * One heap-profile dump (rust/nativemem/src/jobs/heap_dump.rs): {@code request} is {@code
+   * {target, save_from: [directories whose mapped objects the sidecar saves], perf_map, keep}}
+   * (perf_map and keep may be absent; keep prunes the default-named dumps beside it). Returns
+   * {@code {path, symbols_dir}} and the dump's summary, the keys of {@link #profileSummaryJson}.
    */
-  public static native String dumpProfileJson(String target, String saveFrom, String perfMap);
+  public static native String dumpProfileJson(String request);
 
   /**
    * The request body of one continuous export: {@code requestJson} names the dump, the protocol

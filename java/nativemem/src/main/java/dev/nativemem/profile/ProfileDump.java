@@ -1,8 +1,6 @@
 package dev.nativemem.profile;
 
 import dev.nativemem.Setting;
-import dev.nativemem.internal.DirectoryHandle;
-import dev.nativemem.internal.FileOwnership;
 import dev.nativemem.internal.FileTrees;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
@@ -14,18 +12,14 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /** Writes heap profiles with their symbols sidecar; one dump at a time in this class loader. */
 final class ProfileDump {
   private static final int DEFAULT_KEEP = Integer.parseInt(Setting.PROFILE_KEEP.defaultValue());
-  private static final Pattern DEFAULT_NAME =
-      Pattern.compile("nativemem-\\d+-\\d{8}T\\d{6}\\.\\d{3}Z\\.heap");
 
   private static final DateTimeFormatter STAMP =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'", Locale.ROOT);
@@ -59,54 +53,22 @@ final class ProfileDump {
    * Dumps to the default target, then removes the oldest default-named dumps (and their {@code
    * .symbols/} sidecars) beyond {@code -Dnativemem.profile.keep}, so periodic dumps stay bounded.
    * Only dumps this user owns are counted or removed; files with any other name, or of any other
-   * owner, are never touched.
+   * owner, are never touched (the native job's pruning: {@code rust/nativemem/src/jobs/}).
    */
   static HeapProfile writeDefault() {
-    HeapProfile profile = write(defaultTarget());
-    prune(profile.path(), keep());
-    return profile;
-  }
-
-  /**
-   * Keeps the {@code keep} newest default-named dumps of this user beside {@code justWritten},
-   * which always stays; best effort, through one handle of the directory (listed and removed
-   * relative to it, nothing followed through a link). In a shared directory (the default, {@code
-   * java.io.tmpdir}) another user can plant files with any name and time stamp: they are not ours,
-   * so they neither count nor get deleted.
-   */
-  static void prune(Path justWritten, int keep) {
-    Path dir = justWritten.toAbsolutePath().getParent();
-    String written = String.valueOf(justWritten.getFileName());
-    try (DirectoryHandle handle = DirectoryHandle.open(dir)) {
-      int me = FileOwnership.processUid();
-      List<String> dumps = new ArrayList<>();
-      Map<String, DirectoryHandle.Entry> byName = new HashMap<>();
-      for (DirectoryHandle.Entry entry : handle.list()) {
-        byName.put(entry.name(), entry);
-        if (DEFAULT_NAME.matcher(entry.name()).matches()
-            && entry.kind() == DirectoryHandle.Entry.Kind.FILE
-            && entry.uid() == me
-            && !entry.name().equals(written)) {
-          dumps.add(entry.name());
-        }
-      }
-      // The name's UTC stamp orders dumps of every process the same way the clock did.
-      dumps.sort(Comparator.comparing((String n) -> n.replaceFirst("^nativemem-\\d+-", "")));
-      for (int i = 0; i < dumps.size() - Math.max(0, keep - 1); i++) {
-        String dump = dumps.get(i);
-        DirectoryHandle.Entry sidecar = byName.get(dump + ".symbols");
-        if (sidecar != null && sidecar.isOwnDirectory()) {
-          handle.removeTree(sidecar.name());
-        }
-        handle.removeTree(dump);
-      }
-    } catch (RuntimeException e) {
-      // best effort, as documented
-    }
+    return write(defaultTarget(), keep());
   }
 
   /** Dumps to {@code target}, which must not exist; returns the profile in place. */
   static HeapProfile write(Path target) {
+    return write(target, null);
+  }
+
+  /**
+   * Dumps to {@code target} in one native call, which also prunes beside it when {@code keep} is
+   * not null; the lock makes it one dump at a time, the perf map the JVM writes included.
+   */
+  private static HeapProfile write(Path target, Integer keep) {
     NativeLibraryLoader.load();
     synchronized (LOCK) {
       // Fail before the perf map is written if profiling cannot run at all.
@@ -118,13 +80,18 @@ final class ProfileDump {
       try {
         // Objects there vanish with the process: ours, and JNI libraries extracted to tmp.
         Path tmp = Paths.get(System.getProperty("java.io.tmpdir")).toAbsolutePath();
-        String saveFrom =
-            NativeLibraryLoader.loadedPath().getParent()
-                // A temp dir of "/" would save every library of the process.
-                + (tmp.getNameCount() > 0 ? "\n" + tmp : "");
-        String dumped =
-            NativeBridge.dumpProfileJson(
-                target.toString(), saveFrom, perfMap == null ? null : perfMap.toString());
+        List<String> saveFrom = new ArrayList<>();
+        saveFrom.add(NativeLibraryLoader.loadedPath().getParent().toString());
+        if (tmp.getNameCount() > 0) {
+          // A temp dir of "/" would save every library of the process.
+          saveFrom.add(tmp.toString());
+        }
+        Map<String, Object> request = new LinkedHashMap<>();
+        request.put("target", target.toString());
+        request.put("save_from", saveFrom);
+        request.put("perf_map", perfMap == null ? null : perfMap.toString());
+        request.put("keep", keep);
+        String dumped = NativeBridge.dumpProfileJson(Json.write(request));
         return HeapProfile.dumped(Json.parseObject(dumped));
       } finally {
         if (perfMap != null) {
