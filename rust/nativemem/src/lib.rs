@@ -10,8 +10,9 @@
 //! - [`sampling`]: heap profiles from the process's jemalloc, dumped with their symbols;
 //! - [`profile`]: heap profiles (jemalloc dumps) read, symbolized and rendered;
 //! - [`sidecar_layout`]: the names and formats inside a dump's symbol sidecar;
-//! - [`java_frame_addresses`]: the synthetic addresses Java frames have in heap profiles;
-//! - [`jvmti`]: the one JVMTI wrapper (stack keys of handle sites, Java frames of profiles);
+//! - [`jvm`]: the JVM seen from native code (JVMTI, AsyncGetCallTrace, the class-prepare watch,
+//!   stack walkers, the synthetic addresses of Java frames), below `handles`, `sampling` and
+//!   `profile`;
 //! - [`attach`]: HotSpot's attach protocol, for `nativemem attach` without `jdk.attach`;
 //! - [`diagnostic_commands`]: HotSpot's `jcmd` commands in-process, through its management
 //!   interface;
@@ -20,7 +21,8 @@
 //!   files others may have planted read with no FIFO, device or link, capped;
 //! - [`jobs`]: one module per job the Java side asks for in one call (request in, one answer out);
 //! - [`terminal_text`]: untrusted strings made safe for a terminal (control characters shown);
-//! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`; every call runs under
+//! - `jni`: thin exports for `dev.nativemem.internal.NativeBridge`, above every layer: each
+//!   converts its arguments, calls down and converts the answer; every call runs under
 //!   `catch_unwind` and turns errors into Java exceptions.
 
 pub mod allocator;
@@ -28,10 +30,9 @@ pub mod attach;
 pub mod diagnostic_commands;
 pub mod files;
 pub mod handles;
-pub mod java_frame_addresses;
 mod jni;
 pub mod jobs;
-pub mod jvmti;
+pub mod jvm;
 pub mod native_view;
 pub mod process;
 pub mod profile;

@@ -165,7 +165,7 @@ const JAVA_FRAMES: [(u32, &str, &str, &str, u32); 3] = [
 /// even stacks, line 5 on odd ones, both called from `Planter.main`), as the backtrace hook
 /// records them, and a sidecar naming them.
 fn with_java_frames(dump: &Path, out: &Path) {
-    use nativemem::java_frame_addresses::address_of;
+    use nativemem::jvm::frame_addresses::address_of;
     let text = std::fs::read_to_string(dump).unwrap();
     let mut stacks = 0;
     let mut lines = Vec::new();

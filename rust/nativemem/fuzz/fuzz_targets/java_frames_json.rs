@@ -3,7 +3,7 @@
 
 #![no_main]
 
-use nativemem::java_frame_addresses::{FIRST_FRAME, MORE_FRAMES};
+use nativemem::jvm::frame_addresses::{FIRST_FRAME, MORE_FRAMES};
 use nativemem::profile::fuzzing;
 
 // serde_json's values plus one name per frame: SECURITY.md, "Fuzzing".

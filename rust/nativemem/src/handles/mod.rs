@@ -7,10 +7,13 @@
 //! [`registry::MAX_SITE_BYTES`] (when full, sites whose handles all ended without a leak are
 //! evicted; what still finds no room is counted as dropped), and records kept after their
 //! handle ended (closed caches, leaked options that still retain a cache) are capped too.
+//! Creation sites are keyed by the creating thread's stack as the JVM reports it ([`site_keys`]),
+//! so a known stack is not walked in Java again.
 
 mod interner;
 mod registry;
 mod report;
+pub(crate) mod site_keys;
 
 pub use registry::{End, HandleRegistry, MAX_SITE_BYTES, MAX_STACK_BYTES};
 pub use report::{KindReport, OpenHandle, Report, Retainer, SiteReport, Summary, ZombieCache};

@@ -1,8 +1,8 @@
 //! Exports for the native-handle registry (`NativeBridge.handles*`).
 
 use super::exports::{from_java as text, json_to_java};
-use super::stack_keys::{self, StackSite};
 use super::BridgeError;
+use crate::handles::site_keys::{self, StackSite};
 use crate::handles::{registry, End};
 use jni::objects::JString;
 use jni::sys::{jboolean, jint, jlong, jstring};
@@ -35,7 +35,7 @@ export! {
     /// The site id of the calling thread's stack if it was seen before; -1 if new (walk it in Java,
     /// then call `handlesInternSiteOfStack`); -2 if this JVM offers no JVMTI.
     fn handlesSiteOfStack(env) -> jint {
-        Ok(match stack_keys::site_of_current_stack(env) {
+        Ok(match site_keys::site_of_current_stack(env) {
             StackSite::Known(site) => site as jint,
             StackSite::New => -1,
             StackSite::Unavailable => -2,
@@ -48,7 +48,7 @@ export! {
     fn handlesInternSiteOfStack(env, stack: JString<'l>) -> jint {
         let stack = text(env, &stack, "stack")?;
         let site = registry().intern_site(&stack);
-        stack_keys::bind(env, site);
+        site_keys::bind(env, site);
         Ok(site as jint)
     }
 }

@@ -57,12 +57,12 @@ mod handles;
 mod memory;
 mod profile;
 mod sampling;
-mod stack_keys;
 
 use crate::allocator::AllocatorError;
 use crate::attach::AttachError;
 use crate::diagnostic_commands::DiagnosticCommandError;
 use crate::files::FileError;
+use crate::jvm::JvmError;
 use crate::process::ProcessError;
 use crate::profile::ProfileError;
 use crate::sampling::SamplingError;
@@ -92,6 +92,8 @@ pub enum BridgeError {
     Attach(#[from] AttachError),
     #[error(transparent)]
     DiagnosticCommand(#[from] DiagnosticCommandError),
+    #[error(transparent)]
+    Jvm(#[from] JvmError),
 }
 
 const BASE_EXCEPTION: &str = "dev/nativemem/NativeMemoryException";
@@ -122,6 +124,7 @@ impl BridgeError {
                 "java/lang/IllegalArgumentException"
             }
             BridgeError::Attach(_) => "java/lang/IllegalStateException",
+            BridgeError::Jvm(JvmError::Refused(_)) => "java/lang/IllegalArgumentException",
             _ => BASE_EXCEPTION,
         }
     }

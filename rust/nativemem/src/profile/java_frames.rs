@@ -1,8 +1,8 @@
-//! Names of the Java frames a dump holds as synthetic addresses (`java_frame_addresses`), from
+//! Names of the Java frames a dump holds as synthetic addresses (`jvm::frame_addresses`), from
 //! the sidecar's `java-frames.json`: `java.util.zip.Inflater.<init>(Inflater.java:NN)`.
 
 use crate::files::{read_capped, Links};
-use crate::java_frame_addresses::{FIRST_FRAME, MORE_FRAMES};
+use crate::jvm::frame_addresses::{FIRST_FRAME, MORE_FRAMES};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::Path;

@@ -143,7 +143,7 @@ impl<'m> Symbolizer<'m> {
 
     /// Names the code at `address` (a return address already moved back into the call).
     pub fn resolve(&mut self, address: u64) -> Resolved {
-        if let Some(index) = crate::java_frame_addresses::index_of(address) {
+        if let Some(index) = crate::jvm::frame_addresses::index_of(address) {
             let frame = self.sidecar.java_frames().frame(index);
             return Resolved {
                 lines: vec![Line {

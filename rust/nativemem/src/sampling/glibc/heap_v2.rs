@@ -4,7 +4,7 @@
 
 use super::live::LiveHeap;
 use super::stacks::Stacks;
-use crate::java_frame_addresses::{address_of, MORE_FRAMES};
+use crate::jvm::frame_addresses::{address_of, MORE_FRAMES};
 use std::io::{self, Write};
 
 /// Writes the dump; returns the sampled (objects, bytes) it holds.

@@ -8,8 +8,8 @@
 //! raises its reentrancy level around the hook, so an allocation made by the JVM inside it is
 //! never sampled; a small table of the threads inside the hook guards against re-entry anyway.
 
-use super::jvm::{self, AsyncGetCallTrace, CallFrame, CallTrace};
 use super::table::{address_of, error_marker, Frame, FrameTable};
+use crate::jvm::async_get_call_trace::{current_env, AsyncGetCallTrace, CallFrame, CallTrace};
 use jvmti_bindings::sys::jni::JavaVM;
 use std::ffi::{c_uint, c_void};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
@@ -102,7 +102,7 @@ unsafe fn java_frames_into(state: &HookState, out: &mut [u64]) -> usize {
     if vm.is_null() || agct == 0 || room == 0 {
         return 0;
     }
-    let Some(env) = jvm::current_env(vm) else {
+    let Some(env) = current_env(vm) else {
         return 0; // not a Java thread: native frames only
     };
     let agct = std::mem::transmute::<usize, AsyncGetCallTrace>(agct);

@@ -1,17 +1,21 @@
 //! Java frames above sampled native allocations: a jemalloc backtrace hook ([`hook`]) appends the
 //! allocating Java thread's frames (AsyncGetCallTrace) to the native ones as synthetic addresses
 //! ([`table`]); each dump's sidecar names them (`java-frames.json`, resolved through JVMTI on the
-//! dumping thread, [`jvm`]). Off until turned on; turning it off puts jemalloc's hook back.
+//! dumping thread, [`describe`]). What they need of the JVM is in [`crate::jvm`]:
+//! `AsyncGetCallTrace` and an environment in which every method has an id. Off until turned on;
+//! turning it off puts jemalloc's hook back.
 
 mod hook;
-pub mod jvm;
 pub mod table;
 
 use super::SamplingError;
 use crate::allocator::keys;
+use crate::jvm::async_get_call_trace::{async_get_call_trace, current_env};
+use crate::jvm::jvmti::{class_name, Jvmti};
+use crate::jvm::method_ids;
 pub use hook::append_java_frames;
 use hook::{backtrace_hook, STATE};
-use jvmti_bindings::sys::jni::JavaVM;
+use jvmti_bindings::sys::jni::{jmethodID, JNIEnv, JavaVM};
 use serde::Serialize;
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
@@ -27,7 +31,7 @@ pub struct JavaFramesStatus {
     pub distinct_frames: u64,
 }
 
-static SWITCH: Mutex<Option<crate::jvmti::Jvmti>> = Mutex::new(None);
+static SWITCH: Mutex<Option<Jvmti>> = Mutex::new(None);
 
 /// Turns Java frames on or off. `vm` is the process's JavaVM and the caller a thread attached to
 /// it (a JNI call).
@@ -102,13 +106,13 @@ pub unsafe fn set_enabled(vm: *mut JavaVM, on: bool) -> Result<JavaFramesStatus,
 ///
 /// # Safety
 /// `vm` must be the process's JavaVM and the calling thread attached to it.
-unsafe fn prepare(vm: *mut JavaVM, jvmti: &mut Option<crate::jvmti::Jvmti>) -> Result<(), String> {
-    let agct = jvm::async_get_call_trace(vm)?;
+unsafe fn prepare(vm: *mut JavaVM, jvmti: &mut Option<Jvmti>) -> Result<(), String> {
+    let agct = async_get_call_trace(vm)?;
     if jvmti.is_none() {
-        *jvmti = Some(jvm::open(vm)?);
+        *jvmti = Some(method_ids::open(vm)?);
     }
-    if let (Some(jvmti), Some(env)) = (*jvmti, jvm::current_env(vm)) {
-        jvm::make_method_ids_of_loaded_classes(jvmti, env);
+    if let (Some(jvmti), Some(env)) = (*jvmti, current_env(vm)) {
+        method_ids::make_method_ids_of_loaded_classes(jvmti, env);
     }
     STATE.vm.store(vm, Ordering::Release);
     STATE.agct.store(agct as usize, Ordering::Release);
@@ -170,13 +174,48 @@ fn own_code() -> (usize, usize) {
     }
 }
 
+/// What a frame's method is, or why it cannot be told (a method of an unloaded class: the JVM
+/// answers `INVALID_METHODID` for its stale id rather than reading freed memory).
+///
+/// # Safety
+/// `jni` must be the calling thread's JNIEnv.
+pub unsafe fn describe(
+    jvmti: Jvmti,
+    jni: *mut JNIEnv,
+    frame: table::Frame,
+) -> Result<JavaMethod, String> {
+    let method = frame.method as usize as jmethodID;
+    let (name, signature) = jvmti.method_name(method)?;
+    let (class, source_file) = jvmti.declaring_class(jni, method, true)?;
+    Ok(JavaMethod {
+        class: class.map(|s| class_name(&s)).unwrap_or_else(|| "?".into()),
+        method: name,
+        signature,
+        source_file,
+        line: jvmti.line_of(method, frame.bci),
+    })
+}
+
+/// A named frame, as the sidecar keeps it.
+#[derive(Debug, Clone, Serialize)]
+pub struct JavaMethod {
+    /// `java.util.zip.Inflater`.
+    pub class: String,
+    pub method: String,
+    /// JVM descriptor, `(IZ)J`.
+    pub signature: String,
+    pub source_file: Option<String>,
+    /// From the line number table; None for a native method or without line numbers.
+    pub line: Option<u32>,
+}
+
 /// One named synthetic frame in the sidecar.
 #[derive(Debug, Serialize)]
 pub struct NamedFrame {
     pub index: u32,
     pub bci: i32,
     #[serde(flatten)]
-    pub method: Option<jvm::JavaMethod>,
+    pub method: Option<JavaMethod>,
     /// Why the method could not be named (its class was unloaded).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unresolved: Option<String>,
@@ -188,13 +227,13 @@ pub fn names() -> Option<serde_json::Value> {
     let jvmti = (*SWITCH.lock().unwrap_or_else(|p| p.into_inner()))?;
     let vm = STATE.vm.load(Ordering::Acquire);
     // SAFETY: `vm` was stored from the JavaVM when Java frames were turned on.
-    let env = unsafe { jvm::current_env(vm)? };
+    let env = unsafe { current_env(vm)? };
     let frames: Vec<NamedFrame> = STATE
         .frames
         .entries()
         .map(|(index, frame)| {
             // SAFETY: `env` is this thread's JNIEnv; `jvmti` our environment.
-            let described = unsafe { jvm::describe(jvmti, env, frame) };
+            let described = unsafe { describe(jvmti, env, frame) };
             NamedFrame {
                 index,
                 bci: frame.bci,
@@ -205,7 +244,7 @@ pub fn names() -> Option<serde_json::Value> {
         .collect();
     Some(serde_json::json!({
         "format": crate::sidecar_layout::JAVA_FRAMES_FORMAT,
-        "address_base": format!("0x{:x}", crate::java_frame_addresses::ADDRESS_BASE),
+        "address_base": format!("0x{:x}", crate::jvm::frame_addresses::ADDRESS_BASE),
         "frames": frames,
     }))
 }

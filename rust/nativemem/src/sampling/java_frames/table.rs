@@ -7,7 +7,7 @@
 //! bytecode index + [`BCI_BIAS`] in the low 17. Slots are claimed by compare-and-swap from 0 and
 //! never freed, so an index names one frame for the life of the process.
 
-pub use crate::java_frame_addresses::{address_of, error_marker, FIRST_FRAME, MORE_FRAMES};
+pub use crate::jvm::frame_addresses::{address_of, error_marker, FIRST_FRAME, MORE_FRAMES};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Slots for distinct frames (512 KiB of zeroes in .bss).

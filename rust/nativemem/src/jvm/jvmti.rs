@@ -3,12 +3,14 @@
 //! name, class, source file and line), each giving back the memory JVMTI allocated and deleting
 //! the local references it made.
 //!
-//! Used by the creation-site keys of the handle registry (`jni/stack_keys.rs`) and by Java frames
-//! in heap profiles (`sampling/java_frames`), each with an environment of its own.
+//! Every environment of the core is made here: the stack walkers' ([`super::stack_walk`], for the
+//! handle registry's creation-site keys), the one whose methods all have ids
+//! ([`super::method_ids`], for Java frames in heap profiles) and the class-prepare watch's
+//! ([`super::class_prepare`]), each with its own capabilities and events.
 
 use jvmti_bindings::sys::jni::{jclass, jint, jmethodID, JNIEnv, JavaVM};
 use jvmti_bindings::sys::jvmti::{
-    jvmtiEnv, jvmtiError, jvmtiEventCallbacks, jvmtiFrameInfo, jvmtiInterface_1_,
+    jvmtiEnv, jvmtiError, jvmtiEvent, jvmtiEventCallbacks, jvmtiFrameInfo, jvmtiInterface_1_,
     jvmtiLineNumberEntry, JVMTI_CLASS_STATUS_PREPARED, JVMTI_ENABLE, JVMTI_EVENT_CLASS_LOAD,
     JVMTI_VERSION_1_2,
 };
@@ -212,27 +214,40 @@ impl Jvmti {
     /// # Safety
     /// The environment must be live.
     pub unsafe fn enable_class_load_events(self) -> Result<(), String> {
-        let f = self.functions();
         let mut callbacks = jvmtiEventCallbacks::default();
         callbacks.ClassLoad = Some(ignore_class_load);
+        self.enable_events(&callbacks, &[JVMTI_EVENT_CLASS_LOAD])
+    }
+
+    /// Sets the environment's callbacks to `callbacks` (replacing any it had) and turns `events`
+    /// on, for every thread.
+    ///
+    /// # Safety
+    /// The environment must be live; the callbacks must stay valid for the life of the process.
+    pub unsafe fn enable_events(
+        self,
+        callbacks: &jvmtiEventCallbacks,
+        events: &[jvmtiEvent],
+    ) -> Result<(), String> {
+        let f = self.functions();
         check(
             "SetEventCallbacks",
             (f.SetEventCallbacks.ok_or("no SetEventCallbacks")?)(
                 self.env(),
-                &callbacks,
+                callbacks,
                 std::mem::size_of::<jvmtiEventCallbacks>() as jint,
             ),
         )?;
-        check(
-            "SetEventNotificationMode",
-            (f.SetEventNotificationMode
-                .ok_or("no SetEventNotificationMode")?)(
-                self.env(),
-                JVMTI_ENABLE,
-                JVMTI_EVENT_CLASS_LOAD,
-                std::ptr::null_mut(),
-            ),
-        )
+        let set_mode = f
+            .SetEventNotificationMode
+            .ok_or("no SetEventNotificationMode")?;
+        for &event in events {
+            check(
+                "SetEventNotificationMode",
+                set_mode(self.env(), JVMTI_ENABLE, event, std::ptr::null_mut()),
+            )?;
+        }
+        Ok(())
     }
 
     /// A class's JVM signature (`Lorg/rocksdb/Options;`), or None if JVMTI cannot tell it.
@@ -276,7 +291,8 @@ impl Jvmti {
     }
 }
 
-unsafe extern "system" fn ignore_class_load(
+/// A ClassLoad callback that does nothing: the event only has to be on (for `AsyncGetCallTrace`).
+pub(super) unsafe extern "system" fn ignore_class_load(
     _jvmti: *mut jvmtiEnv,
     _jni: *mut JNIEnv,
     _thread: jclass,
@@ -285,7 +301,7 @@ unsafe extern "system" fn ignore_class_load(
 }
 
 /// `Ok` for `JVMTI_ERROR_NONE`, else a message naming the call.
-pub fn check(what: &str, rc: jvmtiError) -> Result<(), String> {
+fn check(what: &str, rc: jvmtiError) -> Result<(), String> {
     if rc == jvmtiError::NONE {
         Ok(())
     } else {
