@@ -13,6 +13,7 @@
  */
 module dev.nativemem {
   exports dev.nativemem;
+  exports dev.nativemem.base;
   exports dev.nativemem.handles;
   exports dev.nativemem.incident;
   exports dev.nativemem.memory;

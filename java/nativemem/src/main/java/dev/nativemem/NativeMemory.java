@@ -1,5 +1,10 @@
 package dev.nativemem;
 
+import dev.nativemem.base.Advice;
+import dev.nativemem.base.AllocatorUnavailableException;
+import dev.nativemem.base.NativeMemoryException;
+import dev.nativemem.base.ProfilingUnavailableException;
+import dev.nativemem.base.Setting;
 import dev.nativemem.internal.AppLog;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;

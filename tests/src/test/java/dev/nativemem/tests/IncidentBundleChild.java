@@ -1,6 +1,6 @@
 package dev.nativemem.tests;
 
-import dev.nativemem.Advice;
+import dev.nativemem.base.Advice;
 import dev.nativemem.NativeMemory;
 import dev.nativemem.handles.HandleReport;
 import dev.nativemem.handles.NativeHandles;

@@ -54,6 +54,7 @@ class ModuleDescriptorTest {
     assertEquals(
         Set.of(
             "dev.nativemem",
+            "dev.nativemem.base",
             "dev.nativemem.handles",
             "dev.nativemem.incident",
             "dev.nativemem.memory",

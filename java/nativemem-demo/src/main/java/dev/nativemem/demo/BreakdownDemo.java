@@ -1,6 +1,6 @@
 package dev.nativemem.demo;
 
-import dev.nativemem.Advice;
+import dev.nativemem.base.Advice;
 import dev.nativemem.NativeMemory;
 import java.io.PrintStream;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.nativemem.cli;
 
-import dev.nativemem.Advice;
+import dev.nativemem.base.Advice;
 import dev.nativemem.NativeMemory;
 import java.util.List;
 import java.util.stream.Collectors;

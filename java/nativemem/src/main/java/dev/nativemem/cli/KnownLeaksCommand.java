@@ -3,7 +3,7 @@ package dev.nativemem.cli;
 import dev.nativemem.handles.catalogue.CatalogueCheck;
 import dev.nativemem.handles.catalogue.LeakCatalogue;
 import dev.nativemem.internal.Json;
-import dev.nativemem.internal.TerminalText;
+import dev.nativemem.base.text.TerminalText;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.util.ArrayList;

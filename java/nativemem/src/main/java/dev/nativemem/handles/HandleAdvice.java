@@ -1,6 +1,6 @@
 package dev.nativemem.handles;
 
-import dev.nativemem.Advice;
+import dev.nativemem.base.Advice;
 import dev.nativemem.handles.catalogue.LeakCatalogue;
 import dev.nativemem.handles.tracking.CreationSites;
 import dev.nativemem.handles.tracking.TrackingOptions;

@@ -3,7 +3,7 @@ package dev.nativemem.handles;
 import dev.nativemem.handles.catalogue.LeakCatalogue;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
-import dev.nativemem.internal.TerminalText;
+import dev.nativemem.base.text.TerminalText;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.nativemem.watch;
 
-import dev.nativemem.Setting;
+import dev.nativemem.base.Setting;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;

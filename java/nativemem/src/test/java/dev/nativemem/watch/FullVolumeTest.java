@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.nativemem.NativeMemory;
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.FileOwnership;
 import java.io.IOException;
 import java.io.OutputStream;

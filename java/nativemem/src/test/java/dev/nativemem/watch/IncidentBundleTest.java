@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nativemem.NativeMemory;
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.incident.layout.BundleLayout;
 import dev.nativemem.internal.Json;
 import java.io.ByteArrayOutputStream;
