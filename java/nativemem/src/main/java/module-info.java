@@ -15,7 +15,6 @@ module dev.nativemem {
   exports dev.nativemem;
   exports dev.nativemem.base;
   exports dev.nativemem.handles;
-  exports dev.nativemem.incident;
   exports dev.nativemem.memory;
   exports dev.nativemem.metrics;
   exports dev.nativemem.profile;

@@ -56,7 +56,6 @@ class ModuleDescriptorTest {
             "dev.nativemem",
             "dev.nativemem.base",
             "dev.nativemem.handles",
-            "dev.nativemem.incident",
             "dev.nativemem.memory",
             "dev.nativemem.metrics",
             "dev.nativemem.profile",

@@ -85,7 +85,7 @@ public enum Setting {
       "nativemem.watch",
       "off",
       null,
-      "`on`: start the memory watch (`NativeMemory.watch`) when the agent starts or `NativeMemory`"
+      "`on`: start the memory watch (`MemoryWatch.start`) when the agent starts or `NativeMemory`"
           + " is first used; the agent argument `watch=on` does the same."),
   WATCH_DIR(
       "nativemem.watch.dir",

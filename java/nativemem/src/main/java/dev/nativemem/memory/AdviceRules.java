@@ -1,7 +1,7 @@
 package dev.nativemem.memory;
 
 import dev.nativemem.base.Advice;
-import dev.nativemem.handles.HandleAdvice;
+import dev.nativemem.handles.advice.HandleAdvice;
 import dev.nativemem.handles.HandleReport;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.base.text.OwnJar;

@@ -19,7 +19,7 @@ import java.util.Properties;
  * ({@code …Percent}); sizes are bytes here and MiB in the property ({@code maxMiB}).
  *
  * <pre>{@code
- * MemoryWatch watch = NativeMemory.watch(
+ * MemoryWatch watch = MemoryWatch.start(
  *     WatchOptions.fromSystemProperties().withDirectory(Paths.get("/var/log/app/incidents")));
  * }</pre>
  */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nativemem.base.Advice;
+import dev.nativemem.handles.advice.HandleAdvice;
 import dev.nativemem.internal.Json;
 import java.util.List;
 import java.util.Map;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nativemem.base.Advice;
+import dev.nativemem.handles.advice.HandleAdvice;
 import dev.nativemem.handles.catalogue.LibraryOwners;
 import dev.nativemem.internal.Json;
 import java.io.InputStream;
