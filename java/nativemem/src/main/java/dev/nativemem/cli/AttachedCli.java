@@ -18,6 +18,8 @@ public final class AttachedCli {
 
   /** Runs the command in {@code argument} and leaves its sealed result for the CLI to read. */
   public static void run(String argument, Instrumentation instrumentation) {
-    AttachedCommand.run(argument, instrumentation, NativeMemoryCli::run);
+    // A lambda, not a method reference: the CLI's class loads only for a command that runs it.
+    AttachedCommand.run(
+        argument, instrumentation, (out, err, args) -> NativeMemoryCli.run(out, err, args));
   }
 }
