@@ -6,11 +6,11 @@
  * their leaks), {@code dev.nativemem.profile} (heap profiles), {@code dev.nativemem.watch} (the
  * memory watch) and {@code dev.nativemem.metrics} (the metric table). The bridge to the native
  * library ({@code dev.nativemem.internal}), the incident page's renderer, the agent, the attach
- * channel and the CLI stay inside, so other modules
- * (the JUnit extension, metrics binders) reach the native side only through these packages. Commons
- * CLI, ASM and jackson-jr are shaded into the jar ({@code dev.nativemem.shaded.*}), hence {@code
- * requires static}: needed to compile, never resolved at run time. On the class path (the agent,
- * {@code java -jar}, fat jars) this descriptor is ignored.
+ * channel and the CLI stay inside, so other modules (the JUnit extension, metrics binders) reach
+ * the native side only through these packages. Commons CLI, ASM and jackson-jr are shaded into the
+ * jar ({@code dev.nativemem.shaded.*}), hence {@code requires static}: needed to compile, never
+ * resolved at run time. On the class path (the agent, {@code java -jar}, fat jars) this descriptor
+ * is ignored.
  */
 module dev.nativemem {
   exports dev.nativemem;

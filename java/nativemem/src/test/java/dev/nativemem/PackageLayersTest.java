@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 class PackageLayersTest {
   private static final Path SOURCES = Paths.get("src/main/java");
   private static final Pattern IMPORT =
-      Pattern.compile("^import (?:static )?(dev\\.nativemem(?:\\.[a-z]+)*)\\.[A-Z]", Pattern.MULTILINE);
+      Pattern.compile(
+          "^import (?:static )?(dev\\.nativemem(?:\\.[a-z]+)*)\\.[A-Z]", Pattern.MULTILINE);
 
   /** Each package of the jar and the packages of ours it imports. */
   private static Map<String, Set<String>> imports() throws IOException {
@@ -56,7 +57,9 @@ class PackageLayersTest {
   void onlyTheFrontDoorsUsersImportIt() throws IOException {
     List<String> offenders = new ArrayList<>();
     for (Map.Entry<String, Set<String>> e : imports().entrySet()) {
-      boolean user = Stream.of("cli", "agent", "attach").anyMatch(u -> within(e.getKey(), "dev.nativemem." + u));
+      boolean user =
+          Stream.of("cli", "agent", "attach")
+              .anyMatch(u -> within(e.getKey(), "dev.nativemem." + u));
       if (!user && e.getValue().contains("dev.nativemem")) {
         offenders.add(e.getKey());
       }

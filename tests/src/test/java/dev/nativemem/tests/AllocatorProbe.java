@@ -1,7 +1,7 @@
 package dev.nativemem.tests;
 
-import dev.nativemem.base.AllocatorUnavailableException;
 import dev.nativemem.NativeMemory;
+import dev.nativemem.base.AllocatorUnavailableException;
 import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.Json;
 import java.lang.management.BufferPoolMXBean;

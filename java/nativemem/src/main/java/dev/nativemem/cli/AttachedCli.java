@@ -5,8 +5,8 @@ import java.lang.instrument.Instrumentation;
 
 /**
  * The agent's entry for a command of {@code nativemem attach} inside the target JVM: runs it
- * through {@link AttachedCommand}, handing in this CLI for the commands the CLI itself runs
- * (stats, breakdown, advice, analyze), so the attach channel never names the CLI.
+ * through {@link AttachedCommand}, handing in this CLI for the commands the CLI itself runs (stats,
+ * breakdown, advice, analyze), so the attach channel never names the CLI.
  */
 public final class AttachedCli {
   private AttachedCli() {}
