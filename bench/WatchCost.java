@@ -21,7 +21,7 @@ public final class WatchCost {
     Path dir = Files.createTempDirectory("watch-cost");
     NativeMemory.allocator(); // the library loaded before the watch's first sample
     MemoryWatch watch =
-        NativeMemory.watch(
+        MemoryWatch.start(
             WatchOptions.defaults()
                 .withDirectory(dir)
                 .withInterval(Duration.ofMillis(10))

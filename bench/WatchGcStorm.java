@@ -1,4 +1,3 @@
-import dev.nativemem.NativeMemory;
 import dev.nativemem.watch.MemoryWatch;
 import dev.nativemem.watch.WatchOptions;
 import java.lang.management.GarbageCollectorMXBean;
@@ -36,7 +35,7 @@ public final class WatchGcStorm {
     boolean storm = args[1].equals("storm");
     Path dir = Files.createTempDirectory("watch-gc-storm");
     MemoryWatch watch =
-        NativeMemory.watch(
+        MemoryWatch.start(
             WatchOptions.defaults()
                 .withDirectory(dir)
                 .withGrowth(Duration.ZERO, Duration.ofMinutes(1))

@@ -96,7 +96,7 @@ pub enum BridgeError {
     Jvm(#[from] JvmError),
 }
 
-const BASE_EXCEPTION: &str = "dev/nativemem/NativeMemoryException";
+const BASE_EXCEPTION: &str = "dev/nativemem/base/NativeMemoryException";
 
 impl BridgeError {
     /// The Java exception class for this error.
@@ -104,13 +104,13 @@ impl BridgeError {
         match self {
             BridgeError::Allocator(
                 AllocatorError::NotJemalloc { .. } | AllocatorError::NeedsJemalloc { .. },
-            ) => "dev/nativemem/AllocatorUnavailableException",
+            ) => "dev/nativemem/base/AllocatorUnavailableException",
             BridgeError::InvalidArgument(_)
             | BridgeError::Allocator(AllocatorError::NotPlainRead { .. }) => {
                 "java/lang/IllegalArgumentException"
             }
             BridgeError::Sampling(SamplingError::Unavailable(_)) => {
-                "dev/nativemem/ProfilingUnavailableException"
+                "dev/nativemem/base/ProfilingUnavailableException"
             }
             BridgeError::Sampling(
                 SamplingError::BadPath(_)

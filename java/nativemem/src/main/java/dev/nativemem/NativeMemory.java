@@ -1,5 +1,10 @@
 package dev.nativemem;
 
+import dev.nativemem.base.Advice;
+import dev.nativemem.base.AllocatorUnavailableException;
+import dev.nativemem.base.NativeMemoryException;
+import dev.nativemem.base.ProfilingUnavailableException;
+import dev.nativemem.base.Setting;
 import dev.nativemem.internal.AppLog;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
@@ -13,8 +18,6 @@ import dev.nativemem.memory.Remedies;
 import dev.nativemem.profile.HeapProfile;
 import dev.nativemem.profile.HeapProfiler;
 import dev.nativemem.profile.sampling.JavaFramesSetting;
-import dev.nativemem.watch.MemoryWatch;
-import dev.nativemem.watch.WatchOptions;
 import dev.nativemem.watch.starting.WatchStart;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -136,18 +139,6 @@ public final class NativeMemory {
     return NativeMemoryBean.register();
   }
 
-  /**
-   * Starts the memory watch: a sample every second, an incident bundle in {@link
-   * WatchOptions#directory()} when usage nears the limit, grows towards it or handles leak, and on
-   * demand ({@link MemoryWatch#capture}). One watch per JVM: this stops the previous one. {@code
-   * -Dnativemem.watch=on} starts it with {@link WatchOptions#fromSystemProperties()}.
-   *
-   * @throws NativeMemoryException if the watch directory is not safe to write in, saying why
-   */
-  public static MemoryWatch watch(WatchOptions options) {
-    return MemoryWatch.start(options);
-  }
-
   static {
     if (Boolean.parseBoolean(Setting.JMX.value())) {
       try {
@@ -203,8 +194,8 @@ public final class NativeMemory {
   /**
    * Renders the incident bundle in {@code bundleDir} (written by the memory watch) as one
    * self-contained HTML page, the verdict first, and writes it into the bundle as {@code
-   * incident.html} (0600; beside an existing page under a new name). See {@link
-   * dev.nativemem.incident.IncidentPage}.
+   * incident.html} (0600; beside an existing page under a new name): the one way to the page in
+   * code; the CLI's {@code incident} command writes the same page.
    *
    * @throws NativeMemoryException if the directory is not this user's alone or writing fails
    */

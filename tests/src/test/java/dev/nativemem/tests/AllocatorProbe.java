@@ -1,8 +1,8 @@
 package dev.nativemem.tests;
 
-import dev.nativemem.AllocatorUnavailableException;
 import dev.nativemem.NativeMemory;
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.AllocatorUnavailableException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.Json;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
@@ -95,7 +95,7 @@ public final class AllocatorProbe {
     out.put("stats", NativeMemory.stats().toJson());
     out.put("breakdown", NativeMemory.breakdown().toJson());
     List<Object> advice = new ArrayList<>();
-    for (dev.nativemem.Advice a : NativeMemory.advice()) {
+    for (dev.nativemem.base.Advice a : NativeMemory.advice()) {
       advice.add(a.toJson());
     }
     out.put("advice", advice);

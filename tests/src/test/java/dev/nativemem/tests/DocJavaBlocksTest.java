@@ -84,6 +84,7 @@ class DocJavaBlocksTest {
 
     StringBuilder java = new StringBuilder();
     java.append("import dev.nativemem.*;\n")
+        .append("import dev.nativemem.base.*;\n")
         .append("import dev.nativemem.handles.*;\n")
         .append("import dev.nativemem.memory.*;\n")
         .append("import dev.nativemem.profile.*;\n")

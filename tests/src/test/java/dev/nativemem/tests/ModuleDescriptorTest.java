@@ -54,8 +54,8 @@ class ModuleDescriptorTest {
     assertEquals(
         Set.of(
             "dev.nativemem",
+            "dev.nativemem.base",
             "dev.nativemem.handles",
-            "dev.nativemem.incident",
             "dev.nativemem.memory",
             "dev.nativemem.metrics",
             "dev.nativemem.profile",

@@ -1,7 +1,7 @@
 package dev.nativemem.tests;
 
-import dev.nativemem.Advice;
 import dev.nativemem.NativeMemory;
+import dev.nativemem.base.Advice;
 import dev.nativemem.memory.AllocatorInfo;
 import dev.nativemem.memory.MemoryBreakdown;
 import dev.nativemem.profile.HeapProfile;

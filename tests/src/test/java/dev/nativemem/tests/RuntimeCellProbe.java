@@ -97,7 +97,7 @@ public final class RuntimeCellProbe {
     Path dir = Files.createTempDirectory("nativemem-cell-watch");
     Properties properties = new Properties();
     properties.setProperty("nativemem.watch.dir", dir.toString());
-    try (MemoryWatch watch = NativeMemory.watch(WatchOptions.from(properties))) {
+    try (MemoryWatch watch = MemoryWatch.start(WatchOptions.from(properties))) {
       long end = System.nanoTime() + 3_000_000_000L;
       while (watch.samples() < 2 && System.nanoTime() < end) {
         Thread.sleep(50);

@@ -1,6 +1,5 @@
 package dev.nativemem.tests;
 
-import dev.nativemem.NativeMemory;
 import dev.nativemem.watch.MemoryWatch;
 import dev.nativemem.watch.WatchOptions;
 import java.nio.file.Files;
@@ -17,7 +16,7 @@ public final class SharedVolumeChild {
     Path volume = Paths.get(args[0]);
     Path signal = Paths.get(args[1]);
     MemoryWatch watch =
-        NativeMemory.watch(
+        MemoryWatch.start(
             WatchOptions.defaults()
                 .withDirectory(volume)
                 .withProfile(false)

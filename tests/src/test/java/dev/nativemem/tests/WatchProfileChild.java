@@ -1,6 +1,5 @@
 package dev.nativemem.tests;
 
-import dev.nativemem.NativeMemory;
 import dev.nativemem.watch.MemoryWatch;
 import dev.nativemem.watch.WatchOptions;
 import java.nio.file.Paths;
@@ -17,7 +16,7 @@ public final class WatchProfileChild {
 
   public static void main(String[] args) {
     MemoryWatch watch =
-        NativeMemory.watch(WatchOptions.defaults().withDirectory(Paths.get(args[0])));
+        MemoryWatch.start(WatchOptions.defaults().withDirectory(Paths.get(args[0])));
     System.out.println("BUNDLE " + watch.capture("before"));
     List<Inflater> held = new ArrayList<>();
     for (int i = 0; i < 4000; i++) {

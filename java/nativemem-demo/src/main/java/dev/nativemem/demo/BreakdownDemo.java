@@ -1,7 +1,7 @@
 package dev.nativemem.demo;
 
-import dev.nativemem.Advice;
 import dev.nativemem.NativeMemory;
+import dev.nativemem.base.Advice;
 import java.io.PrintStream;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package dev.nativemem.demo;
 
 import dev.nativemem.NativeMemory;
-import dev.nativemem.ProfilingUnavailableException;
+import dev.nativemem.base.ProfilingUnavailableException;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.PreloadAllocator;
 import dev.nativemem.profile.HeapProfile;

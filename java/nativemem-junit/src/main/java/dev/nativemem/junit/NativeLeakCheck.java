@@ -1,6 +1,6 @@
 package dev.nativemem.junit;
 
-import dev.nativemem.Setting;
+import dev.nativemem.base.Setting;
 import dev.nativemem.handles.HandleLeakError;
 import dev.nativemem.handles.HandleScope;
 import dev.nativemem.handles.KnownLeak;

@@ -1,9 +1,9 @@
 package dev.nativemem.agent;
 
 import dev.nativemem.NativeMemory;
-import dev.nativemem.NativeMemoryException;
-import dev.nativemem.Setting;
-import dev.nativemem.TrackingLevel;
+import dev.nativemem.base.NativeMemoryException;
+import dev.nativemem.base.Setting;
+import dev.nativemem.base.TrackingLevel;
 import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.handles.tracking.HandleTracker;
 import dev.nativemem.handles.tracking.RocksFamily;

@@ -22,7 +22,7 @@ import java.util.Base64;
 public final class NativeMemoryAgent {
   private static final String RUNTIME = "dev.nativemem.agent.AgentRuntime";
   private static final String FACADE = "dev.nativemem.NativeMemory";
-  private static final String ATTACHED = "dev.nativemem.attach.AttachedCommand";
+  private static final String ATTACHED = "dev.nativemem.cli.AttachedCli";
   private static final String ATTACH = "nativemem-attach";
   private static final String ATTACH_TRACKING = "nativemem-attach-tracking:";
 

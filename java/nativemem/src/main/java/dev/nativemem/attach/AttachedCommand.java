@@ -2,7 +2,6 @@ package dev.nativemem.attach;
 
 import dev.nativemem.NativeMemory;
 import dev.nativemem.agent.AgentRuntime;
-import dev.nativemem.cli.NativeMemoryCli;
 import dev.nativemem.handles.HandleReport;
 import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.profile.HeapProfile;
@@ -30,6 +29,16 @@ public final class AttachedCommand {
 
   private AttachedCommand() {}
 
+  /**
+   * The CLI's command runner, handed in by the CLI ({@code cli.AttachedCli}, the agent's entry for
+   * an attach command): the CLI uses this package, so this package does not name the CLI.
+   */
+  @FunctionalInterface
+  public interface Cli {
+    /** Runs the CLI's command in {@code args}, printing to {@code out} and {@code err}. */
+    int run(PrintStream out, PrintStream err, String... args);
+  }
+
   /** Leaves {@code reason} as the failed result of the command in {@code argument}. */
   public static void refuse(String argument, String reason) {
     AttachProtocol.Request request = AttachProtocol.Request.parse(argument);
@@ -37,7 +46,7 @@ public final class AttachedCommand {
   }
 
   /** Runs the command in {@code argument} and leaves its sealed result for the CLI to read. */
-  public static void run(String argument, Instrumentation instrumentation) {
+  public static void run(String argument, Instrumentation instrumentation, Cli cli) {
     if (argument.startsWith(AttachProtocol.FORGET)) {
       System.clearProperty(
           AttachProtocol.resultProperty(argument.substring(AttachProtocol.FORGET.length())));
@@ -50,7 +59,7 @@ public final class AttachedCommand {
     int exitCode;
     try (PrintStream o = new PrintStream(out, true, "UTF-8");
         PrintStream e = new PrintStream(err, true, "UTF-8")) {
-      exitCode = execute(command, instrumentation, o, e);
+      exitCode = execute(command, instrumentation, cli, o, e);
     } catch (Throwable t) {
       exitCode = 1;
       err.reset();
@@ -87,12 +96,16 @@ public final class AttachedCommand {
   }
 
   private static int execute(
-      List<String> command, Instrumentation instrumentation, PrintStream out, PrintStream err) {
+      List<String> command,
+      Instrumentation instrumentation,
+      Cli cli,
+      PrintStream out,
+      PrintStream err) {
     String name = command.get(0);
     List<String> options = command.subList(1, command.size());
     boolean json = options.contains("--json");
     if (CLI_COMMANDS.contains(name)) {
-      return NativeMemoryCli.run(out, err, command.toArray(new String[0]));
+      return cli.run(out, err, command.toArray(new String[0]));
     }
     switch (name) {
       case "handles":
@@ -110,7 +123,7 @@ public final class AttachedCommand {
         analyze.add("analyze");
         analyze.add(NativeMemory.dumpProfile().path().toString());
         analyze.addAll(options);
-        return NativeMemoryCli.run(out, err, analyze.toArray(new String[0]));
+        return cli.run(out, err, analyze.toArray(new String[0]));
       case "watch":
       case "incident":
         try {

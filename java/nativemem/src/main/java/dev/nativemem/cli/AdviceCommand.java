@@ -1,7 +1,7 @@
 package dev.nativemem.cli;
 
-import dev.nativemem.Advice;
 import dev.nativemem.NativeMemory;
+import dev.nativemem.base.Advice;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.commons.cli.CommandLine;

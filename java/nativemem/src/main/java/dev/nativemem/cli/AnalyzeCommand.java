@@ -1,6 +1,6 @@
 package dev.nativemem.cli;
 
-import dev.nativemem.internal.TerminalText;
+import dev.nativemem.base.text.TerminalText;
 import dev.nativemem.profile.ProfileRequest;
 import dev.nativemem.profile.ProfileRequest.Format;
 import java.nio.file.Path;

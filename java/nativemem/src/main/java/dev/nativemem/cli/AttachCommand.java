@@ -2,7 +2,7 @@ package dev.nativemem.cli;
 
 import dev.nativemem.attach.AttachClient;
 import dev.nativemem.attach.AttachProtocol;
-import dev.nativemem.internal.TerminalText;
+import dev.nativemem.base.text.TerminalText;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;

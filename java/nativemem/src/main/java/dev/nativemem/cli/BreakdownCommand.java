@@ -1,7 +1,7 @@
 package dev.nativemem.cli;
 
 import dev.nativemem.NativeMemory;
-import dev.nativemem.internal.TerminalText;
+import dev.nativemem.base.text.TerminalText;
 import dev.nativemem.memory.MemoryBreakdown;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.Options;

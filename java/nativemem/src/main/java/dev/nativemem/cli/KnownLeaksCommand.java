@@ -1,9 +1,9 @@
 package dev.nativemem.cli;
 
+import dev.nativemem.base.text.TerminalText;
 import dev.nativemem.handles.catalogue.CatalogueCheck;
 import dev.nativemem.handles.catalogue.LeakCatalogue;
 import dev.nativemem.internal.Json;
-import dev.nativemem.internal.TerminalText;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.nativemem.cli;
 
 import dev.nativemem.NativeMemory;
-import dev.nativemem.internal.TerminalText;
+import dev.nativemem.base.text.TerminalText;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package dev.nativemem.cli;
 
-import dev.nativemem.Setting;
+import dev.nativemem.base.Setting;
 import dev.nativemem.internal.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

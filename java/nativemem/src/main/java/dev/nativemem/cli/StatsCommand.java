@@ -1,7 +1,7 @@
 package dev.nativemem.cli;
 
 import dev.nativemem.NativeMemory;
-import dev.nativemem.internal.TerminalText;
+import dev.nativemem.base.text.TerminalText;
 import dev.nativemem.memory.AllocatorInfo;
 import dev.nativemem.memory.AllocatorStats;
 import dev.nativemem.memory.ProcessMemory;

@@ -1,6 +1,6 @@
 package dev.nativemem.export;
 
-import dev.nativemem.Setting;
+import dev.nativemem.base.Setting;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;

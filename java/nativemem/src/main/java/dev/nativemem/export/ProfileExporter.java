@@ -1,6 +1,6 @@
 package dev.nativemem.export;
 
-import dev.nativemem.Setting;
+import dev.nativemem.base.Setting;
 import dev.nativemem.internal.FileTrees;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;

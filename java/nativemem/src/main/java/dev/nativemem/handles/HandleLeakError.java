@@ -1,6 +1,6 @@
 package dev.nativemem.handles;
 
-import dev.nativemem.internal.TerminalText;
+import dev.nativemem.base.text.TerminalText;
 
 /**
  * A check found native handles leaked or left open; the message lists kinds, counts and sites (its

@@ -1,9 +1,9 @@
 package dev.nativemem.handles;
 
+import dev.nativemem.base.text.TerminalText;
 import dev.nativemem.handles.catalogue.LeakCatalogue;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
-import dev.nativemem.internal.TerminalText;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.List;

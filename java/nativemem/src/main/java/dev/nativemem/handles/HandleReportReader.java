@@ -1,6 +1,6 @@
 package dev.nativemem.handles;
 
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.handles.catalogue.LeakCatalogue;
 import dev.nativemem.handles.catalogue.LibraryOwners;
 import dev.nativemem.handles.tracking.CreationSites;

@@ -1,7 +1,7 @@
 package dev.nativemem.handles;
 
+import dev.nativemem.base.text.TerminalText;
 import dev.nativemem.internal.ByteFormat;
-import dev.nativemem.internal.TerminalText;
 
 /** {@link HandleReport} as text for people; control characters of its strings escaped. */
 final class HandleReportText {

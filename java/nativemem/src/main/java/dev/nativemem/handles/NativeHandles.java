@@ -1,7 +1,7 @@
 package dev.nativemem.handles;
 
-import dev.nativemem.Setting;
-import dev.nativemem.TrackingLevel;
+import dev.nativemem.base.Setting;
+import dev.nativemem.base.TrackingLevel;
 import dev.nativemem.handles.tracking.HandleTracker;
 import dev.nativemem.internal.NativeLibraryLoader;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package dev.nativemem.handles;
 
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.handles.tracking.End;
 import dev.nativemem.handles.tracking.HandleTracker;
 

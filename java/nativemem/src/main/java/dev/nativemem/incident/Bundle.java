@@ -1,6 +1,6 @@
 package dev.nativemem.incident;
 
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.incident.layout.BundleLayout;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.DirectoryHandle;

@@ -1,8 +1,8 @@
 package dev.nativemem.incident;
 
+import dev.nativemem.base.text.TerminalText;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
-import dev.nativemem.internal.TerminalText;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

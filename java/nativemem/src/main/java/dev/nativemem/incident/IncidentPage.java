@@ -1,6 +1,6 @@
 package dev.nativemem.incident;
 
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.incident.layout.BundleLayout;
 import dev.nativemem.internal.NewFiles;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package dev.nativemem.internal;
 
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 
 /**
  * HotSpot's diagnostic commands ({@code jcmd}'s), run in-process through the JVM's management

@@ -1,7 +1,7 @@
 package dev.nativemem.internal;
 
 import com.fasterxml.jackson.jr.ob.JSON;
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import java.io.IOException;
 import java.util.Map;
 

@@ -1,7 +1,7 @@
 package dev.nativemem.internal;
 
-import dev.nativemem.NativeMemoryException;
-import dev.nativemem.Setting;
+import dev.nativemem.base.NativeMemoryException;
+import dev.nativemem.base.Setting;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;

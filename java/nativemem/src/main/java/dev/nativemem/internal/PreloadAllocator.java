@@ -1,6 +1,6 @@
 package dev.nativemem.internal;
 
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package dev.nativemem.internal;
 
-import dev.nativemem.Setting;
+import dev.nativemem.base.Setting;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;

@@ -1,6 +1,6 @@
 package dev.nativemem.internal;
 
-import dev.nativemem.Setting;
+import dev.nativemem.base.Setting;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;

@@ -1,10 +1,10 @@
 package dev.nativemem.memory;
 
-import dev.nativemem.Advice;
-import dev.nativemem.handles.HandleAdvice;
+import dev.nativemem.base.Advice;
+import dev.nativemem.base.text.OwnJar;
 import dev.nativemem.handles.HandleReport;
+import dev.nativemem.handles.advice.HandleAdvice;
 import dev.nativemem.internal.ByteFormat;
-import dev.nativemem.internal.OwnJar;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.nativemem.memory;
 
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.DiagnosticCommands;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;

@@ -1,6 +1,6 @@
 package dev.nativemem.memory;
 
-import dev.nativemem.Advice;
+import dev.nativemem.base.Advice;
 import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;

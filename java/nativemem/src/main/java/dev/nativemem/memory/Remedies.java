@@ -1,7 +1,7 @@
 package dev.nativemem.memory;
 
-import dev.nativemem.AllocatorUnavailableException;
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.AllocatorUnavailableException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 

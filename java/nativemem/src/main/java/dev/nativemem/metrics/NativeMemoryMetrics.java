@@ -54,7 +54,7 @@ public final class NativeMemoryMetrics {
    * Measures {@link MemoryReader#snapshot()} (shared for {@link MemorySnapshot#MAX_AGE}: wait that
    * long for figures taken after a change) and the profiling status now.
    *
-   * @throws dev.nativemem.NativeMemoryException if the native library cannot be loaded
+   * @throws dev.nativemem.base.NativeMemoryException if the native library cannot be loaded
    */
   public static NativeMemoryMetrics read() {
     MemorySnapshot snapshot = MemoryReader.snapshot();

@@ -1,6 +1,6 @@
 package dev.nativemem.profile;
 
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
 
@@ -78,16 +77,6 @@ public final class HeapProfile {
   static HeapProfile dumped(Map<String, Object> dumped) {
     Path path = Paths.get(Json.string(dumped, "path"));
     return new HeapProfile(path, timeOf(path, dumped), dumped);
-  }
-
-  /**
-   * Many dumps (from many processes of a fleet) as one profile: see {@link
-   * ProfileRequest#merge(Collection)}, which names them (files, directories, glob patterns,
-   * incident bundles). For example the top sites of forty TaskManagers, each told "in 37 of 40
-   * processes": {@code HeapProfile.merge(List.of(Path.of("/var/dumps"))).report().run().report()}.
-   */
-  public static ProfileRequest merge(Collection<Path> dumps) {
-    return ProfileRequest.merge(dumps);
   }
 
   /** The dump file. */

@@ -1,6 +1,6 @@
 package dev.nativemem.profile;
 
-import dev.nativemem.ProfilingUnavailableException;
+import dev.nativemem.base.ProfilingUnavailableException;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;

@@ -1,6 +1,6 @@
 package dev.nativemem.profile;
 
-import dev.nativemem.internal.TerminalText;
+import dev.nativemem.base.text.TerminalText;
 
 /**
  * A check found native bytes left live ({@link LiveBytesScope#check}); the message names the lines,

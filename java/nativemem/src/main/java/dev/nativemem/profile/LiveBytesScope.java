@@ -1,6 +1,6 @@
 package dev.nativemem.profile;
 
-import dev.nativemem.ProfilingUnavailableException;
+import dev.nativemem.base.ProfilingUnavailableException;
 import dev.nativemem.internal.FileTrees;
 import java.io.IOException;
 import java.lang.ref.Reference;
@@ -94,7 +94,7 @@ public final class LiveBytesScope implements AutoCloseable {
       return new LiveBytesScope(name, className, dir, base);
     } catch (IOException e) {
       releaseSampling();
-      throw new dev.nativemem.NativeMemoryException(
+      throw new dev.nativemem.base.NativeMemoryException(
           "cannot create a private directory for heap profiles under "
               + System.getProperty("java.io.tmpdir")
               + ": "

@@ -1,6 +1,6 @@
 package dev.nativemem.profile;
 
-import dev.nativemem.Setting;
+import dev.nativemem.base.Setting;
 import dev.nativemem.internal.FileTrees;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
@@ -74,7 +74,7 @@ final class ProfileDump {
       // Fail before the perf map is written if profiling cannot run at all.
       SamplingStatus status = SamplingStatus.read();
       if (!status.available()) {
-        throw new dev.nativemem.ProfilingUnavailableException(status.unavailableReason());
+        throw new dev.nativemem.base.ProfilingUnavailableException(status.unavailableReason());
       }
       Path perfMap = PerfMap.writeTemp();
       try {

@@ -1,6 +1,6 @@
 package dev.nativemem.watch;
 
-import dev.nativemem.Advice;
+import dev.nativemem.base.Advice;
 import dev.nativemem.handles.HandleReport;
 import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.incident.IncidentLog;

@@ -1,6 +1,6 @@
 package dev.nativemem.watch;
 
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.AppLog;
 import dev.nativemem.internal.DirectoryHandle;
 import dev.nativemem.internal.Jmx;
@@ -105,7 +105,10 @@ public final class MemoryWatch implements AutoCloseable {
   }
 
   /**
-   * Starts a watch (stopping the one running, if any). See {@code NativeMemory.watch}.
+   * Starts the memory watch: a sample every second, an incident bundle in {@link
+   * WatchOptions#directory()} when usage nears the limit, grows towards it or handles leak, and on
+   * demand ({@link #capture}). One watch per JVM: this stops the previous one. {@code
+   * -Dnativemem.watch=on} starts it with {@link WatchOptions#fromSystemProperties()}.
    *
    * @throws NativeMemoryException if the watch directory cannot be made or is not safe to write in,
    *     saying what to do

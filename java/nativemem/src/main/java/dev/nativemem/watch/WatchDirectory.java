@@ -1,6 +1,6 @@
 package dev.nativemem.watch;
 
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.DirectoryHandle;
 import dev.nativemem.internal.FileOwnership;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.nativemem.watch;
 
-import dev.nativemem.Setting;
+import dev.nativemem.base.Setting;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
@@ -19,7 +19,7 @@ import java.util.Properties;
  * ({@code …Percent}); sizes are bytes here and MiB in the property ({@code maxMiB}).
  *
  * <pre>{@code
- * MemoryWatch watch = NativeMemory.watch(
+ * MemoryWatch watch = MemoryWatch.start(
  *     WatchOptions.fromSystemProperties().withDirectory(Paths.get("/var/log/app/incidents")));
  * }</pre>
  */

@@ -3,7 +3,7 @@ package dev.nativemem.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.Setting;
+import dev.nativemem.base.Setting;
 import dev.nativemem.internal.SettingsInEffect;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -59,7 +59,7 @@ class SettingsCommandTest {
         }
       }
     }
-    assertEquals(List.of(), offenders, "read these through dev.nativemem.Setting");
+    assertEquals(List.of(), offenders, "read these through dev.nativemem.base.Setting");
   }
 
   @Test

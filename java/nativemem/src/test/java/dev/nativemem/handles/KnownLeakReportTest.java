@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.Advice;
+import dev.nativemem.base.Advice;
+import dev.nativemem.handles.advice.HandleAdvice;
 import dev.nativemem.internal.Json;
 import java.util.List;
 import java.util.Map;

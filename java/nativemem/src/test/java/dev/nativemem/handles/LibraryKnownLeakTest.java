@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.Advice;
+import dev.nativemem.base.Advice;
+import dev.nativemem.handles.advice.HandleAdvice;
 import dev.nativemem.handles.catalogue.LibraryOwners;
 import dev.nativemem.internal.Json;
 import java.io.InputStream;

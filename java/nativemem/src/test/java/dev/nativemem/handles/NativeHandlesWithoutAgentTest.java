@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.Setting;
-import dev.nativemem.TrackingLevel;
+import dev.nativemem.base.Setting;
+import dev.nativemem.base.TrackingLevel;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 

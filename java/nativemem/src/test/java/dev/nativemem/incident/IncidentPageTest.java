@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nativemem.NativeMemory;
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.FileOwnership;
 import dev.nativemem.internal.Json;

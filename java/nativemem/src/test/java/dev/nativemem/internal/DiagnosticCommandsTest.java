@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import java.lang.management.ManagementFactory;
 import javax.management.ObjectName;
 import org.junit.jupiter.api.BeforeAll;

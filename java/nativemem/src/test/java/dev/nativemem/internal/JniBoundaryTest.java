@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.AllocatorUnavailableException;
 import dev.nativemem.NativeMemory;
-import dev.nativemem.NativeMemoryException;
 import dev.nativemem.Versions;
+import dev.nativemem.base.AllocatorUnavailableException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.memory.AllocatorInfo;
 import java.util.Arrays;
 import java.util.List;

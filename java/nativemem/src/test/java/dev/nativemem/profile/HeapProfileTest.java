@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.cli.NativeMemoryCli;
 import dev.nativemem.internal.ByteFormat;
 import java.io.ByteArrayOutputStream;
@@ -241,7 +241,7 @@ class HeapProfileTest {
     long nowTotal = HeapProfile.open(now).analyze().totalBytes();
     long baseTotal = HeapProfile.open(base).analyze().totalBytes();
     ProfileReport merged =
-        HeapProfile.merge(List.of(now, base)).top(100).byProcess().report().run().report();
+        ProfileRequest.merge(List.of(now, base)).top(100).byProcess().report().run().report();
     assertEquals(2, merged.processCount());
     // Each total truncates its own sum: the merged one is within 1 byte per dump.
     assertTrue(Math.abs(merged.totalBytes() - (nowTotal + baseTotal)) <= 2, merged.toString());
@@ -253,7 +253,7 @@ class HeapProfileTest {
 
     // A base group: per-process average growth, here one process each, so the plain diff.
     ProfileReport groups =
-        HeapProfile.merge(List.of(now)).bases(List.of(base)).report().run().report();
+        ProfileRequest.merge(List.of(now)).bases(List.of(base)).report().run().report();
     ProfileReport diff = HeapProfile.open(now).diff(HeapProfile.open(base));
     assertTrue(groups.isDifference());
     assertTrue(Math.abs(groups.totalBytes() - diff.totalBytes()) <= 1, groups.toString());

@@ -6,8 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.nativemem.NativeMemory;
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.FileOwnership;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -47,7 +46,7 @@ class FullVolumeTest {
     Path mount = Files.createDirectory(temp.resolve("tmpfs"));
     run("mount", "-t", "tmpfs", "-o", "size=2m,mode=0777", "tmpfs", mount.toString());
     try {
-      watch = NativeMemory.watch(WatchOptions.defaults().withDirectory(mount).withProfile(false));
+      watch = MemoryWatch.start(WatchOptions.defaults().withDirectory(mount).withProfile(false));
       Path dir = watch.directory();
       assertEquals(mount.resolve("nativemem-0"), dir, "a private child in the shared volume");
 

@@ -5,8 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.NativeMemory;
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.incident.layout.BundleLayout;
 import dev.nativemem.internal.Json;
 import java.io.ByteArrayOutputStream;
@@ -53,7 +52,7 @@ class IncidentBundleTest {
   }
 
   private MemoryWatch start(Path dir) {
-    watch = NativeMemory.watch(WatchOptions.defaults().withDirectory(dir).withProfile(false));
+    watch = MemoryWatch.start(WatchOptions.defaults().withDirectory(dir).withProfile(false));
     return watch;
   }
 

@@ -3,7 +3,6 @@ package dev.nativemem.watch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.NativeMemory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,7 +37,7 @@ class SwappedPathTest {
     Path volume = temp.resolve("volume");
     Path incidents = volume.resolve("incidents");
     watch =
-        NativeMemory.watch(
+        MemoryWatch.start(
             WatchOptions.defaults()
                 .withDirectory(incidents)
                 .withProfile(false)

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.Setting;
+import dev.nativemem.base.Setting;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.List;

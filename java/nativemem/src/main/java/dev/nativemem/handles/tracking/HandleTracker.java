@@ -1,6 +1,6 @@
 package dev.nativemem.handles.tracking;
 
-import dev.nativemem.TrackingLevel;
+import dev.nativemem.base.TrackingLevel;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import java.lang.ref.ReferenceQueue;

@@ -1,7 +1,7 @@
 package dev.nativemem.handles.tracking;
 
-import dev.nativemem.Setting;
-import dev.nativemem.TrackingLevel;
+import dev.nativemem.base.Setting;
+import dev.nativemem.base.TrackingLevel;
 import dev.nativemem.internal.NativeBridge;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

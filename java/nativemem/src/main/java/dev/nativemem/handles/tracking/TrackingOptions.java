@@ -1,7 +1,7 @@
 package dev.nativemem.handles.tracking;
 
-import dev.nativemem.Setting;
-import dev.nativemem.TrackingLevel;
+import dev.nativemem.base.Setting;
+import dev.nativemem.base.TrackingLevel;
 import dev.nativemem.handles.catalogue.LeakCatalogue;
 import java.nio.file.Path;
 import java.nio.file.Paths;

@@ -1,6 +1,6 @@
 package dev.nativemem.memory.reading;
 
-import dev.nativemem.NativeMemoryException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.DiagnosticCommands;
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package dev.nativemem.profile.sampling;
 
-import dev.nativemem.Setting;
+import dev.nativemem.base.Setting;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.internal.SettingsInEffect;

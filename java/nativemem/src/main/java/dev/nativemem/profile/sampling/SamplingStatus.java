@@ -1,9 +1,9 @@
 package dev.nativemem.profile.sampling;
 
+import dev.nativemem.base.text.OwnJar;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
-import dev.nativemem.internal.OwnJar;
 import java.util.Map;
 
 /** The native {@code samplingStatusJson()}: whether heap profiling can run, and how it runs now. */

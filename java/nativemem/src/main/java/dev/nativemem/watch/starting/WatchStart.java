@@ -1,6 +1,6 @@
 package dev.nativemem.watch.starting;
 
-import dev.nativemem.Setting;
+import dev.nativemem.base.Setting;
 import dev.nativemem.internal.AppLog;
 import dev.nativemem.watch.MemoryWatch;
 import dev.nativemem.watch.WatchOptions;

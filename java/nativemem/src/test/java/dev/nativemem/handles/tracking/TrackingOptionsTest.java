@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.TrackingLevel;
+import dev.nativemem.base.TrackingLevel;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.Properties;

@@ -3,7 +3,7 @@ package dev.nativemem.handles.tracking;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.nativemem.TrackingLevel;
+import dev.nativemem.base.TrackingLevel;
 import org.junit.jupiter.api.Test;
 
 /** The site of handles without a creation stack says why, and advises only what would help. */

@@ -1,4 +1,4 @@
-package dev.nativemem.internal;
+package dev.nativemem.base.text;
 
 /** The nativemem jar these classes run from, as the command lines we print name it. */
 public final class OwnJar {

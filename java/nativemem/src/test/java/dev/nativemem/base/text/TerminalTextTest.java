@@ -1,4 +1,4 @@
-package dev.nativemem.internal;
+package dev.nativemem.base.text;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

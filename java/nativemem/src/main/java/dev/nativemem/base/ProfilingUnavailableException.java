@@ -1,6 +1,6 @@
-package dev.nativemem;
+package dev.nativemem.base;
 
-import dev.nativemem.internal.OwnJar;
+import dev.nativemem.base.text.OwnJar;
 
 /**
  * Heap profiling cannot run in this process: glibc serves {@code malloc}, or the jemalloc that does

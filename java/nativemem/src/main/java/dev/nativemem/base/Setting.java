@@ -1,4 +1,4 @@
-package dev.nativemem;
+package dev.nativemem.base;
 
 import java.util.Optional;
 import java.util.Properties;
@@ -85,7 +85,7 @@ public enum Setting {
       "nativemem.watch",
       "off",
       null,
-      "`on`: start the memory watch (`NativeMemory.watch`) when the agent starts or `NativeMemory`"
+      "`on`: start the memory watch (`MemoryWatch.start`) when the agent starts or `NativeMemory`"
           + " is first used; the agent argument `watch=on` does the same."),
   WATCH_DIR(
       "nativemem.watch.dir",

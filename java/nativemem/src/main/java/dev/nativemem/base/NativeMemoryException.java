@@ -1,4 +1,4 @@
-package dev.nativemem;
+package dev.nativemem.base;
 
 /**
  * Something nativemem could not do. The message says what went wrong and what to do next.

@@ -1,4 +1,4 @@
-package dev.nativemem;
+package dev.nativemem.base;
 
 import java.util.Locale;
 

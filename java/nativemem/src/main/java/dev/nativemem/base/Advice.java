@@ -1,7 +1,8 @@
-package dev.nativemem;
+package dev.nativemem.base;
 
-import dev.nativemem.internal.Json;
-import dev.nativemem.internal.TerminalText;
+import com.fasterxml.jackson.jr.ob.JSON;
+import dev.nativemem.base.text.TerminalText;
+import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -50,7 +51,11 @@ public final class Advice {
   }
 
   public String toJson() {
-    return Json.write(asMap());
+    try {
+      return JSON.std.asString(asMap());
+    } catch (IOException e) {
+      throw new NativeMemoryException("cannot write JSON for advice " + code, e);
+    }
   }
 
   Map<String, Object> asMap() {

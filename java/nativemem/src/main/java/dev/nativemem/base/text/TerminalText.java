@@ -1,4 +1,4 @@
-package dev.nativemem.internal;
+package dev.nativemem.base.text;
 
 /**
  * Text bound for a terminal that carries strings from elsewhere (thread names, stack frames and

@@ -1,4 +1,4 @@
-package dev.nativemem;
+package dev.nativemem.base;
 
 /**
  * The allocator serving this process cannot answer the request, typically because glibc rather than

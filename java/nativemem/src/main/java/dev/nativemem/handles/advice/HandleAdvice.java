@@ -1,6 +1,7 @@
-package dev.nativemem.handles;
+package dev.nativemem.handles.advice;
 
-import dev.nativemem.Advice;
+import dev.nativemem.base.Advice;
+import dev.nativemem.handles.HandleReport;
 import dev.nativemem.handles.catalogue.LeakCatalogue;
 import dev.nativemem.handles.tracking.CreationSites;
 import dev.nativemem.handles.tracking.TrackingOptions;
