@@ -78,7 +78,7 @@ final class PreparedClasses {
     return true;
   }
 
-  /** Called by the core (jni/agent_classes.rs) on the thread that prepared {@code type}. */
+  /** Called by the core (jvm/class_prepare.rs) on the thread that prepared {@code type}. */
   @SuppressWarnings("unused")
   private static void prepared(Class<?> type) {
     PreparedClasses watch = current;

@@ -268,7 +268,7 @@ public final class NativeBridge {
   /** The text of one {@code jcmd} command line; the JVM's own exception when it refuses it. */
   static native String diagnosticCommand(String command);
 
-  // The agent's classes (rust/nativemem/src/jni/agent_classes.rs; dev.nativemem.agent).
+  // The agent's classes (rust/nativemem/src/jni/agent_classes.rs, over jvm/; dev.nativemem.agent).
 
   /**
    * From now on calls {@code receiver}'s static {@code prepared(Class)} on the preparing thread for
