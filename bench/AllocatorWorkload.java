@@ -72,7 +72,7 @@ public final class AllocatorWorkload {
       if (Boolean.getBoolean("bench.javaFrames")) {
         // The hook's own counters: samples taken, and those with Java frames.
         System.out.println(
-            "JAVA_FRAMES " + dev.nativemem.internal.NativeBridge.samplingJavaFramesStatusJson());
+            "JAVA_FRAMES " + dev.nativemem.internal.NativeBridge.call("java_frames_status"));
       }
     } finally {
       try (Stream<Path> walk = Files.walk(dir)) {

@@ -39,7 +39,7 @@ public final class JavaFramesCost {
   }
 
   private static long samples() {
-    String json = NativeBridge.samplingJavaFramesStatusJson();
+    String json = NativeBridge.call("java_frames_status");
     String key = "\"samples\":";
     int at = json.indexOf(key) + key.length();
     int end = at;

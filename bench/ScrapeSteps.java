@@ -18,7 +18,8 @@ import java.util.concurrent.Callable;
  * runs alone after a pause longer than {@link MemorySnapshot#MAX_AGE} (205 ms, as a scrape every
  * 15 s finds the process: the reading expired, caches cold), {@code rounds} times in turn with the
  * others; prints the median and the fastest of each in µs. Steps a jar does not have are left out
- * (the one-call snapshot is newer than the reading it replaced). Run it once per jar:
+ * (the one-call snapshot is newer than the reading it replaced); a jar before {@code
+ * NativeBridge.call} is asked through its older natives. Run it once per jar:
  *
  * <pre>java -cp nativemem.jar bench/ScrapeSteps.java [rounds=25]</pre>
  */
@@ -27,27 +28,24 @@ public class ScrapeSteps {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 25;
     NativeMemory.version();
     boolean jemalloc = NativeMemory.allocator().isJemalloc();
-    Method oneCall = null;
-    try {
-      oneCall = NativeBridge.class.getMethod("memorySnapshotJson", long[].class);
-    } catch (NoSuchMethodException older) {
-      // a jar before the one-call snapshot
-    }
-    Method snapshotCall = oneCall;
-    long[] noRanges = new long[0];
-    String view = NativeBridge.nativeViewJson();
-    String stats = NativeBridge.allocatorStatsJson();
-    String report = NativeBridge.handlesReportJson();
-    String sampling = NativeBridge.samplingStatusJson();
+    Callable<Object> view = raw("native_view", "{}", "nativeViewJson");
+    Callable<Object> stats = raw("allocator_stats", "{}", "allocatorStatsJson");
+    Callable<Object> report = raw("handles_report", "{}", "handlesReportJson");
+    Callable<Object> sampling = raw("sampling_status", "{}", "samplingStatusJson");
+    Callable<Object> snapshot = raw("memory_snapshot", "{\"ranges\":[]}", "memorySnapshotJson");
+    String viewJson = (String) view.call();
+    String statsJson = (String) stats.call();
+    String reportJson = (String) report.call();
+    String samplingJson = (String) sampling.call();
 
     Map<String, Callable<Object>> steps = new LinkedHashMap<>();
-    steps.put("native view: call", NativeBridge::nativeViewJson);
-    steps.put("native view: parse", () -> Json.parseObject(view));
-    steps.put("allocator stats: call", NativeBridge::allocatorStatsJson);
-    steps.put("allocator stats: parse", () -> Json.parseObject(stats));
-    if (snapshotCall != null) {
-      steps.put("one-call snapshot, no ranges: call", () -> snapshotCall.invoke(null, noRanges));
-      String one = (String) snapshotCall.invoke(null, noRanges);
+    steps.put("native view: call", view);
+    steps.put("native view: parse", () -> Json.parseObject(viewJson));
+    steps.put("allocator stats: call", stats);
+    steps.put("allocator stats: parse", () -> Json.parseObject(statsJson));
+    if (snapshot != null) {
+      steps.put("one-call snapshot, no ranges: call", snapshot);
+      String one = (String) snapshot.call();
       steps.put("one-call snapshot: parse", () -> Json.parseObject(one));
     }
     steps.put(
@@ -56,9 +54,9 @@ public class ScrapeSteps {
     steps.put("breakdown, resident view", () -> NativeMemory.breakdown());
     steps.put("handle summary (call + parse)", NativeHandles::summary);
     steps.put("handle report (call + parse)", NativeHandles::report);
-    steps.put("handle report: parse", () -> Json.parseObject(report));
+    steps.put("handle report: parse", () -> Json.parseObject(reportJson));
     steps.put("profiling status (call + parse)", SamplingStatus::read);
-    steps.put("profiling status: parse", () -> Json.parseObject(sampling));
+    steps.put("profiling status: parse", () -> Json.parseObject(samplingJson));
     if (jemalloc) {
       steps.put("mallctl prof.active", () -> NativeMemory.mallctl("prof.active"));
     }
@@ -87,6 +85,38 @@ public class ScrapeSteps {
           step.getKey(), sorted[sorted.length / 2] / 1e3, sorted[0] / 1e3);
     }
     System.out.println(
-        rounds + " rounds, " + (jemalloc ? "jemalloc" : "glibc") + (sink == null ? "" : ""));
+        rounds
+            + " rounds, "
+            + (jobs() == null ? "one native per reading" : "NativeBridge.call jobs")
+            + ", " + (jemalloc ? "jemalloc" : "glibc") + (sink == null ? "" : ""));
+  }
+
+  /** {@code NativeBridge.call(job, request)} where the jar has it. */
+  private static Method jobs() {
+    try {
+      return NativeBridge.class.getMethod("call", String.class, String.class);
+    } catch (NoSuchMethodException older) {
+      return null;
+    }
+  }
+
+  /**
+   * One native reading as the jar offers it: the job through {@code NativeBridge.call}, or, in a
+   * jar before the jobs, the native method {@code older} (with no ranges where it takes them);
+   * null when the jar has neither.
+   */
+  private static Callable<Object> raw(String job, String request, String older) {
+    Method call = jobs();
+    if (call != null) {
+      return () -> call.invoke(null, job, request);
+    }
+    for (Method method : NativeBridge.class.getMethods()) {
+      if (method.getName().equals(older)) {
+        Object[] arguments =
+            method.getParameterCount() == 0 ? new Object[0] : new Object[] {new long[0]};
+        return () -> method.invoke(null, arguments);
+      }
+    }
+    return null;
   }
 }

@@ -4,13 +4,12 @@
 //! Sessions live in a table keyed by number, so a stale or forged number from Java is an error,
 //! never a dangling pointer.
 
-use super::exports::{from_java, json_to_java};
+use super::exports::from_java;
 use super::BridgeError;
 use crate::attach::Session;
 use jni::objects::JString;
-use jni::sys::{jbyteArray, jint, jlong, jstring};
+use jni::sys::{jbyteArray, jlong};
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -47,49 +46,48 @@ struct Opened<'a> {
     other_mount_namespace: bool,
 }
 
-export! {
-    /// Opens an attach to `pid`: JSON `{session, jar, jar_is_copy, jar_sha256, nspid, other_mount_namespace}`.
-    fn attachOpenJson(
-        env,
-        pid: jint,
-        jar: JString<'l>,
-        timeout_ms: jlong,
-        rerun: JString<'l>,
-    ) -> jstring {
-        let pid = u32::try_from(pid)
-            .ok()
-            .filter(|&p| p > 0)
-            .ok_or_else(|| BridgeError::InvalidArgument(format!("bad pid {pid}")))?;
-        let jar = PathBuf::from(from_java(env, &jar, "jar")?);
-        let rerun = from_java(env, &rerun, "rerun")?;
-        let session = Session::open(pid, &jar, millis(timeout_ms)?, &rerun)?;
-        let id = NEXT.fetch_add(1, Ordering::Relaxed);
-        let opened = Opened {
-            session: id,
-            jar: session.jar_for_target(),
-            jar_is_copy: session.jar_is_copy(),
-            jar_sha256: session.jar_sha256(),
-            nspid: session.target().status.nspid,
-            other_mount_namespace: session.target().other_mount_namespace,
-        };
-        let json = json_to_java(env, &opened)?;
-        SESSIONS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get_or_insert_with(HashMap::new)
-            .insert(id, Arc::new(Mutex::new(session)));
-        Ok(json)
-    }
+/// Opens an attach to `pid` and keeps the session in the table: `{session, jar, jar_is_copy,
+/// jar_sha256, nspid, other_mount_namespace}` (the `attach_open` job).
+pub(super) fn open(
+    pid: u32,
+    jar: &std::path::Path,
+    timeout_ms: i64,
+    rerun: &str,
+) -> Result<serde_json::Value, BridgeError> {
+    let session = Session::open(pid, jar, millis(timeout_ms)?, rerun)?;
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    let opened = serde_json::to_value(Opened {
+        session: id,
+        jar: session.jar_for_target(),
+        jar_is_copy: session.jar_is_copy(),
+        jar_sha256: session.jar_sha256(),
+        nspid: session.target().status.nspid,
+        other_mount_namespace: session.target().other_mount_namespace,
+    })?;
+    SESSIONS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .insert(id, Arc::new(Mutex::new(session)));
+    Ok(opened)
 }
 
-export! {
-    /// `load instrument false <jar>=<options>`: the agent's return code.
-    fn attachLoadAgent(env, id: jlong, options: JString<'l>, timeout_ms: jlong) -> jlong {
-        let options = from_java(env, &options, "options")?;
-        let session = session(id)?;
-        let mut session = session.lock().unwrap_or_else(|p| p.into_inner());
-        Ok(session.load_agent(&options, millis(timeout_ms)?)?)
-    }
+/// `load instrument false <jar>=<options>`: the agent's return code (the `attach_load_agent` job).
+pub(super) fn load_agent(id: i64, options: &str, timeout_ms: i64) -> Result<i64, BridgeError> {
+    let session = session(id)?;
+    let mut session = session.lock().unwrap_or_else(|p| p.into_inner());
+    Ok(session.load_agent(options, millis(timeout_ms)?)?)
+}
+
+/// Ends a session: a jar copied for the target that it never loaded is removed (the
+/// `attach_close` job).
+pub(super) fn close(id: i64) {
+    let removed = SESSIONS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_mut()
+        .and_then(|table| table.remove(&id));
+    drop(removed);
 }
 
 export! {
@@ -114,18 +112,5 @@ export! {
             .unwrap_or_else(|p| p.into_inner())
             .diagnostic_command(&line, millis(timeout_ms)?)?;
         Ok(env.byte_array_from_slice(&bytes)?.into_raw())
-    }
-}
-
-export! {
-    /// Ends a session: a jar copied for the target that it never loaded is removed.
-    fn attachClose(_, id: jlong) {
-        let removed = SESSIONS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .as_mut()
-            .and_then(|table| table.remove(&id));
-        drop(removed);
-        Ok(())
     }
 }

@@ -1,9 +1,8 @@
 //! The `native` methods of `dev.nativemem.internal.NativeBridge`, one function each.
 
 use super::BridgeError;
-use crate::allocator::{self, AllocatorError, ProcessAllocator};
+use crate::allocator::{AllocatorError, ProcessAllocator};
 use crate::files::{self, FileError, Purpose};
-use crate::process;
 use jni::objects::{JByteArray, JString};
 use jni::sys::{jboolean, jlong, jstring, JNI_FALSE, JNI_TRUE};
 use jni::JNIEnv;
@@ -11,14 +10,6 @@ use std::path::PathBuf;
 
 pub(super) fn to_java(env: &mut JNIEnv, text: &str) -> Result<jstring, BridgeError> {
     Ok(env.new_string(text)?.into_raw())
-}
-
-/// A snapshot as JSON text for the Java side, which parses it into its immutable classes.
-pub(super) fn json_to_java<T: serde::Serialize>(
-    env: &mut JNIEnv,
-    value: &T,
-) -> Result<jstring, BridgeError> {
-    to_java(env, &serde_json::to_string(value)?)
 }
 
 pub(super) fn from_java(
@@ -37,18 +28,6 @@ pub(super) fn from_java(
 export! {
     fn version(env) -> jstring {
         to_java(env, crate::VERSION)
-    }
-}
-
-export! {
-    fn allocatorJson(env) -> jstring {
-        json_to_java(env, &allocator::describe()?)
-    }
-}
-
-export! {
-    fn processMemoryJson(env) -> jstring {
-        json_to_java(env, &process::memory()?)
     }
 }
 
@@ -93,13 +72,5 @@ export! {
             Err(FileError::Exists { .. }) => Ok(JNI_FALSE),
             Err(e) => Err(e.into()),
         }
-    }
-}
-
-export! {
-    /// Panics on purpose so tests can prove a panic never crosses into the JVM.
-    fn selfTestPanic(env, message: JString<'l>) {
-        let message = from_java(env, &message, "message")?;
-        panic!("self-test panic: {message}");
     }
 }

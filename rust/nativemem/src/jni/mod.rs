@@ -50,13 +50,12 @@ macro_rules! export {
 
 mod agent_classes;
 mod attach;
-mod diagnostic_commands;
 mod exports;
 mod files;
 mod handles;
+mod jobs;
 mod memory;
 mod profile;
-mod sampling;
 
 use crate::allocator::AllocatorError;
 use crate::attach::AttachError;

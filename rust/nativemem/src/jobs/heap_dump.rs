@@ -13,7 +13,7 @@ use serde::Deserialize;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
-/// What `NativeBridge.dumpProfileJson` is asked, as JSON.
+/// What the `heap_dump` job (`NativeBridge.call`) is asked, as JSON.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HeapDumpRequest {

@@ -19,11 +19,17 @@ public final class AttachHalfway {
   public static void main(String[] args) {
     Map<String, Object> opened =
         Json.parseObject(
-            NativeBridge.attachOpenJson(
-                Integer.parseInt(args[0]),
-                System.getProperty("nativemem.jar", args.length > 0 ? jar() : ""),
-                10_000,
-                "halfway"));
+            NativeBridge.call(
+                "attach_open",
+                Map.of(
+                    "pid",
+                    Integer.parseInt(args[0]),
+                    "jar",
+                    System.getProperty("nativemem.jar", args.length > 0 ? jar() : ""),
+                    "timeout_ms",
+                    10_000,
+                    "rerun",
+                    "halfway")));
     long session = Json.number(opened, "session");
     String swap = System.getProperty("nativemem.swap.with");
     if (swap != null) {
@@ -38,17 +44,21 @@ public final class AttachHalfway {
     }
     String id = AttachProtocol.newId();
     byte[] key = AttachProtocol.newKey();
-    long code =
-        NativeBridge.attachLoadAgent(
+    Map<String, Object> load =
+        Map.of(
+            "session",
             session,
+            "options",
             AttachProtocol.command(
                 id,
                 key,
                 Json.string(opened, "jar"),
                 Json.string(opened, "jar_sha256"),
                 Arrays.asList(args).subList(1, args.length)),
+            "timeout_ms",
             60_000);
-    NativeBridge.attachClose(session);
+    long code = ((Number) Json.parse(NativeBridge.call("attach_load_agent", load))).longValue();
+    NativeBridge.call("attach_close", Map.of("session", session));
     System.out.println(id + " " + Base64.getEncoder().encodeToString(key) + " " + code);
     Runtime.getRuntime().halt(code == 0 ? 0 : 1);
   }

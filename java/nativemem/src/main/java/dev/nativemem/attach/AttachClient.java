@@ -35,7 +35,10 @@ public final class AttachClient {
       throw new IllegalStateException(AttachDisabled.message(pid, disabled));
     }
     Map<String, Object> opened =
-        Json.parseObject(NativeBridge.attachOpenJson(pid, jar, timeout.toMillis(), rerun));
+        Json.parseObject(
+            NativeBridge.call(
+                "attach_open",
+                Map.of("pid", pid, "jar", jar, "timeout_ms", timeout.toMillis(), "rerun", rerun)));
     long session = Json.number(opened, "session");
     try {
       String id = AttachProtocol.newId();
@@ -45,7 +48,7 @@ public final class AttachClient {
               id, key, Json.string(opened, "jar"), Json.string(opened, "jar_sha256"), command);
       long code;
       try {
-        code = NativeBridge.attachLoadAgent(session, options, commandTimeout.toMillis());
+        code = loadAgent(session, options, commandTimeout);
       } catch (IllegalStateException e) {
         if (!String.valueOf(e.getMessage()).contains("Module java.instrument not found")) {
           throw e;
@@ -58,7 +61,7 @@ public final class AttachClient {
       }
       String sealed = resultOf(NativeBridge.attachProperties(session, timeout.toMillis()), id);
       try {
-        NativeBridge.attachLoadAgent(session, AttachProtocol.forget(id), timeout.toMillis());
+        loadAgent(session, AttachProtocol.forget(id), timeout);
       } catch (RuntimeException e) {
         // The target removes an unread result by itself after RESULT_TTL_SECONDS.
       }
@@ -66,8 +69,15 @@ public final class AttachClient {
           ? null
           : AttachProtocol.Result.parse(SealedResult.open(key, id, sealed));
     } finally {
-      NativeBridge.attachClose(session);
+      NativeBridge.call("attach_close", Map.of("session", session));
     }
+  }
+
+  /** Loads the session's agent jar with {@code options}: the agent's return code (0: ran). */
+  private static long loadAgent(long session, String options, Duration timeout) {
+    Map<String, Object> request =
+        Map.of("session", session, "options", options, "timeout_ms", timeout.toMillis());
+    return ((Number) Json.parse(NativeBridge.call("attach_load_agent", request))).longValue();
   }
 
   private static String resultOf(byte[] properties, String id) {

@@ -48,7 +48,7 @@ final class OutsideAnswer {
   static String cgroup(int pid) {
     String json;
     try {
-      json = NativeBridge.containerMemoryOfJson(pid);
+      json = NativeBridge.call("container_memory_of", Map.of("pid", pid));
     } catch (RuntimeException e) {
       return "cgroup    absent: " + e.getMessage() + "\n";
     }

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Builds a {@link HandleReport} from the native registry's answer ({@code handlesReportJson}),
+ * Builds a {@link HandleReport} from the native registry's answer (the {@code handles_report} job),
  * adding what only the Java side knows: the classes counted under each RocksDB kind, the first
  * application frame of each stack, the catalogue's known leaks, what this JVM accepts, and the
  * memory of the Java-side maps.
@@ -32,8 +32,8 @@ final class HandleReportReader {
   }
 
   /**
-   * Counts per kind and cache capacities only, from the registry's summary ({@code
-   * handlesSummaryJson}): no site, zombie cache or open handle is listed, none is copied out.
+   * Counts per kind and cache capacities only, from the registry's summary ({@code handles_summary}
+   * job): no site, zombie cache or open handle is listed, none is copied out.
    */
   static HandleReport summary(HandleTracker tracker) {
     LeakCatalogue.get(); // as for the report: its Inflater is counted alike

@@ -1,6 +1,7 @@
 package dev.nativemem.internal;
 
 import dev.nativemem.base.NativeMemoryException;
+import java.util.Map;
 
 /**
  * HotSpot's diagnostic commands ({@code jcmd}'s), run in-process through the JVM's management
@@ -22,7 +23,7 @@ public final class DiagnosticCommands {
   /** Why this JVM cannot run them (not HotSpot, no management interface), or null when it can. */
   public static String absence() {
     if (!checked) {
-      absence = NativeBridge.diagnosticCommandsAbsence();
+      absence = (String) Json.parse(NativeBridge.call("diagnostic_commands_absence"));
       checked = true;
     }
     return absence;
@@ -41,7 +42,7 @@ public final class DiagnosticCommands {
           "cannot run the " + command + " diagnostic command in this JVM: " + why);
     }
     try {
-      return NativeBridge.diagnosticCommand(line);
+      return (String) Json.parse(NativeBridge.call("diagnostic_command", Map.of("command", line)));
     } catch (RuntimeException e) {
       throw new NativeMemoryException(
           "the JVM refused the diagnostic command '" + line + "': " + reason(e), e);

@@ -21,6 +21,18 @@ public final class Json {
     }
   }
 
+  /**
+   * Parses any JSON value produced by the native library: a map, list, string, number, boolean or
+   * null.
+   */
+  public static Object parse(String text) {
+    try {
+      return JSON_CODEC.anyFrom(text);
+    } catch (IOException e) {
+      throw new NativeMemoryException("native library returned malformed JSON: " + text, e);
+    }
+  }
+
   /** Parses a JSON array produced by the native library. */
   public static java.util.List<Object> parseList(String text) {
     try {

@@ -38,12 +38,12 @@ final class JvmRegions {
     if (flat.length == 0) {
       return new Long[2];
     }
-    return split(Json.parseObject(NativeBridge.residentRangesJson(flat)));
+    return split(Json.parseObject(NativeBridge.call("resident_ranges", rangesRequest(flat))));
   }
 
   /**
    * The heap's ranges, then the code cache's, as flat {@code [start, end)} pairs: what the native
-   * library is asked to count ({@code residentRangesJson}, {@code memorySnapshotJson}).
+   * library is asked to count (the {@code resident_ranges} and {@code memory_snapshot} jobs).
    */
   static long[] flatRanges() {
     long[] flat = flatRanges;
@@ -58,6 +58,15 @@ final class JvmRegions {
       flatRanges = flat;
     }
     return flat.clone();
+  }
+
+  /** The request {@code {ranges: [[start, end], ...]}} of {@code flat}'s pairs. */
+  static Map<String, Object> rangesRequest(long[] flat) {
+    List<List<Long>> pairs = new ArrayList<>(flat.length / 2);
+    for (int i = 0; i + 1 < flat.length; i += 2) {
+      pairs.add(List.of(flat[i], flat[i + 1]));
+    }
+    return Map.of("ranges", pairs);
   }
 
   /**
@@ -132,7 +141,7 @@ final class JvmRegions {
     return Collections.unmodifiableList(merged);
   }
 
-  /** The sum of the native {@code residentRangesJson()}; null if part of a range is unmapped. */
+  /** The sum of the native {@code resident_ranges} job; null if part of a range is unmapped. */
   public static Long residentTotal(Map<String, Object> json) {
     return sum(residentBytes(json));
   }

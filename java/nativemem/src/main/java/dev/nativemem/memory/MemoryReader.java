@@ -20,13 +20,13 @@ public final class MemoryReader {
   /** Which allocator serves this process's {@code malloc}. */
   public static AllocatorInfo allocator() {
     NativeLibraryLoader.load();
-    return new AllocatorInfo(Json.parseObject(NativeBridge.allocatorJson()));
+    return new AllocatorInfo(Json.parseObject(NativeBridge.call("allocator")));
   }
 
   /** Resident memory of this process, from {@code /proc/self/status}. */
   public static ProcessMemory processMemory() {
     NativeLibraryLoader.load();
-    return new ProcessMemory(Json.parseObject(NativeBridge.processMemoryJson()));
+    return new ProcessMemory(Json.parseObject(NativeBridge.call("process_memory")));
   }
 
   /** One numeric {@code mallctl} key from the public-read allow-list. */
@@ -39,13 +39,13 @@ public final class MemoryReader {
   /** The allocator's statistics. */
   public static AllocatorStats stats() {
     NativeLibraryLoader.load();
-    return new AllocatorStats(Json.parseObject(NativeBridge.allocatorStatsJson()));
+    return new AllocatorStats(Json.parseObject(NativeBridge.call("allocator_stats")));
   }
 
   /** The allocator's own text report. */
   public static String rawAllocatorStats() {
     NativeLibraryLoader.load();
-    return NativeBridge.rawAllocatorStats();
+    return (String) Json.parse(NativeBridge.call("raw_allocator_stats"));
   }
 
   /** The breakdown with JVM memory counted as {@code view} says. */
@@ -53,7 +53,7 @@ public final class MemoryReader {
     Objects.requireNonNull(view, "view");
     NativeLibraryLoader.load();
     return MemoryBreakdownReader.read(
-        Json.parseObject(NativeBridge.nativeViewJson()),
+        Json.parseObject(NativeBridge.call("native_view")),
         NmtSummary.read(),
         NativeHandles.summary(),
         view);

@@ -53,19 +53,21 @@ public final class MemorySnapshot {
 
   /**
    * One reading, each source asked once: the native view, the allocator's statistics and the
-   * resident bytes of the heap and code cache in one native call ({@code memorySnapshotJson}, one
-   * refresh of the allocator's statistics for both), then NMT and the full handle report (the
+   * resident bytes of the heap and code cache in one native call (the {@code memory_snapshot} job,
+   * one refresh of the allocator's statistics for both), then NMT and the full handle report (the
    * breakdown's handles, from which the metrics also take their sites), then the JVM's pools.
    */
   private static MemorySnapshot read(long takenNanos) {
     NativeLibraryLoader.load();
     Map<String, Object> json =
-        Json.parseObject(NativeBridge.memorySnapshotJson(JvmRegions.flatRanges()));
+        Json.parseObject(
+            NativeBridge.call(
+                "memory_snapshot", JvmRegions.rangesRequest(JvmRegions.flatRanges())));
     return of(json, NmtSummary.read(), NativeHandles.report(), JvmRegions.split(json), takenNanos);
   }
 
   /**
-   * The snapshot of {@code json} (the native {@code memorySnapshotJson}: {@code native_view},
+   * The snapshot of {@code json} (the native {@code memory_snapshot} job: {@code native_view},
    * {@code stats}, {@code resident_bytes}), with the heap's and code cache's resident bytes already
    * split from it ({@code [heap, code cache]}) and the JVM's pools read now.
    */

@@ -4,6 +4,7 @@ import dev.nativemem.base.AllocatorUnavailableException;
 import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
+import java.util.Map;
 
 /**
  * Actions that give native memory back at run time. Each returns resident bytes before and after.
@@ -22,7 +23,7 @@ public final class Remedies {
 
   /** Purges every unused dirty page of every jemalloc arena now. */
   public RemedyResult purge() {
-    return new RemedyResult(Json.parseObject(NativeBridge.purgeJson()));
+    return new RemedyResult(Json.parseObject(NativeBridge.call("purge")));
   }
 
   /**
@@ -33,17 +34,19 @@ public final class Remedies {
    */
   public RemedyResult setDecay(long dirtyDecayMs, long muzzyDecayMs) {
     return new RemedyResult(
-        Json.parseObject(NativeBridge.setDecayJson(dirtyDecayMs, muzzyDecayMs)));
+        Json.parseObject(
+            NativeBridge.call(
+                "set_decay", Map.of("dirty_ms", dirtyDecayMs, "muzzy_ms", muzzyDecayMs))));
   }
 
   /** Starts jemalloc's background purging threads. */
   public RemedyResult enableBackgroundThreads() {
-    return new RemedyResult(Json.parseObject(NativeBridge.enableBackgroundThreadsJson()));
+    return new RemedyResult(Json.parseObject(NativeBridge.call("enable_background_threads")));
   }
 
   /** Returns the calling thread's cached objects to their arenas. */
   public RemedyResult flushThreadCache() {
-    return new RemedyResult(Json.parseObject(NativeBridge.flushThreadCacheJson()));
+    return new RemedyResult(Json.parseObject(NativeBridge.call("flush_thread_cache")));
   }
 
   /**
@@ -52,6 +55,6 @@ public final class Remedies {
    * @throws NativeMemoryException under jemalloc (use {@link #purge()})
    */
   public RemedyResult trim() {
-    return new RemedyResult(Json.parseObject(NativeBridge.trimJson()));
+    return new RemedyResult(Json.parseObject(NativeBridge.call("trim")));
   }
 }

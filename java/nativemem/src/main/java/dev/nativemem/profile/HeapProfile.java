@@ -66,7 +66,7 @@ public final class HeapProfile {
     Path absolute = ProfileRequest.existing(dump);
     NativeLibraryLoader.load();
     Map<String, Object> summary =
-        Json.parseObject(NativeBridge.profileSummaryJson(absolute.toString()));
+        Json.parseObject(NativeBridge.call("profile_summary", Map.of("dump", absolute.toString())));
     return new HeapProfile(absolute, timeOf(absolute, summary), summary);
   }
 

@@ -6,6 +6,7 @@ import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.profile.sampling.SamplingStatus;
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * Sampling heap profiles of this process ({@code NativeMemory.profiling()}).
@@ -66,12 +67,12 @@ public final class HeapProfiler {
 
   /** Starts sampling in the whole process ({@code prof.active=true}). */
   public void start() {
-    NativeBridge.samplingSetActive(true);
+    NativeBridge.call("sampling_active", Map.of("active", true));
   }
 
   /** Stops sampling; samples already taken stay in the next dump while their memory lives. */
   public void stop() {
-    NativeBridge.samplingSetActive(false);
+    NativeBridge.call("sampling_active", Map.of("active", false));
   }
 
   /** Whether allocations by the calling thread are sampled ({@code thread.prof.active}). */
@@ -81,7 +82,7 @@ public final class HeapProfiler {
 
   /** Samples the calling thread's allocations or not; other threads are unaffected. */
   public void setThreadActive(boolean active) {
-    NativeBridge.samplingSetThreadActive(active);
+    NativeBridge.call("sampling_thread_active", Map.of("active", active));
   }
 
   /** Average bytes allocated between two samples ({@code 2^prof.lg_sample}). */
@@ -103,7 +104,7 @@ public final class HeapProfiler {
               + bytes
               + "; jemalloc's default is 524288 (512 KiB)");
     }
-    return NativeBridge.samplingReset(bytes);
+    return reset(bytes);
   }
 
   /**
@@ -119,17 +120,26 @@ public final class HeapProfiler {
    */
   public boolean javaFrames(boolean on) {
     available();
-    return Json.bool(Json.parseObject(NativeBridge.samplingJavaFramesJson(on)), "enabled");
+    return Json.bool(
+        Json.parseObject(NativeBridge.call("java_frames", Map.of("on", on))), "enabled");
   }
 
   /** Whether Java frames are recorded in samples now ({@link #javaFrames(boolean)}). */
   public boolean isRecordingJavaFrames() {
-    return Json.bool(Json.parseObject(NativeBridge.samplingJavaFramesStatusJson()), "enabled");
+    return Json.bool(Json.parseObject(NativeBridge.call("java_frames_status")), "enabled");
   }
 
   /** Discards every sample taken so far ({@code prof.reset}), keeping the interval. */
   public void reset() {
-    NativeBridge.samplingReset(0);
+    reset(0);
+  }
+
+  /** Discards samples; a positive {@code intervalBytes} also sets the interval, returned. */
+  private static long reset(long intervalBytes) {
+    return ((Number)
+            Json.parse(
+                NativeBridge.call("sampling_reset", Map.of("interval_bytes", intervalBytes))))
+        .longValue();
   }
 
   @Override

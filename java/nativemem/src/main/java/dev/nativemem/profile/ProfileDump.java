@@ -91,7 +91,7 @@ final class ProfileDump {
         request.put("save_from", saveFrom);
         request.put("perf_map", perfMap == null ? null : perfMap.toString());
         request.put("keep", keep);
-        String dumped = NativeBridge.dumpProfileJson(Json.write(request));
+        String dumped = NativeBridge.call("heap_dump", request);
         return HeapProfile.dumped(Json.parseObject(dumped));
       } finally {
         if (perfMap != null) {

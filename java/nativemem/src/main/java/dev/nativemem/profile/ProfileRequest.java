@@ -192,7 +192,7 @@ public final class ProfileRequest {
     request.put("outputs", outputs);
     NativeLibraryLoader.load();
     return new Result(
-        Json.parseObject(NativeBridge.profileRequestJson(Json.write(request))),
+        Json.parseObject(NativeBridge.call("profile_request", request)),
         !bases.isEmpty(),
         rendered);
   }

@@ -175,13 +175,13 @@ final class IncidentBundle {
         List<Object> missing = new ArrayList<>(parts.missing);
         missing.add(Parts.entry("the advice and the rest of this capture", STILL_CAPTURING));
         first.put("missing", missing);
-        parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(first));
+        parts.replaceAtomically(BundleLayout.MANIFEST, Json.writeWithNulls(first));
         if (!directory.rename(tempName, directory, name)) {
           throw new IOException(directory.path().resolve(name) + " exists already");
         }
         done = true;
       } else {
-        parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
+        parts.replaceAtomically(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
       }
       // The verdict reaches the log before the rest: the log is what outlives a pod's volumes.
       announced = log(IncidentLog.render(temp.anchored(""), target));
@@ -193,10 +193,8 @@ final class IncidentBundle {
         manifest.put("capture_ms", captureMs);
         if (early) {
           parts.missing("incident page", trimmed);
-          parts.replaceAtomically(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
-        } else {
-          parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
         }
+        parts.replaceAtomically(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
       } catch (VolumeFull e) {
         if (!early) {
           throw e;
@@ -217,7 +215,7 @@ final class IncidentBundle {
       } else {
         parts.file(BundleLayout.PAGE, "the incident page", () -> page.accept(temp.anchored("")));
       }
-      parts.replace(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
+      parts.replaceAtomically(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
       if (!directory.rename(tempName, directory, name)) {
         throw new IOException(directory.path().resolve(name) + " exists already");
       }
@@ -673,25 +671,9 @@ final class IncidentBundle {
     }
 
     /**
-     * Writes {@code name} again, in the temporary bundle only this user can write: the old file
-     * removed, the new one made under a temporary name and renamed into place.
-     */
-    void replace(String name, String content) {
-      dir.removeTree(name);
-      try {
-        dir.writeNew(name, content.getBytes(StandardCharsets.UTF_8));
-      } catch (RuntimeException e) {
-        if (VolumeFull.isCause(e)) {
-          throw new VolumeFull(e);
-        }
-        throw e;
-      }
-    }
-
-    /**
-     * Writes {@code name} again in a bundle already in place: the new file made under a temporary
-     * name, then renamed over the old one through the bundle's descriptor, so that a reader (or a
-     * kill) finds the old file or the new one, never none.
+     * Writes {@code name}, or writes it again: the new file made under a temporary name, then
+     * renamed over the old one through the bundle's descriptor, so that a reader (or a kill) finds
+     * the old file or the new one, never none, whether the bundle is in place yet or not.
      */
     void replaceAtomically(String name, String content) {
       String next = "." + name + ".next";

@@ -213,7 +213,7 @@ public final class MemoryWatch implements AutoCloseable {
     return directory.path();
   }
 
-  /** The last bundle this watch wrote, or null. */
+  /** The bundle this watch captured last (of those written), or null. */
   public Path lastBundle() {
     return lastBundle;
   }
@@ -434,7 +434,15 @@ public final class MemoryWatch implements AutoCloseable {
       throw e;
     }
     synchronized (captureLock) {
-      lastBundle = written;
+      // An escalation can finish before the full capture taken earlier: the newest is the one
+      // captured last, not the one written last.
+      Path last = lastBundle;
+      if (last == null
+          || Retention.stamp(written.getFileName().toString())
+                  .compareTo(Retention.stamp(last.getFileName().toString()))
+              >= 0) {
+        lastBundle = written;
+      }
       try {
         Retention.prune(dir, options.keep(), options.maxBytes(), written.getFileName().toString());
       } catch (RuntimeException e) {

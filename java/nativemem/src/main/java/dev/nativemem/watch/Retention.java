@@ -118,7 +118,10 @@ final class Retention {
     }
   }
 
-  private static String stamp(String bundle) {
+  /**
+   * The UTC stamp in a bundle's name ({@code 20261207T031135Z}), which orders bundles by capture.
+   */
+  static String stamp(String bundle) {
     Matcher m = BUNDLE.matcher(bundle);
     return m.matches() ? m.group(2) : "";
   }

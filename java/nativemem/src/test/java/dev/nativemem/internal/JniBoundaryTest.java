@@ -19,13 +19,12 @@ class JniBoundaryTest {
 
   @Test
   void panicBecomesExceptionAndJvmLivesOn() {
-    NativeMemoryException e =
-        assertThrows(NativeMemoryException.class, () -> NativeBridge.selfTestPanic("boom 42"));
+    NativeMemoryException e = assertThrows(NativeMemoryException.class, () -> panic("boom 42"));
     assertTrue(e.getMessage().contains("self-test panic: boom 42"), e.getMessage());
     assertTrue(e.getMessage().contains("please report"), e.getMessage());
     // The library keeps working after the panic, many times over.
     for (int i = 0; i < 3; i++) {
-      assertThrows(NativeMemoryException.class, () -> NativeBridge.selfTestPanic("again"));
+      assertThrows(NativeMemoryException.class, () -> panic("again"));
     }
     assertTrue(NativeMemory.processMemory().rssBytes() > 0);
   }
@@ -45,59 +44,127 @@ class JniBoundaryTest {
   void nullArgumentsAreRejectedOnBothSides() {
     assertThrows(NullPointerException.class, () -> NativeMemory.mallctl(null));
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> NativeBridge.selfTestPanic(null));
-    assertTrue(e.getMessage().contains("must not be null"), e.getMessage());
+        assertThrows(
+            IllegalArgumentException.class, () -> NativeBridge.call("allocator", (String) null));
+    assertTrue(e.getMessage().contains("request must not be null"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> NativeBridge.call(null, "{}"));
+    assertTrue(e.getMessage().contains("job must not be null"), e.getMessage());
+  }
+
+  @Test
+  void anUnknownJobOrKeyOrAMalformedRequestIsRefusedSayingWhatIsAccepted() {
+    NativeMemory.version();
+    IllegalArgumentException unknown =
+        assertThrows(IllegalArgumentException.class, () -> NativeBridge.call("alocator"));
+    assertTrue(unknown.getMessage().contains("no job 'alocator'"), unknown.getMessage());
+    assertTrue(unknown.getMessage().contains("allocator_stats"), unknown.getMessage());
+    IllegalArgumentException key =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> NativeBridge.call("set_decay", Map.of("dirty_ms", 1, "muzy_ms", 1)));
+    assertTrue(key.getMessage().contains("a malformed 'set_decay' request"), key.getMessage());
+    assertTrue(key.getMessage().contains("muzy_ms"), key.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> NativeBridge.call("allocator", "{"));
+    assertThrows(IllegalArgumentException.class, () -> NativeBridge.call("allocator", "[]"));
+  }
+
+  @Test
+  void everyJobJavaCallsIsOneTheLibraryRuns() throws java.io.IOException {
+    NativeMemory.version();
+    List<Object> jobs = Json.parseList(NativeBridge.call("jobs"));
+    java.util.regex.Pattern called =
+        java.util.regex.Pattern.compile("NativeBridge\\.call\\(\\s*\"([a-z0-9_]+)\"");
+    java.nio.file.Path sources = java.nio.file.Paths.get("src/main/java");
+    java.util.Set<String> asked = new java.util.TreeSet<>();
+    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(sources)) {
+      for (java.nio.file.Path file : (Iterable<java.nio.file.Path>) files::iterator) {
+        if (file.toString().endsWith(".java")) {
+          java.util.regex.Matcher m = called.matcher(java.nio.file.Files.readString(file));
+          while (m.find()) {
+            asked.add(m.group(1));
+          }
+        }
+      }
+    }
+    assertTrue(asked.size() >= 25, "the sources call " + asked);
+    for (String job : asked) {
+      assertTrue(jobs.contains(job), "Java calls the job '" + job + "', which is not in " + jobs);
+    }
+  }
+
+  /** The request of {@code [start, end)} pairs written flat. */
+  private static Map<String, Object> ranges(long... flat) {
+    List<List<Long>> pairs = new java.util.ArrayList<>();
+    for (int i = 0; i + 1 < flat.length; i += 2) {
+      pairs.add(List.of(flat[i], flat[i + 1]));
+    }
+    return Map.of("ranges", pairs);
+  }
+
+  private static void panic(String message) {
+    NativeBridge.call("self_test_panic", Map.of("message", message));
   }
 
   @Test
   void residentRangesRejectBadPairsAndCountNothingUnmapped() {
     NativeMemory.version();
-    assertThrows(IllegalArgumentException.class, () -> NativeBridge.residentRangesJson(null));
+    assertThrows(IllegalArgumentException.class, () -> NativeBridge.call("resident_ranges", "{}"));
     assertThrows(
-        IllegalArgumentException.class, () -> NativeBridge.residentRangesJson(new long[] {1}));
+        IllegalArgumentException.class,
+        () -> NativeBridge.call("resident_ranges", "{\"ranges\":[[1]]}"));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> NativeBridge.call("resident_ranges", ranges(new long[2050])));
     // Page 0 is never mapped: no count, no crash; an empty range counts zero.
     assertEquals(
         "{\"resident_bytes\":[null,0]}",
-        NativeBridge.residentRangesJson(new long[] {0, 4096, 8192, 8192}));
+        NativeBridge.call("resident_ranges", ranges(0, 4096, 8192, 8192)));
   }
 
   @Test
   void memorySnapshotRejectsBadPairsAndCountsItsRangesAsResidentRangesDoes() {
     NativeMemory.version();
-    assertThrows(IllegalArgumentException.class, () -> NativeBridge.memorySnapshotJson(null));
+    assertThrows(IllegalArgumentException.class, () -> NativeBridge.call("memory_snapshot", "{}"));
     assertThrows(
-        IllegalArgumentException.class, () -> NativeBridge.memorySnapshotJson(new long[] {1}));
+        IllegalArgumentException.class,
+        () -> NativeBridge.call("memory_snapshot", "{\"ranges\":[[1]]}"));
     Map<String, Object> snapshot =
-        Json.parseObject(NativeBridge.memorySnapshotJson(new long[] {0, 4096, 8192, 8192}));
+        Json.parseObject(NativeBridge.call("memory_snapshot", ranges(0, 4096, 8192, 8192)));
     assertEquals(Arrays.asList(null, 0), snapshot.get("resident_bytes"));
     assertEquals(
         Json.string(Json.object(snapshot, "stats"), "kind"),
         Json.string(Json.object(Json.object(snapshot, "native_view"), "allocator"), "kind"));
     assertEquals(
         List.of(),
-        Json.parseObject(NativeBridge.memorySnapshotJson(new long[0])).get("resident_bytes"));
+        Json.parseObject(NativeBridge.call("memory_snapshot", ranges())).get("resident_bytes"));
   }
 
   @Test
   void handleRegistryRejectsNegativeIdsAndCountsAndNullStacks() {
     IllegalArgumentException counted =
         assertThrows(
-            IllegalArgumentException.class, () -> NativeBridge.handlesCounted(0, 0, -1, 0, 0));
-    assertTrue(counted.getMessage().contains("created must not be negative"), counted.getMessage());
+            IllegalArgumentException.class,
+            () ->
+                NativeBridge.call(
+                    "handles_counted",
+                    Map.of("kind", 0, "site", 0, "created", -1, "closed", 0, "leaked", 0)));
+    assertTrue(counted.getMessage().contains("'handles_counted'"), counted.getMessage());
+    assertTrue(counted.getMessage().contains("-1"), counted.getMessage());
     IllegalArgumentException reassigned =
         assertThrows(
             IllegalArgumentException.class, () -> NativeBridge.handlesReassign(-1, 0, 0, false));
     assertTrue(
         reassigned.getMessage().contains("handle must not be negative"), reassigned.getMessage());
     IllegalArgumentException leakedIntoPool =
-        assertThrows(IllegalArgumentException.class, () -> NativeBridge.handlesLeakedIntoPool(-1));
-    assertTrue(
-        leakedIntoPool.getMessage().contains("handle must not be negative"),
-        leakedIntoPool.getMessage());
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> NativeBridge.call("handle_leaked_into_pool", Map.of("handle", -1)));
+    assertTrue(leakedIntoPool.getMessage().contains("-1"), leakedIntoPool.getMessage());
     IllegalArgumentException stack =
         assertThrows(
-            IllegalArgumentException.class, () -> NativeBridge.handlesInternSiteOfStack(null));
-    assertTrue(stack.getMessage().contains("must not be null"), stack.getMessage());
+            IllegalArgumentException.class,
+            () -> NativeBridge.call("handle_site_of_stack", "{\"stack\":null}"));
+    assertTrue(stack.getMessage().contains("'handle_site_of_stack'"), stack.getMessage());
     // A stack never bound to a site is new (-1), and this JVM offers JVMTI (not -2).
     assertEquals(-1, NativeBridge.handlesSiteOfStack());
   }

@@ -60,6 +60,7 @@ class EscalationBesideFullCaptureTest {
           }
           renderer.accept(bundle);
         };
+    Path escalated;
     try {
       watch.offer(new Trigger(Trigger.Kind.LIMIT, "usage 86.0% of the 512 MiB limit", 85.0));
       assertTrue(pageStarted.await(60, TimeUnit.SECONDS), "the full capture reached its page");
@@ -67,6 +68,7 @@ class EscalationBesideFullCaptureTest {
 
       watch.offer(new Trigger(Trigger.Kind.LIMIT, "usage 95.1% of the 512 MiB limit", 95.0));
       List<Path> escalation = awaitBundles(1);
+      escalated = escalation.get(0);
       // Published once its verdict parts are in place; its manifest is replaced, whole, once the
       // advice is written: a reader finds one manifest or the other, never none.
       String manifest = Files.readString(escalation.get(0).resolve("manifest.json"));
@@ -99,6 +101,12 @@ class EscalationBesideFullCaptureTest {
     }
     List<Path> both = awaitBundles(2);
     assertEquals(2, both.size(), "the full bundle completes after its escalation: " + both);
+    // The newest evidence is the escalation's, though the full bundle was written after it.
+    long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+    while (System.nanoTime() < until) {
+      assertEquals(escalated, watch.lastBundle(), "the bundle captured last");
+      Thread.sleep(20);
+    }
   }
 
   private List<Path> awaitBundles(int count) throws Exception {

@@ -1,6 +1,7 @@
 package dev.nativemem.handles.tracking;
 
 import dev.nativemem.base.TrackingLevel;
+import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import java.lang.ref.ReferenceQueue;
@@ -290,7 +291,7 @@ public final class HandleTracker {
           scope.onEnded(handle, leaked ? End.LEAKED : End.TRANSFERRED);
         }
         if (leaked) {
-          NativeBridge.handlesLeakedIntoPool(handle.id);
+          NativeBridge.call("handle_leaked_into_pool", Map.of("handle", handle.id));
         }
         int site = sites.poolSite(pool);
         NativeBridge.handlesReassign(handle.id, site, TrackerSites.threadId(thread), true);
@@ -323,19 +324,36 @@ public final class HandleTracker {
     for (ZipStreams.Kind kind : zip.kinds()) {
       long[] delta = kind.takeNew();
       if (delta[0] != 0 || delta[1] != 0 || delta[2] != 0) {
-        NativeBridge.handlesCounted(
-            sites.kindId(kind.name), sites.unrecordedSite(options), delta[0], delta[1], delta[2]);
+        NativeBridge.call(
+            "handles_counted",
+            Map.of(
+                "kind",
+                sites.kindId(kind.name),
+                "site",
+                sites.unrecordedSite(options),
+                "created",
+                delta[0],
+                "closed",
+                delta[1],
+                "leaked",
+                delta[2]));
       }
     }
     ZipStreams.Kind inflater = zip.kinds()[ZipStreams.INFLATER];
     if (inflater.tracked) {
       long pooled = nestedJarPools.resting(unrecorded);
       if (pooled != nestedJarPooledSent) {
-        NativeBridge.handlesCountedPooled(
-            sites.kindId(inflater.name),
-            sites.unrecordedSite(options),
-            sites.poolSite(NESTED_JAR_POOL),
-            pooled);
+        NativeBridge.call(
+            "handles_counted_pooled",
+            Map.of(
+                "kind",
+                sites.kindId(inflater.name),
+                "site",
+                sites.unrecordedSite(options),
+                "pool_site",
+                sites.poolSite(NESTED_JAR_POOL),
+                "pooled",
+                pooled));
         nestedJarPooledSent = pooled;
       }
     }
@@ -385,7 +403,7 @@ public final class HandleTracker {
   /** Processes collected owners and returns the registry's report as JSON. */
   public String reportJson() {
     settle();
-    return NativeBridge.handlesReportJson();
+    return NativeBridge.call("handles_report");
   }
 
   /**
@@ -394,7 +412,7 @@ public final class HandleTracker {
    */
   public String summaryJson() {
     settle();
-    return NativeBridge.handlesSummaryJson();
+    return NativeBridge.call("handles_summary");
   }
 
   /** Brings the registry's figures up to date: every collected owner, every counted stream. */
@@ -405,7 +423,7 @@ public final class HandleTracker {
   }
 
   public String siteText(int site) {
-    return NativeBridge.handlesSiteText(site);
+    return (String) Json.parse(NativeBridge.call("handle_site_text", Map.of("site", site)));
   }
 
   public void setCapacity(Object owner, AtomicBoolean flag, long bytes) {

@@ -83,7 +83,9 @@ final class OwnerRecords {
       // Collected before, so whoever closes it now is a finalizer, on whichever thread.
       TrackedHandle leaked = owningFlag == null ? null : awaitingFinalizer.remove(owningFlag);
       if (leaked != null && how == End.CLOSED) {
-        NativeBridge.handlesFinalized(leaked.id, sites.kindId(leaked.kind), leaked.site);
+        NativeBridge.call(
+            "handle_finalized",
+            Map.of("handle", leaked.id, "kind", sites.kindId(leaked.kind), "site", leaked.site));
       }
       return;
     }

@@ -28,7 +28,7 @@ final class TrackerSites {
   int kindId(String kind) {
     Integer id = kindIds.get(kind);
     if (id == null) {
-      id = NativeBridge.handlesInternKind(kind);
+      id = (int) NativeBridge.callForNumber("handle_kind", Map.of("name", kind));
       kindIds.put(kind, id);
     }
     return id;
@@ -36,7 +36,10 @@ final class TrackerSites {
 
   static int threadId(HandleTracker.PerThread thread) {
     if (thread.threadId < 0) {
-      thread.threadId = NativeBridge.handlesInternThread(Thread.currentThread().getName());
+      thread.threadId =
+          (int)
+              NativeBridge.callForNumber(
+                  "handle_thread", Map.of("name", Thread.currentThread().getName()));
     }
     return thread.threadId;
   }
@@ -56,18 +59,20 @@ final class TrackerSites {
         return site;
       }
       if (site == -1) {
-        return NativeBridge.handlesInternSiteOfStack(CreationSites.capture());
+        return (int)
+            NativeBridge.callForNumber(
+                "handle_site_of_stack", Map.of("stack", CreationSites.capture()));
       }
       nativeStackKeys = false;
     }
-    return NativeBridge.handlesInternSite(CreationSites.capture()); // interning dedups by text
+    return site(CreationSites.capture()); // interning dedups by text
   }
 
   /** The site of handles created without a stack: it says why and how to get stacks. */
   int unrecordedSite(TrackingOptions options) {
     int site = noStackSite;
     if (site < 0) {
-      site = NativeBridge.handlesInternSite(unrecordedNote(options.level(), options.interval()));
+      site = site(unrecordedNote(options.level(), options.interval()));
       noStackSite = site;
     }
     return site;
@@ -75,8 +80,12 @@ final class TrackerSites {
 
   int poolSite(String pool) {
     String name = pool == null || pool.isEmpty() ? "an application pool" : pool;
-    return poolSites.computeIfAbsent(
-        name, n -> NativeBridge.handlesInternSite("(pooled by " + n + ")"));
+    return poolSites.computeIfAbsent(name, n -> site("(pooled by " + n + ")"));
+  }
+
+  /** The site id of {@code text}, interned by the registry (the same text, the same id). */
+  private static int site(String text) {
+    return (int) NativeBridge.callForNumber("handle_site", Map.of("stack", text));
   }
 
   /**

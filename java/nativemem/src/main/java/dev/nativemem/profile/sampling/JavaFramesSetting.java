@@ -4,6 +4,7 @@ import dev.nativemem.base.Setting;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.internal.SettingsInEffect;
+import java.util.Map;
 import java.util.Properties;
 
 /**
@@ -40,7 +41,7 @@ public final class JavaFramesSetting {
     }
     try {
       NativeLibraryLoader.load();
-      NativeBridge.samplingJavaFramesJson(true);
+      NativeBridge.call("java_frames", Map.of("on", true));
     } catch (RuntimeException | LinkageError e) {
       SettingsInEffect.tell(
           System.Logger.Level.WARNING,

@@ -6,7 +6,7 @@ import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 import java.util.Map;
 
-/** The native {@code samplingStatusJson()}: whether heap profiling can run, and how it runs now. */
+/** The native {@code sampling_status} job: whether heap profiling can run, and how it runs now. */
 public final class SamplingStatus {
   private final String engine;
   private final String engineReason;
@@ -41,7 +41,7 @@ public final class SamplingStatus {
 
   /** Reads it now. */
   public static SamplingStatus read() {
-    return new SamplingStatus(Json.parseObject(NativeBridge.samplingStatusJson()));
+    return new SamplingStatus(Json.parseObject(NativeBridge.call("sampling_status")));
   }
 
   /** The engine that profiles this process: {@code jemalloc} or {@code import-rewriting}. */
