@@ -218,12 +218,12 @@ struct Panic {
 /// A remedy's outcome; settings out of range become `IllegalArgumentException`.
 fn remedy(
     act: impl FnOnce() -> Result<RemedyOutcome, AllocatorError>,
-) -> Result<String, BridgeError> {
+) -> Result<RemedyOutcome, BridgeError> {
     match act() {
         Err(e @ AllocatorError::OutOfRange { .. }) => {
             Err(BridgeError::InvalidArgument(e.to_string()))
         }
-        other => answer(&other?),
+        other => Ok(other?),
     }
 }
 
@@ -234,15 +234,22 @@ fn positive_pid(pid: i64) -> Result<u32, BridgeError> {
         .ok_or_else(|| BridgeError::InvalidArgument(format!("bad pid {pid}")))
 }
 
+/// A job that takes nothing (`{}`) and answers the JSON of `$value` (an expression that may use `?`).
+macro_rules! reading {
+    ($name:literal, $value:expr) => {
+        Job {
+            name: $name,
+            run: |_, asked| {
+                asked.nothing()?;
+                answer(&$value)
+            },
+        }
+    };
+}
+
 /// Every job, by name.
 const JOBS: &[Job] = &[
-    Job {
-        name: "jobs",
-        run: |_, asked| {
-            asked.nothing()?;
-            answer(&JOBS.iter().map(|job| job.name).collect::<Vec<_>>())
-        },
-    },
+    reading!("jobs", JOBS.iter().map(|job| job.name).collect::<Vec<_>>()),
     Job {
         name: "self_test_panic",
         run: |_, asked| {
@@ -251,34 +258,10 @@ const JOBS: &[Job] = &[
         },
     },
     // The allocator and the process.
-    Job {
-        name: "allocator",
-        run: |_, asked| {
-            asked.nothing()?;
-            answer(&allocator::describe()?)
-        },
-    },
-    Job {
-        name: "allocator_stats",
-        run: |_, asked| {
-            asked.nothing()?;
-            answer(&allocator::stats()?)
-        },
-    },
-    Job {
-        name: "raw_allocator_stats",
-        run: |_, asked| {
-            asked.nothing()?;
-            answer(&allocator::raw_stats()?.1)
-        },
-    },
-    Job {
-        name: "process_memory",
-        run: |_, asked| {
-            asked.nothing()?;
-            answer(&process::memory()?)
-        },
-    },
+    reading!("allocator", allocator::describe()?),
+    reading!("allocator_stats", allocator::stats()?),
+    reading!("raw_allocator_stats", allocator::raw_stats()?.1),
+    reading!("process_memory", process::memory()?),
     Job {
         name: "container_memory_of",
         run: |_, asked| {
@@ -287,13 +270,7 @@ const JOBS: &[Job] = &[
         },
     },
     // The memory breakdown's native side.
-    Job {
-        name: "native_view",
-        run: |_, asked| {
-            asked.nothing()?;
-            answer(&native_view::read()?)
-        },
-    },
+    reading!("native_view", native_view::read()?),
     Job {
         name: "resident_ranges",
         run: |_, asked| answer(&process::resident_in(&Ranges::read(asked)?)),
@@ -303,41 +280,20 @@ const JOBS: &[Job] = &[
         run: |_, asked| answer(&native_view::snapshot(&Ranges::read(asked)?)?),
     },
     // Remedies.
-    Job {
-        name: "purge",
-        run: |_, asked| {
-            asked.nothing()?;
-            remedy(remedies::purge)
-        },
-    },
+    reading!("purge", remedy(remedies::purge)?),
     Job {
         name: "set_decay",
         run: |_, asked| {
             let Decay { dirty_ms, muzzy_ms } = asked.read()?;
-            remedy(|| remedies::set_decay(dirty_ms, muzzy_ms))
+            answer(&remedy(|| remedies::set_decay(dirty_ms, muzzy_ms))?)
         },
     },
-    Job {
-        name: "enable_background_threads",
-        run: |_, asked| {
-            asked.nothing()?;
-            remedy(remedies::enable_background_threads)
-        },
-    },
-    Job {
-        name: "flush_thread_cache",
-        run: |_, asked| {
-            asked.nothing()?;
-            remedy(remedies::flush_thread_cache)
-        },
-    },
-    Job {
-        name: "trim",
-        run: |_, asked| {
-            asked.nothing()?;
-            remedy(remedies::trim)
-        },
-    },
+    reading!(
+        "enable_background_threads",
+        remedy(remedies::enable_background_threads)?
+    ),
+    reading!("flush_thread_cache", remedy(remedies::flush_thread_cache)?),
+    reading!("trim", remedy(remedies::trim)?),
     // Native handles: what the tracker tells once per kind, thread, site or batch (the events of
     // every handle are typed exports, super::handles).
     Job {
@@ -416,20 +372,8 @@ const JOBS: &[Job] = &[
             answer(&())
         },
     },
-    Job {
-        name: "handles_report",
-        run: |_, asked| {
-            asked.nothing()?;
-            answer(&registry().report())
-        },
-    },
-    Job {
-        name: "handles_summary",
-        run: |_, asked| {
-            asked.nothing()?;
-            answer(&registry().summary())
-        },
-    },
+    reading!("handles_report", registry().report()),
+    reading!("handles_summary", registry().summary()),
     Job {
         name: "handle_site_text",
         run: |_, asked| {
@@ -438,13 +382,7 @@ const JOBS: &[Job] = &[
         },
     },
     // Heap profiles.
-    Job {
-        name: "sampling_status",
-        run: |_, asked| {
-            asked.nothing()?;
-            answer(&sampling::status()?)
-        },
-    },
+    reading!("sampling_status", sampling::status()?),
     Job {
         name: "sampling_active",
         run: |_, asked| {
@@ -477,13 +415,7 @@ const JOBS: &[Job] = &[
             answer(&unsafe { java_frames::set_enabled(vm.cast(), on)? })
         },
     },
-    Job {
-        name: "java_frames_status",
-        run: |_, asked| {
-            asked.nothing()?;
-            answer(&java_frames::status())
-        },
-    },
+    reading!("java_frames_status", java_frames::status()),
     Job {
         name: "heap_dump",
         run: |_, asked| {
