@@ -4,11 +4,13 @@ import dev.nativemem.handles.tracking.End;
 import dev.nativemem.handles.tracking.HandleTracker;
 import dev.nativemem.handles.tracking.RocksFamily;
 import dev.nativemem.handles.tracking.TrackingOptions;
+import dev.nativemem.internal.Json;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -49,6 +51,9 @@ public final class HandleHooks {
     GROUP.get(HandleHooks.class);
     new AtomicBoolean().get();
     guarded(() -> {}); // bootstraps the lambda machinery before any instrumented caller
+    // The registry hears of a kind, thread or site met first, and of counted streams, through
+    // NativeBridge.call: its request and answer are JSON, whose classes load here, not there.
+    Json.parse(Json.write(Map.of("name", "", "site", 0, "handle", 0L, "pooled", false)));
     TRACKER.zipCreated(null, 0, -1);
     TRACKER.zipFreed(0, -1);
     pooled(null, false, ZIP_JDK_POOL);
