@@ -1,6 +1,7 @@
 package dev.nativemem.benchmarks;
 
 import dev.nativemem.internal.NativeBridge;
+import java.util.Map;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -21,9 +22,9 @@ public class RegistryBenchmark {
 
   @Setup
   public void intern() {
-    kind = NativeBridge.handlesInternKind("BenchmarkHandle");
-    site = NativeBridge.handlesInternSite("(benchmark)");
-    thread = NativeBridge.handlesInternThread("benchmark");
+    kind = (int) NativeBridge.callForNumber("handle_kind", Map.of("name", "BenchmarkHandle"));
+    site = (int) NativeBridge.callForNumber("handle_site", Map.of("stack", "(benchmark)"));
+    thread = (int) NativeBridge.callForNumber("handle_thread", Map.of("name", "benchmark"));
   }
 
   @Benchmark
