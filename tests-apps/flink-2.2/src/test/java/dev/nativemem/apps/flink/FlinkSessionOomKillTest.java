@@ -12,6 +12,7 @@ import dev.nativemem.apps.harness.AppRun;
 import dev.nativemem.apps.harness.MarkdownBlocks;
 import dev.nativemem.apps.harness.MemoryCgroup;
 import dev.nativemem.apps.harness.RunningApp;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -99,15 +100,47 @@ class FlinkSessionOomKillTest {
     assertEquals(0, env.exitCode(), env.toString());
     Path preload = allocator.resolve("libnativemem_jemalloc.so");
     assertTrue(Files.isRegularFile(preload), env.toString());
-    killedForMemory("flink-session-oom-jemalloc", preload).assertEvidence();
+    killedWithEvidence("flink-session-oom-jemalloc", preload).assertEvidence();
   }
 
   @Test
   void onGlibc() throws Exception {
-    killedForMemory("flink-session-oom-glibc", null).assertEvidence();
+    killedWithEvidence("flink-session-oom-glibc", null).assertEvidence();
   }
 
-  /** The cluster run until the kernel kills its TaskManager, and what it left. */
+  /**
+   * The kill and its evidence; once more when the kill cut every capture short (a temporary bundle
+   * on the volume and no bundle): the TaskManager then went from below the first threshold to its
+   * limit in less time than one capture takes, which a burst of compactions can do. A second run
+   * without a bundle fails.
+   */
+  private static Incident killedWithEvidence(String name, Path preload) throws Exception {
+    Incident first = killedForMemory(name, preload);
+    if (first != null) {
+      return first;
+    }
+    System.out.println(
+        name
+            + ": the kill cut every capture short (no bundle, a temporary one on the volume):"
+            + " the memory reached the limit within one capture; run again");
+    Incident again = killedForMemory(name + "-again", preload);
+    assertTrue(again != null, name + "-again: the kill cut every capture short a second time");
+    return again;
+  }
+
+  /** Whether {@code incidents} holds a capture the kill cut short and no bundle. */
+  private static boolean everyCaptureCutShort(Path incidents) throws IOException {
+    try (Stream<Path> s = Files.list(incidents)) {
+      List<String> names = s.map(p -> p.getFileName().toString()).collect(Collectors.toList());
+      return names.stream().noneMatch(n -> n.startsWith("nativemem-incident-"))
+          && names.stream().anyMatch(n -> n.startsWith(".nativemem-incident-"));
+    }
+  }
+
+  /**
+   * The cluster run until the kernel kills its TaskManager, and what it left; null when the kill
+   * cut every capture short.
+   */
   private static Incident killedForMemory(String name, Path preload) throws Exception {
     MemoryCgroup cgroup = null;
     try {
@@ -157,6 +190,9 @@ class FlinkSessionOomKillTest {
       assertEquals(137, tm.exitCode(), "killed by SIGKILL\n" + tm);
       assertTrue(limited.oomKills() >= 1, "the cgroup counts the kernel's OOM kill");
       jobManager.stop();
+      if (everyCaptureCutShort(incidents)) {
+        return null;
+      }
       return new Incident(cluster, incidents, killedAt);
     }
   }
