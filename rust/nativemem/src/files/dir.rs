@@ -33,6 +33,16 @@ impl Stat {
     }
 }
 
+/// `name` as an entry of a directory: one path component, not `.` or `..`, no NUL byte.
+pub fn entry_name(name: &str) -> Result<CString, FileError> {
+    if name.is_empty() || name == "." || name == ".." || name.contains('/') {
+        return Err(FileError::BadPath(format!(
+            "{name:?} is not an entry name (one path component)"
+        )));
+    }
+    CString::new(name).map_err(|_| FileError::BadPath(format!("{name:?} has a NUL byte")))
+}
+
 /// The effective uid of this process.
 pub fn my_uid() -> u32 {
     // SAFETY: geteuid has no preconditions.
@@ -52,7 +62,7 @@ impl Dir {
     ///
     /// # Safety
     /// `fd` must stay open while the result lives.
-    pub(crate) unsafe fn borrow_raw(fd: RawFd) -> std::mem::ManuallyDrop<Dir> {
+    unsafe fn borrow_raw(fd: RawFd) -> std::mem::ManuallyDrop<Dir> {
         let shown = std::fs::read_link(format!("/proc/self/fd/{fd}"))
             .unwrap_or_else(|_| PathBuf::from(format!("/proc/self/fd/{fd}")));
         std::mem::ManuallyDrop::new(Dir {
@@ -60,6 +70,19 @@ impl Dir {
             fd: unsafe { OwnedFd::from_raw_fd(fd) },
             shown,
         })
+    }
+
+    /// The directory of a descriptor number the Java side holds (a `DirectoryHandle`, which
+    /// passes it only while open and under its lock), borrowed: not closed when dropped.
+    pub fn held(handle: i64) -> Result<std::mem::ManuallyDrop<Dir>, FileError> {
+        if !(0..=i32::MAX as i64).contains(&handle) {
+            return Err(FileError::BadPath(format!(
+                "{handle} is not an open directory handle"
+            )));
+        }
+        // SAFETY: DirectoryHandle passes its descriptor only while it is open, and closes it
+        // only once no call is using it.
+        Ok(unsafe { Dir::borrow_raw(handle as RawFd) })
     }
 
     /// Opens `.` of `fd` anew (`O_RDONLY|O_DIRECTORY`): a descriptor with its own offset, usable
@@ -76,6 +99,11 @@ impl Dir {
     /// The raw descriptor, for the Java side, which closes it once with `close_raw`.
     pub fn into_raw(self) -> RawFd {
         self.fd.into_raw_fd()
+    }
+
+    /// The descriptor's number, as the Java side holds it (`held` reads it back).
+    pub fn fd_number(&self) -> i64 {
+        self.fd.as_raw_fd() as i64
     }
 
     /// The descriptor, borrowed.
@@ -179,6 +207,29 @@ impl Dir {
             self.remove_file(&temp);
         }
         placed
+    }
+
+    /// Writes `contents` to `name` anew or over what is there, atomically: a new file made as
+    /// [`Dir::write_new`] under a temporary name, then renamed over `name`, so that a reader (or
+    /// a kill) finds the old file or the new one, never none and never half of one.
+    pub fn replace(&self, name: &CString, contents: &[u8]) -> io::Result<()> {
+        let next = self.temp_name(&name.to_string_lossy());
+        self.write_new(&next, contents)?;
+        // SAFETY: a descriptor we own and NUL-terminated names.
+        let rc = unsafe {
+            libc::renameat(
+                self.fd.as_raw_fd(),
+                next.as_ptr(),
+                self.fd.as_raw_fd(),
+                name.as_ptr(),
+            )
+        };
+        if rc != 0 {
+            let err = io::Error::last_os_error();
+            self.remove_file(&next);
+            return Err(err);
+        }
+        Ok(())
     }
 
     /// A fresh name for a temporary entry made from `hint`: hidden, unique in this process.

@@ -13,7 +13,7 @@ use super::exports::from_java;
 use super::BridgeError;
 use crate::allocator::{self, remedies, AllocatorError, RemedyOutcome};
 use crate::handles::{registry, site_keys};
-use crate::jobs::heap_dump::{self, HeapDumpRequest};
+use crate::jobs::{bundle_files, directory, heap_dump, incident_bundle, watch_directory};
 use crate::sampling::{self, java_frames};
 use crate::{diagnostic_commands, native_view, process, profile};
 use jni::objects::JString;
@@ -247,6 +247,16 @@ macro_rules! reading {
     };
 }
 
+/// A job whose request is a struct of its own module, answered by one function of it.
+macro_rules! asks {
+    ($name:literal, $run:path) => {
+        Job {
+            name: $name,
+            run: |_, asked| answer(&$run(&asked.read()?)?),
+        }
+    };
+}
+
 /// Every job, by name.
 const JOBS: &[Job] = &[
     reading!("jobs", JOBS.iter().map(|job| job.name).collect::<Vec<_>>()),
@@ -416,13 +426,18 @@ const JOBS: &[Job] = &[
         },
     },
     reading!("java_frames_status", java_frames::status()),
-    Job {
-        name: "heap_dump",
-        run: |_, asked| {
-            let dump: HeapDumpRequest = asked.read()?;
-            answer(&heap_dump::run(&dump)?)
-        },
-    },
+    asks!("heap_dump", heap_dump::run),
+    // The memory watch's directory and its bundles.
+    asks!("watch_directory_open", watch_directory::open),
+    asks!("watch_directory_ready", watch_directory::ready),
+    asks!("watch_directory_prune", watch_directory::prune),
+    asks!("incident_bundle_begin", incident_bundle::begin),
+    asks!("directory_replace", directory::replace),
+    asks!("incident_bundle_publish", incident_bundle::publish),
+    asks!("directory_remove", directory::remove),
+    asks!("directory_open", directory::open),
+    asks!("directory_close", directory::close),
+    asks!("bundle_files", bundle_files::read),
     Job {
         name: "profile_summary",
         run: |_, asked| {
@@ -430,13 +445,7 @@ const JOBS: &[Job] = &[
             answer(&profile::summary(&dump)?)
         },
     },
-    Job {
-        name: "profile_request",
-        run: |_, asked| {
-            let analysis: profile::Request = asked.read()?;
-            answer(&analysis.run()?)
-        },
-    },
+    asks!("profile_request", profile::Request::run),
     // HotSpot's diagnostic commands in this JVM.
     Job {
         name: "diagnostic_commands_absence",

@@ -51,7 +51,6 @@ macro_rules! export {
 mod agent_classes;
 mod attach;
 mod exports;
-mod files;
 mod handles;
 mod jobs;
 mod memory;
@@ -61,6 +60,7 @@ use crate::allocator::AllocatorError;
 use crate::attach::AttachError;
 use crate::diagnostic_commands::DiagnosticCommandError;
 use crate::files::FileError;
+use crate::jobs::watch_directory::WatchDirectoryError;
 use crate::jvm::JvmError;
 use crate::process::ProcessError;
 use crate::profile::ProfileError;
@@ -93,6 +93,8 @@ pub enum BridgeError {
     DiagnosticCommand(#[from] DiagnosticCommandError),
     #[error(transparent)]
     Jvm(#[from] JvmError),
+    #[error(transparent)]
+    WatchDirectory(#[from] WatchDirectoryError),
 }
 
 const BASE_EXCEPTION: &str = "dev/nativemem/base/NativeMemoryException";
@@ -115,7 +117,10 @@ impl BridgeError {
                 SamplingError::BadPath(_)
                 | SamplingError::File(FileError::BadPath(_) | FileError::Exists { .. }),
             ) => "java/lang/IllegalArgumentException",
-            BridgeError::File(FileError::BadPath(_)) => "java/lang/IllegalArgumentException",
+            BridgeError::File(FileError::BadPath(_))
+            | BridgeError::WatchDirectory(WatchDirectoryError::File(FileError::BadPath(_))) => {
+                "java/lang/IllegalArgumentException"
+            }
             BridgeError::Profile(error) if error.is_bad_input() => {
                 "java/lang/IllegalArgumentException"
             }

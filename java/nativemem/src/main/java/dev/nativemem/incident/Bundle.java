@@ -3,10 +3,12 @@ package dev.nativemem.incident;
 import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.incident.layout.BundleLayout;
 import dev.nativemem.internal.ByteFormat;
-import dev.nativemem.internal.DirectoryHandle;
 import dev.nativemem.internal.Json;
+import dev.nativemem.internal.NativeBridge;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -24,7 +26,7 @@ import java.util.Map;
  * bundle of any size is read in bounded memory. A file that is absent, refused, too large or not
  * JSON is not an error: {@link #whyMissing} says why, in the manifest's words when it has them.
  */
-final class Bundle implements AutoCloseable {
+final class Bundle {
   /**
    * Caps per file: far above what a bundle holds (an hour of samples at 1 s is about 1 MiB), and
    * low enough that a hostile file of tiny objects parses into at most a few hundred MiB of maps.
@@ -46,39 +48,94 @@ final class Bundle implements AutoCloseable {
       "render a bundle from a directory of your own that no other user can write (copy it there"
           + " first, e.g. cp -r BUNDLE ~/incidents/)";
 
+  /** Files the verdict reads, with their caps in bytes (the manifest is always read). */
+  static final Map<String, Long> VERDICT_FILES =
+      Map.of(
+          BundleLayout.TIMELINE, MAX_JSON_BYTES,
+          BundleLayout.PROFILE_SITES, MAX_JSON_BYTES,
+          BundleLayout.HANDLES, MAX_JSON_BYTES);
+
   private final Path dir;
-  private final DirectoryHandle handle;
+
+  /** What was read of each file asked for: its bytes, absent from the map when not read. */
+  private final Map<String, byte[]> read = new HashMap<>();
+
   private final Map<String, Map<String, Object>> json = new HashMap<>();
   private final Map<String, String> problems = new LinkedHashMap<>();
   private final Map<String, Object> manifest;
   private long jsonBytes;
   private long jsonValues;
 
-  Bundle(Path dir) throws IOException {
+  /**
+   * Reads the manifest and {@code files} (each name with its cap in bytes) of the bundle {@code
+   * dir}, at once, through one handle of it ({@code bundle_files}, {@code
+   * rust/nativemem/src/jobs/bundle_files.rs}).
+   *
+   * @throws IOException if the directory cannot be opened
+   * @throws NativeMemoryException if it is not this user's, or other users can write it
+   */
+  Bundle(Path dir, Map<String, Long> files) throws IOException {
     this.dir = dir.toAbsolutePath();
+    Map<String, Long> wanted = new LinkedHashMap<>();
+    wanted.put(BundleLayout.MANIFEST, MAX_JSON_BYTES);
+    wanted.putAll(files);
+    List<Object> asked = new ArrayList<>();
+    for (Map.Entry<String, Long> file : wanted.entrySet()) {
+      asked.add(Map.of("name", file.getKey(), "max_bytes", file.getValue()));
+    }
+    Map<String, Object> answer;
     try {
-      this.handle = DirectoryHandle.open(this.dir);
+      answer =
+          Json.parseObject(
+              NativeBridge.call(
+                  "bundle_files", Map.of("path", this.dir.toString(), "files", asked)));
     } catch (RuntimeException e) {
       throw new IOException(e.getMessage() + "; " + FIX, e);
     }
-    try {
-      if (!handle.isPrivateToUs()) {
-        throw new NativeMemoryException(
-            this.dir
-                + " belongs to uid "
-                + handle.ownerUid()
-                + " with mode "
-                + Integer.toOctalString(handle.mode())
-                + ": it must be this user's and not writable by other users, who could swap its"
-                + " files; "
-                + FIX);
+    if (!Json.bool(answer, "private")) {
+      throw new NativeMemoryException(
+          this.dir
+              + " belongs to uid "
+              + Json.number(answer, "uid")
+              + " with mode "
+              + Long.toOctalString(Json.number(answer, "mode"))
+              + ": it must be this user's and not writable by other users, who could swap its"
+              + " files; "
+              + FIX);
+    }
+    for (Map<String, Object> file : Json.objects(answer, "files")) {
+      String name = Json.string(file, "name");
+      String text = (String) file.get("text");
+      if (text != null) {
+        read.put(name, text.getBytes(StandardCharsets.UTF_8));
+      } else {
+        problems.put(name, problem(name, wanted.get(name), Json.optionalObject(file, "problem")));
       }
-    } catch (RuntimeException e) {
-      handle.close();
-      throw e;
     }
     Map<String, Object> m = json(BundleLayout.MANIFEST);
     this.manifest = m == null ? Collections.emptyMap() : m;
+  }
+
+  /** Why {@code name} was not read, in the page's words; null when it is absent. */
+  private static String problem(String name, long maxBytes, Map<String, Object> problem) {
+    if (problem == null) {
+      return null;
+    }
+    Object detail = problem.get("detail");
+    switch (String.valueOf(problem.get("kind"))) {
+      case "link":
+        return name + " is a symbolic link; the page reads no file through a link";
+      case "too_large":
+        return name + " is larger than " + Html.bytes(maxBytes) + "; not read";
+      case "not_regular":
+        return name + " is not a regular file (" + name + " " + detail + ")";
+      case "not_utf8":
+        return name
+            + (name.endsWith(".json") ? " is not a JSON object: " : " is not text: ")
+            + detail;
+      default:
+        return "cannot read " + name + ": " + detail;
+    }
   }
 
   Path dir() {
@@ -95,7 +152,7 @@ final class Bundle implements AutoCloseable {
     if (json.containsKey(name) || problems.containsKey(name)) {
       return json.get(name);
     }
-    byte[] bytes = read(name, MAX_JSON_BYTES);
+    byte[] bytes = read(name);
     Map<String, Object> parsed = null;
     if (bytes != null && withinBudget(name, bytes)) {
       try {
@@ -113,7 +170,7 @@ final class Bundle implements AutoCloseable {
    * ({@link TimelineEdges}), or null (then {@link #whyMissing} says why).
    */
   List<Map<String, Object>> timelineEdges(List<String> keys) {
-    byte[] bytes = read(BundleLayout.TIMELINE, MAX_JSON_BYTES);
+    byte[] bytes = read(BundleLayout.TIMELINE);
     if (bytes == null) {
       return null;
     }
@@ -162,28 +219,16 @@ final class Bundle implements AutoCloseable {
     return true;
   }
 
-  /** A file's bytes, or null with the reason kept. */
-  byte[] read(String name, long maxBytes) {
-    try {
-      byte[] bytes = handle.readRegular(name, maxBytes);
-      return bytes != null ? bytes : refuse(name, null);
-    } catch (IllegalArgumentException e) {
-      String why = String.valueOf(e.getMessage());
-      if (why.contains("symbolic link")) {
-        return refuse(name, name + " is a symbolic link; the page reads no file through a link");
-      }
-      if (why.contains("more than the")) {
-        return refuse(name, name + " is larger than " + Html.bytes(maxBytes) + "; not read");
-      }
-      return refuse(name, name + " is not a regular file (" + why + ")");
-    } catch (RuntimeException e) {
-      return refuse(name, "cannot read " + name + ": " + e.getMessage());
+  /**
+   * A file's bytes, or null (then {@link #whyMissing} says why).
+   *
+   * @throws IllegalStateException if {@code name} was not asked for when the bundle was read
+   */
+  byte[] read(String name) {
+    if (!read.containsKey(name) && !problems.containsKey(name)) {
+      throw new IllegalStateException(name + " was not asked for when " + dir + " was read");
     }
-  }
-
-  private byte[] refuse(String name, String problem) {
-    problems.put(name, problem);
-    return null;
+    return read.get(name);
   }
 
   /**
@@ -218,12 +263,6 @@ final class Bundle implements AutoCloseable {
   /** The manifest's "could not capture" list. */
   List<Map<String, Object>> missing() {
     return Fields.objects(manifest, "missing");
-  }
-
-  /** Closes the bundle's directory handle. */
-  @Override
-  public void close() {
-    handle.close();
   }
 
   private static String firstLine(String message) {

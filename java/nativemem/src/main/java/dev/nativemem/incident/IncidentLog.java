@@ -74,7 +74,8 @@ public final class IncidentLog {
   public static String render(Path bundleDir, Path bundlePath) {
     Objects.requireNonNull(bundleDir, "bundleDir");
     Objects.requireNonNull(bundlePath, "bundlePath");
-    try (Bundle bundle = new Bundle(bundleDir)) {
+    try {
+      Bundle bundle = new Bundle(bundleDir, Bundle.VERDICT_FILES);
       return render(bundle, Verdict.of(bundle), bundlePath);
     } catch (Exception | OutOfMemoryError e) {
       return failed(bundlePath, e);

@@ -60,6 +60,18 @@ public final class IncidentPage {
   /** The largest text file shown as it is (an NMT summary is a few KiB). */
   private static final long MAX_TEXT_BYTES = 1L << 20;
 
+  /** The files the page reads, with their caps in bytes. */
+  private static final Map<String, Long> FILES =
+      Map.of(
+          BundleLayout.TIMELINE, Bundle.MAX_JSON_BYTES,
+          BundleLayout.SNAPSHOT, Bundle.MAX_JSON_BYTES,
+          BundleLayout.NMT_TEXT, MAX_TEXT_BYTES,
+          BundleLayout.PROFILE_SITES, Bundle.MAX_JSON_BYTES,
+          BundleLayout.PROFILE_FLAME_GRAPH, Bundle.MAX_SVG_BYTES,
+          BundleLayout.PROFILE_DIFF, Bundle.MAX_JSON_BYTES,
+          BundleLayout.HANDLES, Bundle.MAX_JSON_BYTES,
+          BundleLayout.ADVICE, Bundle.MAX_JSON_BYTES);
+
   /** Rows shown per table: a report's top sites, handle sites, advice. */
   private static final int MAX_ROWS = 50;
 
@@ -76,13 +88,11 @@ public final class IncidentPage {
     Objects.requireNonNull(bundleDir, "bundleDir");
     Bundle bundle;
     try {
-      bundle = new Bundle(bundleDir);
+      bundle = new Bundle(bundleDir, FILES);
     } catch (IOException e) {
       throw new NativeMemoryException("cannot read the incident bundle " + bundleDir + ": " + e, e);
     }
-    try (Bundle open = bundle) {
-      return render(open);
-    }
+    return render(bundle);
   }
 
   private static String render(Bundle bundle) {
@@ -223,7 +233,7 @@ public final class IncidentPage {
         .esc(Fields.string(breakdown, "view"))
         .raw(").</p>")
         .table("breakdown-table", Arrays.asList("part", "bytes", "share"), rows);
-    byte[] nmt = bundle.read(BundleLayout.NMT_TEXT, MAX_TEXT_BYTES);
+    byte[] nmt = bundle.read(BundleLayout.NMT_TEXT);
     if (nmt != null) {
       html.raw("<details><summary>NMT summary (the JVM's own account)</summary><pre>")
           .esc(new String(nmt, StandardCharsets.UTF_8))
@@ -268,7 +278,7 @@ public final class IncidentPage {
       sites(report, "top-sites-table", html);
     }
     html.raw("<h2 id=\"flame\">Flame graph</h2>\n");
-    byte[] svg = bundle.read(BundleLayout.PROFILE_FLAME_GRAPH, Bundle.MAX_SVG_BYTES);
+    byte[] svg = bundle.read(BundleLayout.PROFILE_FLAME_GRAPH);
     if (svg == null) {
       html.notCaptured(bundle.whyMissing(BundleLayout.PROFILE_FLAME_GRAPH, "heap profile"));
     } else {

@@ -142,4 +142,15 @@ public final class Json {
         ? (java.util.List<Map<String, Object>>) value
         : java.util.List.of();
   }
+
+  /** A list of strings; absent or null reads as empty. */
+  public static java.util.List<String> strings(Object value) {
+    java.util.List<String> strings = new java.util.ArrayList<>();
+    if (value instanceof java.util.List) {
+      for (Object o : (java.util.List<?>) value) {
+        strings.add((String) o);
+      }
+    }
+    return java.util.Collections.unmodifiableList(strings);
+  }
 }

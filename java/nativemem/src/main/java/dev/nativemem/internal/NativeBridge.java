@@ -102,47 +102,6 @@ public final class NativeBridge {
   public static native boolean writeNewFile(
       String path, byte[] contents, String noun, String example);
 
-  // Directory handles (DirectoryHandle): a descriptor held as a long, every step relative to it.
-
-  /**
-   * Opens the directory {@code path} component by component (no link of another user followed);
-   * with {@code create}, missing directories are made 0700. Returns the descriptor.
-   */
-  static native long dirOpen(String path, boolean create);
-
-  static native void dirClose(long fd);
-
-  /** {@code out}: uid, mode, device, inode of the directory. */
-  static native void dirStat(long fd, long[] out);
-
-  static native boolean dirHas(long fd, String name);
-
-  /** Makes {@code name} 0700, opens it without following a link, checks it is ours and private. */
-  static native long dirMakePrivate(long fd, String name);
-
-  /** Opens the directory {@code name} with O_NOFOLLOW; the caller checks whose it is. */
-  static native long dirOpenChild(long fd, String name);
-
-  /** False, writing nothing, when {@code name} exists. */
-  static native boolean dirWriteNew(long fd, String name, byte[] contents);
-
-  /** False, renaming nothing, when {@code to} exists in {@code into}. */
-  static native boolean dirRename(long fd, String from, long into, String to);
-
-  /** {@code [{name, uid, kind, modified_ms, size_bytes, exact_name}]}, links not followed. */
-  static native String dirListJson(long fd);
-
-  /** Removes {@code name} and all of ours below it; false when something not ours stayed. */
-  static native boolean dirRemoveTree(long fd, String name);
-
-  static native long dirTreeBytes(long fd, String name);
-
-  /** {@code out}: free bytes for this user, total bytes of the file system. */
-  static native void dirSpace(long fd, long[] out);
-
-  /** The regular file's bytes (at most {@code maxBytes}), or null when there is no entry. */
-  static native byte[] dirReadRegular(long fd, String name, long maxBytes);
-
   // Attach without jdk.attach (rust/nativemem/src/jni/attach.rs;
   // dev.nativemem.attach.AttachClient).
 

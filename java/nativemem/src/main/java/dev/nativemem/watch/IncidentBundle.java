@@ -8,7 +8,6 @@ import dev.nativemem.incident.IncidentPage;
 import dev.nativemem.incident.layout.BundleLayout;
 import dev.nativemem.internal.AppLog;
 import dev.nativemem.internal.DirectoryHandle;
-import dev.nativemem.internal.FileOwnership;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.memory.AllocatorInfo;
@@ -25,7 +24,6 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
-import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
@@ -33,10 +31,8 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -72,7 +68,6 @@ final class IncidentBundle {
 
   private static final DateTimeFormatter STAMP =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
-  private static final SecureRandom RANDOM = new SecureRandom();
 
   /**
    * Writes {@code incident.html} into a finished bundle, last before the rename (tests replace it);
@@ -130,16 +125,42 @@ final class IncidentBundle {
     String name = name(pid, at, trigger.kind());
     // Names have a resolution of a second: a second capture within it (written, or being written
     // by another capture thread) waits for the next.
-    while (directory.has(name) || !WRITING.add(name)) {
+    DirectoryHandle begun;
+    while ((begun = begin(directory, name)) == null) {
       sleepUntilNextSecond(at);
       at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
       name = name(pid, at, trigger.kind());
     }
-    try {
-      return write(directory, trigger, ring, previous, trimmed, started, pid, at, name);
+    try (DirectoryHandle temp = begun) {
+      return write(directory, temp, trigger, ring, previous, trimmed, started, pid, at, name);
     } finally {
       WRITING.remove(name);
     }
+  }
+
+  /**
+   * The bundle {@code name} begun in a fresh private directory under a temporary name ({@code
+   * incident_bundle_begin}), or null when the name is taken, on the volume or by another capture
+   * thread writing it now.
+   */
+  private static DirectoryHandle begin(DirectoryHandle directory, String name) {
+    if (!WRITING.add(name)) {
+      return null;
+    }
+    try {
+      Map<String, Object> begun =
+          Json.parseObject(directory.call("incident_bundle_begin", Map.of("name", name)));
+      if (begun.get("bundle") != null) {
+        return DirectoryHandle.adopt(
+            Json.number(begun, "bundle"),
+            directory.path().resolve(Json.string(begun, "temporary")));
+      }
+    } catch (RuntimeException e) {
+      WRITING.remove(name);
+      throw e;
+    }
+    WRITING.remove(name);
+    return null;
   }
 
   /** The names of the bundles being written now, by any capture thread. */
@@ -147,6 +168,7 @@ final class IncidentBundle {
 
   private Path write(
       DirectoryHandle directory,
+      DirectoryHandle temp,
       Trigger trigger,
       SampleRing ring,
       String previous,
@@ -156,7 +178,7 @@ final class IncidentBundle {
       Instant at,
       String name)
       throws IOException {
-    String tempName = "." + name + ".tmp-" + Long.toHexString(RANDOM.nextLong() & Long.MAX_VALUE);
+    String tempName = temp.path().getFileName().toString();
     Path target = directory.path().resolve(name);
     boolean done = false;
     boolean announced = false;
@@ -164,7 +186,7 @@ final class IncidentBundle {
     // its verdict parts are written: in a process reclaiming at its limit the rest can take
     // seconds the kill does not leave.
     boolean early = trimmed != null;
-    try (DirectoryHandle temp = directory.makePrivateDirectory(tempName)) {
+    try {
       Parts parts = new Parts(temp);
       MemorySnapshot[] snapshot = new MemorySnapshot[1];
       HeapProfile heap = captureVerdictParts(parts, ring, trimmed, snapshot);
@@ -176,9 +198,7 @@ final class IncidentBundle {
         missing.add(Parts.entry("the advice and the rest of this capture", STILL_CAPTURING));
         first.put("missing", missing);
         parts.replaceAtomically(BundleLayout.MANIFEST, Json.writeWithNulls(first));
-        if (!directory.rename(tempName, directory, name)) {
-          throw new IOException(directory.path().resolve(name) + " exists already");
-        }
+        publish(directory, tempName, name);
         done = true;
       } else {
         parts.replaceAtomically(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
@@ -216,9 +236,7 @@ final class IncidentBundle {
         parts.file(BundleLayout.PAGE, "the incident page", () -> page.accept(temp.anchored("")));
       }
       parts.replaceAtomically(BundleLayout.MANIFEST, Json.writeWithNulls(manifest));
-      if (!directory.rename(tempName, directory, name)) {
-        throw new IOException(directory.path().resolve(name) + " exists already");
-      }
+      publish(directory, tempName, name);
       done = true;
       log(IncidentLog.completed(target, captureMs));
       return target;
@@ -244,6 +262,17 @@ final class IncidentBundle {
       if (!done) {
         directory.removeTree(tempName);
       }
+    }
+  }
+
+  /** Renames the temporary directory {@code tempName} to the bundle's final {@code name}. */
+  private static void publish(DirectoryHandle directory, String tempName, String name)
+      throws IOException {
+    Object published =
+        Json.parse(
+            directory.call("incident_bundle_publish", Map.of("temporary", tempName, "name", name)));
+    if (!Boolean.TRUE.equals(published)) {
+      throw new IOException(directory.path().resolve(name) + " exists already");
     }
   }
 
@@ -487,8 +516,9 @@ final class IncidentBundle {
     }
     try (DirectoryHandle before = directory.openDirectory(previous)) {
       Path base = before.anchored(PROFILE);
-      if (before.ownerUid() != FileOwnership.processUid()
-          || !Files.isRegularFile(base, LinkOption.NOFOLLOW_LINKS)) {
+      // Opened without following a link; a bundle of ours (the watch directory is ours alone, and
+      // its listing names only our directories), so only its profile is checked.
+      if (!Files.isRegularFile(base, LinkOption.NOFOLLOW_LINKS)) {
         parts.missing("profile diff", "the previous bundle has no heap profile");
         return;
       }
@@ -676,24 +706,13 @@ final class IncidentBundle {
      * the old file or the new one, never none, whether the bundle is in place yet or not.
      */
     void replaceAtomically(String name, String content) {
-      String next = "." + name + ".next";
-      boolean written;
       try {
-        written = dir.writeNew(next, content.getBytes(StandardCharsets.UTF_8));
+        dir.replace(name, content);
       } catch (RuntimeException e) {
         if (VolumeFull.isCause(e)) {
           throw new VolumeFull(e);
         }
         throw e;
-      }
-      if (!written) {
-        throw new IllegalStateException(next + " exists in " + dir.path());
-      }
-      try {
-        Files.move(dir.anchored(next), dir.anchored(name), StandardCopyOption.ATOMIC_MOVE);
-      } catch (IOException e) {
-        dir.removeTree(next);
-        throw new UncheckedIOException(e);
       }
     }
 

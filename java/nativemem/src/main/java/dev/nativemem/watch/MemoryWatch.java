@@ -122,12 +122,7 @@ public final class MemoryWatch implements AutoCloseable {
     } catch (RuntimeException e) {
       String message = String.valueOf(e.getMessage());
       throw new NativeMemoryException(
-          "memory watch: cannot use "
-              + options.directory()
-              + ": "
-              + message
-              + (message.contains(WatchDirectory.FIX) ? "" : "; " + WatchDirectory.FIX),
-          e);
+          "memory watch: cannot use " + options.directory() + ": " + message, e);
     }
     synchronized (STARTING) {
       MemoryWatch previous = current;
@@ -379,7 +374,7 @@ public final class MemoryWatch implements AutoCloseable {
     synchronized (captureLock) {
       String replaced = escalationBundle;
       escalationBundle = written.getFileName().toString();
-      if (replaced != null && Retention.BUNDLE.matcher(replaced).matches()) {
+      if (replaced != null && BundleName.PATTERN.matcher(replaced).matches()) {
         try {
           directory.handle.removeTree(replaced);
         } catch (RuntimeException e) {
@@ -401,12 +396,11 @@ public final class MemoryWatch implements AutoCloseable {
   private Path captureNow(Trigger trigger, String cheapOnly) throws IOException {
     DirectoryHandle dir;
     String previous;
-    FreeSpace.Room room;
+    WatchDirectory.Ready room;
     synchronized (captureLock) {
-      directory.check();
       dir = directory.handle;
-      previous = Retention.newestOf(dir, ProcessHandle.current().pid());
-      room = FreeSpace.decide(dir, previous, options.profile());
+      room = directory.ready(options.profile());
+      previous = room.previous;
       if (!room.removed.isEmpty()) {
         LOG.log(
             System.Logger.Level.INFO,
@@ -414,9 +408,6 @@ public final class MemoryWatch implements AutoCloseable {
                 + room.removed.size()
                 + " old bundle(s) to make room on the volume: "
                 + room.removed);
-        if (room.removed.contains(previous)) {
-          previous = null;
-        }
       }
       if (room.skipped != null) {
         throw notWritten(trigger + "; " + room.skipped, null);
@@ -438,13 +429,13 @@ public final class MemoryWatch implements AutoCloseable {
       // captured last, not the one written last.
       Path last = lastBundle;
       if (last == null
-          || Retention.stamp(written.getFileName().toString())
-                  .compareTo(Retention.stamp(last.getFileName().toString()))
+          || BundleName.stamp(written.getFileName().toString())
+                  .compareTo(BundleName.stamp(last.getFileName().toString()))
               >= 0) {
         lastBundle = written;
       }
       try {
-        Retention.prune(dir, options.keep(), options.maxBytes(), written.getFileName().toString());
+        directory.prune(options.keep(), options.maxBytes(), written.getFileName().toString());
       } catch (RuntimeException e) {
         logOnce("cannot prune old bundles: ", e);
       }

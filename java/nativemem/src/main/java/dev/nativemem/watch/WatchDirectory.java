@@ -1,31 +1,22 @@
 package dev.nativemem.watch;
 
-import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.DirectoryHandle;
-import dev.nativemem.internal.FileOwnership;
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.NativeBridge;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 
 /**
- * The directory bundles go in, opened once through the file layer and used only through its handle
- * (SECURITY.md, "Watch directories on shared volumes"). The directory the user names is walked from
- * {@code /} without following another user's link and made 0700 if missing. If it is this user's
- * and no group or other user can write it, bundles go in it. If it is shared (root's or this
- * user's, writable by others, sticky or not: a Kubernetes {@code emptyDir} is 0777, a volume with
- * {@code fsGroup} 2777), bundles go in a private child {@code nativemem-<uid>} that nativemem makes
- * 0700 (or reuses, if it is this user's with no group or other bits), checked on its descriptor.
- * Another user's directory is refused. Since nothing is looked up by name again, another user on
- * the volume can at most move or delete bundles, never redirect a write or a deletion.
+ * The directory bundles go in, opened once by the file layer and used only through its handle
+ * (SECURITY.md, "Watch directories on shared volumes"): where it goes, the private child made in a
+ * shared directory and the checks on its descriptor are the job {@code watch_directory_open}'s
+ * ({@code rust/nativemem/src/jobs/watch_directory/placement.rs}); before each capture the job
+ * {@code watch_directory_ready} checks it again, finds this process's previous bundle and makes
+ * room on the volume ({@code room.rs}); after it {@code watch_directory_prune} keeps it bounded
+ * ({@code retention.rs}).
  */
 final class WatchDirectory implements AutoCloseable {
-  static final String FIX =
-      "give the watch a directory of your own or a shared volume's directory (root's), e.g."
-          + " -Dnativemem.watch.dir=/volume/incidents";
-
-  /** The private directory made in a shared one: {@code nativemem-<uid>}. */
-  static final String PRIVATE_PREFIX = "nativemem-";
-
-  private static final int GROUP_OR_OTHER_WRITE = 0022;
-
   final DirectoryHandle handle;
 
   /** Where bundles go and what another user can do, said once when the watch starts. */
@@ -36,106 +27,49 @@ final class WatchDirectory implements AutoCloseable {
     this.placement = placement;
   }
 
-  /** Opens (making it if missing) the directory {@code named} and decides where bundles go. */
+  /**
+   * Opens (making it if missing) the directory {@code named} and decides where bundles go.
+   *
+   * @throws dev.nativemem.base.NativeMemoryException if it cannot be used, saying what to do
+   */
   static WatchDirectory open(Path named) {
-    DirectoryHandle dir = DirectoryHandle.openOrCreate(named);
-    try {
-      int me = FileOwnership.processUid();
-      int owner = dir.ownerUid();
-      int mode = dir.mode();
-      if (owner == me && (mode & GROUP_OR_OTHER_WRITE) == 0) {
-        return new WatchDirectory(
-            dir,
-            "bundles go in "
-                + dir.path()
-                + " (this user's, mode "
-                + Integer.toOctalString(mode)
-                + "), used through one open descriptor: another user can at most move or delete"
-                + " bundles where a directory above lets them, never redirect a write or a"
-                + " deletion");
-      }
-      if (owner != me && owner != 0) {
-        throw new NativeMemoryException(
-            dir.path()
-                + " belongs to uid "
-                + owner
-                + ", not to this process (uid "
-                + me
-                + ") or root, so its owner could take what nativemem puts there; "
-                + FIX);
-      }
-      String name = PRIVATE_PREFIX + me;
-      DirectoryHandle mine = privateChild(dir, name);
-      dir.close();
-      return new WatchDirectory(
-          mine,
-          "bundles go in "
-              + mine.path()
-              + " (made by nativemem, mode 0700, used through one open descriptor) because "
-              + named
-              + " is shared (uid "
-              + owner
-              + ", mode "
-              + Integer.toOctalString(mode)
-              + "): another user of the volume can at most move or delete "
-              + name
-              + " and the bundles in it, never redirect a write or a deletion");
-    } catch (RuntimeException e) {
-      dir.close();
-      throw e;
-    }
+    Map<String, Object> opened =
+        Json.parseObject(
+            NativeBridge.call(
+                "watch_directory_open", Map.of("path", named.toAbsolutePath().toString())));
+    DirectoryHandle handle =
+        DirectoryHandle.adopt(
+            ((Number) opened.get("directory")).longValue(), Path.of((String) opened.get("path")));
+    return new WatchDirectory(handle, (String) opened.get("placement"));
   }
 
-  private static DirectoryHandle privateChild(DirectoryHandle shared, String name) {
-    if (!shared.has(name)) {
-      try {
-        return shared.makePrivateDirectory(name);
-      } catch (RuntimeException e) {
-        if (!shared.has(name)) {
-          throw e;
-        }
-        // made meanwhile (another JVM of this user, or someone else): checked below
-      }
-    }
-    DirectoryHandle existing;
-    try {
-      existing = shared.openDirectory(name);
-    } catch (RuntimeException e) {
-      throw new NativeMemoryException(
-          shared.path().resolve(name)
-              + " exists and is not a directory nativemem can use ("
-              + e.getMessage()
-              + "): remove it, or "
-              + FIX,
-          e);
-    }
-    if (existing.ownerUid() != FileOwnership.processUid() || (existing.mode() & 0077) != 0) {
-      String problem =
-          existing.path()
-              + " exists but is not this user's private directory (uid "
-              + existing.ownerUid()
-              + ", mode "
-              + Integer.toOctalString(existing.mode())
-              + "): remove it, or "
-              + FIX;
-      existing.close();
-      throw new NativeMemoryException(problem);
-    }
-    return existing;
+  /**
+   * Before a capture: the directory checked to be this user's alone still, this process's previous
+   * bundle (null if none, or if it was removed to make room) and the room the capture has.
+   */
+  Ready ready(boolean profile) {
+    Map<String, Object> ready =
+        Json.parseObject(
+            handle.call(
+                "watch_directory_ready",
+                Map.of("pid", ProcessHandle.current().pid(), "profile", profile)));
+    return new Ready(
+        (String) ready.get("previous"),
+        (String) ready.get("trimmed"),
+        (String) ready.get("skipped"),
+        Json.strings(ready.get("removed")));
   }
 
-  /** Checks before each bundle, on the handle, that the directory is still private to us. */
-  void check() {
-    if (!handle.isPrivateToUs()) {
-      throw new NativeMemoryException(
-          handle.path()
-              + " is no longer this user's alone (uid "
-              + handle.ownerUid()
-              + ", mode "
-              + Integer.toOctalString(handle.mode())
-              + "); "
-              + FIX);
-    }
+  /**
+   * Removes the oldest of our bundles until at most {@code keep} remain and they take at most
+   * {@code maxBytes}; {@code newest} always stays. Returns the names removed.
+   */
+  List<String> prune(int keep, long maxBytes, String newest) {
+    return Json.strings(
+        Json.parse(
+            handle.call(
+                "watch_directory_prune",
+                Map.of("keep", keep, "max_bytes", maxBytes, "newest", newest))));
   }
 
   Path path() {
@@ -145,5 +79,23 @@ final class WatchDirectory implements AutoCloseable {
   @Override
   public void close() {
     handle.close();
+  }
+
+  /**
+   * What a capture may write: all, a trimmed bundle ({@code trimmed} says why), or nothing ({@code
+   * skipped} says why); the previous bundle of this process; the bundles removed to make room.
+   */
+  static final class Ready {
+    final String previous;
+    final String trimmed;
+    final String skipped;
+    final List<String> removed;
+
+    Ready(String previous, String trimmed, String skipped, List<String> removed) {
+      this.previous = previous;
+      this.trimmed = trimmed;
+      this.skipped = skipped;
+      this.removed = removed;
+    }
   }
 }

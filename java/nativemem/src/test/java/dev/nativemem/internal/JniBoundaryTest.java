@@ -73,7 +73,7 @@ class JniBoundaryTest {
     NativeMemory.version();
     List<Object> jobs = Json.parseList(NativeBridge.call("jobs"));
     java.util.regex.Pattern called =
-        java.util.regex.Pattern.compile("NativeBridge\\.call\\(\\s*\"([a-z0-9_]+)\"");
+        java.util.regex.Pattern.compile("\\b(?:call|callForNumber)\\(\\s*\"([a-z0-9_]+)\"");
     java.nio.file.Path sources = java.nio.file.Paths.get("src/main/java");
     java.util.Set<String> asked = new java.util.TreeSet<>();
     try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(sources)) {

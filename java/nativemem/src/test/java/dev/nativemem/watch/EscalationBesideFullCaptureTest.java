@@ -121,7 +121,7 @@ class EscalationBesideFullCaptureTest {
 
   private List<Path> bundles() throws IOException {
     try (Stream<Path> s = Files.list(watch.directory())) {
-      return s.filter(p -> Retention.BUNDLE.matcher(p.getFileName().toString()).matches())
+      return s.filter(p -> BundleName.PATTERN.matcher(p.getFileName().toString()).matches())
           .sorted()
           .collect(Collectors.toList());
     }

@@ -121,7 +121,7 @@ class FullVolumeTest {
 
   private static List<Path> bundles(Path dir) throws IOException {
     try (Stream<Path> s = Files.list(dir)) {
-      return s.filter(p -> Retention.BUNDLE.matcher(p.getFileName().toString()).matches())
+      return s.filter(p -> BundleName.PATTERN.matcher(p.getFileName().toString()).matches())
           .sorted()
           .collect(Collectors.toList());
     }

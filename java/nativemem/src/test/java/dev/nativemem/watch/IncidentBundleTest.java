@@ -68,7 +68,7 @@ class IncidentBundleTest {
     Path bundle = start(dir).capture("test asked");
     assertEquals(dir, bundle.getParent());
     assertTrue(
-        Retention.BUNDLE.matcher(bundle.getFileName().toString()).matches(), bundle.toString());
+        BundleName.PATTERN.matcher(bundle.getFileName().toString()).matches(), bundle.toString());
     assertTrue(bundle.getFileName().toString().endsWith("-on-demand"));
     assertEquals("rwx------", mode(dir));
     assertEquals("rwx------", mode(bundle));
