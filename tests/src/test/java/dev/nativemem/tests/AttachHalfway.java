@@ -57,7 +57,7 @@ public final class AttachHalfway {
                 Arrays.asList(args).subList(1, args.length)),
             "timeout_ms",
             60_000);
-    long code = ((Number) Json.parse(NativeBridge.call("attach_load_agent", load))).longValue();
+    long code = NativeBridge.callForNumber("attach_load_agent", load);
     NativeBridge.call("attach_close", Map.of("session", session));
     System.out.println(id + " " + Base64.getEncoder().encodeToString(key) + " " + code);
     Runtime.getRuntime().halt(code == 0 ? 0 : 1);

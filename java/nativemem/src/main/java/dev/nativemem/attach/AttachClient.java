@@ -77,7 +77,7 @@ public final class AttachClient {
   private static long loadAgent(long session, String options, Duration timeout) {
     Map<String, Object> request =
         Map.of("session", session, "options", options, "timeout_ms", timeout.toMillis());
-    return ((Number) Json.parse(NativeBridge.call("attach_load_agent", request))).longValue();
+    return NativeBridge.callForNumber("attach_load_agent", request);
   }
 
   private static String resultOf(byte[] properties, String id) {

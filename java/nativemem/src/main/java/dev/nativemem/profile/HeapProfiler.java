@@ -136,10 +136,7 @@ public final class HeapProfiler {
 
   /** Discards samples; a positive {@code intervalBytes} also sets the interval, returned. */
   private static long reset(long intervalBytes) {
-    return ((Number)
-            Json.parse(
-                NativeBridge.call("sampling_reset", Map.of("interval_bytes", intervalBytes))))
-        .longValue();
+    return NativeBridge.callForNumber("sampling_reset", Map.of("interval_bytes", intervalBytes));
   }
 
   @Override
