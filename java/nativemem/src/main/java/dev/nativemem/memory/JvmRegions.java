@@ -25,6 +25,7 @@ final class JvmRegions {
   private static volatile List<long[]> heap;
   private static volatile List<long[]> codeCache;
   private static volatile long[] flatRanges;
+  private static volatile String rangesRequest;
 
   private JvmRegions() {}
 
@@ -34,18 +35,17 @@ final class JvmRegions {
    * JVM without diagnostic commands prints neither) or part of it is not mapped.
    */
   static Long[] heapAndCodeCacheResidentBytes() {
-    long[] flat = flatRanges();
-    if (flat.length == 0) {
+    if (flatRanges().length == 0) {
       return new Long[2];
     }
-    return split(Json.parseObject(NativeBridge.call("resident_ranges", rangesRequest(flat))));
+    return split(Json.parseObject(NativeBridge.call("resident_ranges", rangesRequest())));
   }
 
   /**
    * The heap's ranges, then the code cache's, as flat {@code [start, end)} pairs: what the native
    * library is asked to count (the {@code resident_ranges} and {@code memory_snapshot} jobs).
    */
-  static long[] flatRanges() {
+  private static long[] flatRanges() {
     long[] flat = flatRanges;
     if (flat == null) {
       List<long[]> all = new ArrayList<>(heapRanges());
@@ -55,18 +55,27 @@ final class JvmRegions {
         flat[2 * i] = all.get(i)[0];
         flat[2 * i + 1] = all.get(i)[1];
       }
+      rangesRequest = rangesRequestOf(flat);
       flatRanges = flat;
     }
-    return flat.clone();
+    return flat;
+  }
+
+  /** The request of {@link #flatRanges()}' pairs, written once with them. */
+  static String rangesRequest() {
+    if (rangesRequest == null) {
+      flatRanges();
+    }
+    return rangesRequest;
   }
 
   /** The request {@code {ranges: [[start, end], ...]}} of {@code flat}'s pairs. */
-  static Map<String, Object> rangesRequest(long[] flat) {
+  static String rangesRequestOf(long... flat) {
     List<List<Long>> pairs = new ArrayList<>(flat.length / 2);
     for (int i = 0; i + 1 < flat.length; i += 2) {
       pairs.add(List.of(flat[i], flat[i + 1]));
     }
-    return Map.of("ranges", pairs);
+    return Json.write(Map.of("ranges", pairs));
   }
 
   /**

@@ -60,9 +60,7 @@ public final class MemorySnapshot {
   private static MemorySnapshot read(long takenNanos) {
     NativeLibraryLoader.load();
     Map<String, Object> json =
-        Json.parseObject(
-            NativeBridge.call(
-                "memory_snapshot", JvmRegions.rangesRequest(JvmRegions.flatRanges())));
+        Json.parseObject(NativeBridge.call("memory_snapshot", JvmRegions.rangesRequest()));
     return of(json, NmtSummary.read(), NativeHandles.report(), JvmRegions.split(json), takenNanos);
   }
 
