@@ -9,7 +9,6 @@ import dev.nativemem.Versions;
 import dev.nativemem.base.AllocatorUnavailableException;
 import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.memory.AllocatorInfo;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -92,51 +91,8 @@ class JniBoundaryTest {
     }
   }
 
-  /** The request of {@code [start, end)} pairs written flat. */
-  private static Map<String, Object> ranges(long... flat) {
-    List<List<Long>> pairs = new java.util.ArrayList<>();
-    for (int i = 0; i + 1 < flat.length; i += 2) {
-      pairs.add(List.of(flat[i], flat[i + 1]));
-    }
-    return Map.of("ranges", pairs);
-  }
-
   private static void panic(String message) {
     NativeBridge.call("self_test_panic", Map.of("message", message));
-  }
-
-  @Test
-  void residentRangesRejectBadPairsAndCountNothingUnmapped() {
-    NativeMemory.version();
-    assertThrows(IllegalArgumentException.class, () -> NativeBridge.call("resident_ranges", "{}"));
-    assertThrows(
-        IllegalArgumentException.class,
-        () -> NativeBridge.call("resident_ranges", "{\"ranges\":[[1]]}"));
-    assertThrows(
-        IllegalArgumentException.class,
-        () -> NativeBridge.call("resident_ranges", ranges(new long[2050])));
-    // Page 0 is never mapped: no count, no crash; an empty range counts zero.
-    assertEquals(
-        "{\"resident_bytes\":[null,0]}",
-        NativeBridge.call("resident_ranges", ranges(0, 4096, 8192, 8192)));
-  }
-
-  @Test
-  void memorySnapshotRejectsBadPairsAndCountsItsRangesAsResidentRangesDoes() {
-    NativeMemory.version();
-    assertThrows(IllegalArgumentException.class, () -> NativeBridge.call("memory_snapshot", "{}"));
-    assertThrows(
-        IllegalArgumentException.class,
-        () -> NativeBridge.call("memory_snapshot", "{\"ranges\":[[1]]}"));
-    Map<String, Object> snapshot =
-        Json.parseObject(NativeBridge.call("memory_snapshot", ranges(0, 4096, 8192, 8192)));
-    assertEquals(Arrays.asList(null, 0), snapshot.get("resident_bytes"));
-    assertEquals(
-        Json.string(Json.object(snapshot, "stats"), "kind"),
-        Json.string(Json.object(Json.object(snapshot, "native_view"), "allocator"), "kind"));
-    assertEquals(
-        List.of(),
-        Json.parseObject(NativeBridge.call("memory_snapshot", ranges())).get("resident_bytes"));
   }
 
   @Test
