@@ -57,17 +57,17 @@ final class HookTable {
     final String method;
     final String descriptor;
     final Where where;
-    private boolean staticOnly;
+    private final boolean staticOnly;
 
     /** The field whose write the call follows ({@link Where#AFTER_FIELD_WRITE}), else null. */
-    String field;
+    final String field;
 
-    private String hooks = HOOKS;
-    private String call;
-    private Arg[] arguments;
+    private final String hooks;
+    private final String call;
+    private final Arg[] arguments;
 
     /** A call per reference argument of the method, each passed {@code this} and the argument. */
-    private boolean perReferenceArgument;
+    private final boolean perReferenceArgument;
 
     private Hook(
         boolean rocks, List<String> classes, String method, String descriptor, Where where) {
@@ -76,24 +76,49 @@ final class HookTable {
       this.method = method;
       this.descriptor = descriptor;
       this.where = where;
+      this.staticOnly = false;
+      this.field = null;
+      this.hooks = HOOKS;
+      this.call = null;
+      this.arguments = null;
+      this.perReferenceArgument = false;
+    }
+
+    /** The classes, method and place of {@code row}, with the other values given. */
+    private Hook(
+        Hook row,
+        boolean staticOnly,
+        String field,
+        String hooks,
+        String call,
+        Arg[] arguments,
+        boolean perReferenceArgument) {
+      this.rocks = row.rocks;
+      this.classes = row.classes;
+      this.method = row.method;
+      this.descriptor = row.descriptor;
+      this.where = row.where;
+      this.staticOnly = staticOnly;
+      this.field = field;
+      this.hooks = hooks;
+      this.call = call;
+      this.arguments = arguments;
+      this.perReferenceArgument = perReferenceArgument;
     }
 
     /** Only static methods. */
     Hook staticOnly() {
-      staticOnly = true;
-      return this;
+      return new Hook(this, true, field, hooks, call, arguments, perReferenceArgument);
     }
 
     /** Right after the method writes {@code name} of {@code this}. */
     Hook afterWriteOf(String name) {
-      field = name;
-      return this;
+      return new Hook(this, staticOnly, name, hooks, call, arguments, perReferenceArgument);
     }
 
     /** Calls {@code BootHooks} (the JDK's classes see no other class of ours). */
     Hook boot() {
-      hooks = BOOT_HOOKS;
-      return this;
+      return new Hook(this, staticOnly, field, BOOT_HOOKS, call, arguments, perReferenceArgument);
     }
 
     /** Calls the hook {@code name} with {@code arguments}; its descriptor follows from them. */
@@ -105,15 +130,13 @@ final class HookTable {
         throw new IllegalArgumentException(
             name + ": the returned value goes first, or last after one other argument");
       }
-      this.call = name;
-      this.arguments = arguments;
-      return this;
+      return new Hook(
+          this, staticOnly, field, hooks, name, arguments.clone(), perReferenceArgument);
     }
 
     /** Calls {@code name(this, argument)} for each reference argument of the method. */
     Hook callsPerReferenceArgument(String name) {
-      perReferenceArgument = true;
-      return calls(name, Arg.THIS, Arg.THIS);
+      return new Hook(this, staticOnly, field, hooks, name, new Arg[] {Arg.THIS, Arg.THIS}, true);
     }
 
     /** The hook's descriptor: what its arguments push, returning nothing. */
