@@ -5,6 +5,8 @@
 # The same jar on the full JDK is timed too: the runtime's share apart from the protocol's.
 # Usage: bench/attach.sh NEW_JAR [OLD_JAR] [RUNS]
 set -eu
+. "$(dirname "$0")/common.sh"
+need_jars "bench/attach.sh NEW_JAR [OLD_JAR] [RUNS]" "${1:-}" ${2:+"$2"}
 new_jar=$1
 old_jar=${2:-}
 runs=${3:-11}

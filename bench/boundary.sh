@@ -9,13 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/common.sh
-before="${1:?usage: bench/boundary.sh BEFORE.jar [AFTER.jar] [jvms=3] [rounds=30]}"
+before="${1:-}"
 after="${2:-$PWD/java/nativemem/target/nativemem-0.1.0.jar}"
 jvms="${3:-3}"
 rounds="${4:-30}"
-for jar in "$before" "$after"; do
-  [[ -f $jar ]] || { echo "$jar is missing" >&2; exit 1; }
-done
+need_jars "bench/boundary.sh BEFORE.jar [AFTER.jar] [jvms=3] [rounds=30]" "$before" "$after"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 declare -A scrape dump

@@ -1,5 +1,16 @@
 # Helpers the bench/ scripts share (sourced, not run).
 
+# need_jars USAGE JAR...: stops with "usage: USAGE" when a JAR is not given (an empty argument),
+# or naming the first JAR that is not a file; plain sh, for the sh scripts too
+need_jars() {
+  local usage="$1" jar
+  shift
+  for jar in "$@"; do
+    [ -n "$jar" ] || { echo "usage: $usage" >&2; exit 2; }
+    [ -f "$jar" ] || { echo "$jar is missing" >&2; exit 1; }
+  done
+}
+
 # ratio A B: A / B to three places, n/a when either is missing
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "n/a"; else printf "%.3f", a / b }'; }
 # mib BYTES

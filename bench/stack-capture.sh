@@ -8,6 +8,8 @@
 #   (build the benchmarks first: mvn -B -q package -DskipTests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/common.sh
+need_jars "bench/stack-capture.sh <jar A> <jar B> [rounds=3]" "${1:-}" "${2:-}"
 a="$(realpath "$1")" b="$(realpath "$2")" rounds="${3:-3}"
 cp="$(cat benchmarks/target/benchmark.classpath):benchmarks/target/classes"
 
