@@ -47,8 +47,8 @@ fn process_memory() -> ProcessMemory {
         rss_anon_bytes: 250 << 20,
         rss_file_bytes: 40 << 20,
         rss_shmem_bytes: 10 << 20,
-        vm_size_bytes: 4 << 30,
-        vm_hwm_bytes: 320 << 20,
+        peak_rss_bytes: 320 << 20,
+        virtual_bytes: 4 << 30,
         threads: 31,
     }
 }
@@ -301,6 +301,7 @@ fn fixtures() -> Vec<(&'static str, String)> {
         (
             "profile-report.json",
             json(&ProfileReport {
+                difference: true,
                 total_bytes: 64 << 20,
                 total_objects: 16,
                 sample_interval_bytes: 524_288,

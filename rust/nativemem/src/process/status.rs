@@ -9,8 +9,10 @@ pub struct ProcessMemory {
     pub rss_anon_bytes: u64,
     pub rss_file_bytes: u64,
     pub rss_shmem_bytes: u64,
-    pub vm_size_bytes: u64,
-    pub vm_hwm_bytes: u64,
+    /// Peak resident set size (VmHWM).
+    pub peak_rss_bytes: u64,
+    /// Virtual size (VmSize).
+    pub virtual_bytes: u64,
     pub threads: u64,
 }
 
@@ -43,8 +45,8 @@ pub fn parse_status(text: &str) -> Result<ProcessMemory, &'static str> {
         rss_anon_bytes: field("RssAnon")?,
         rss_file_bytes: field("RssFile")?,
         rss_shmem_bytes: field("RssShmem")?,
-        vm_size_bytes: field("VmSize")?,
-        vm_hwm_bytes: field("VmHWM")?,
+        peak_rss_bytes: field("VmHWM")?,
+        virtual_bytes: field("VmSize")?,
         threads: field("Threads")?,
     })
 }

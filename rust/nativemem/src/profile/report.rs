@@ -27,6 +27,8 @@ pub struct Site {
 /// The summary of a profile (or of a difference of two).
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
+    /// Growth since base dumps (figures may then be negative), not in-use bytes.
+    pub difference: bool,
     /// Unbiased in-use bytes (growth for a difference), truncated like jeprof's.
     pub total_bytes: i64,
     pub total_objects: i64,
@@ -161,6 +163,7 @@ impl Tally {
             order.into_iter().map(site).collect()
         };
         Report {
+            difference: false,
             total_bytes: total_bytes as i64,
             total_objects: total_objects as i64,
             sample_interval_bytes: 0,

@@ -39,6 +39,7 @@ impl Fleet {
             top,
             |label| self.presence(label),
         );
+        report.difference = self.is_difference();
         report.sample_interval_bytes = self.sample_interval();
         report.stack_count = stacks;
         report.process_count = self.current.processes.len();

@@ -3,6 +3,7 @@ package dev.nativemem.memory;
 import dev.nativemem.base.Advice;
 import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.internal.Json;
+import dev.nativemem.internal.JsonBinding;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.memory.reading.NmtSummary;
@@ -26,7 +27,8 @@ public final class MemoryReader {
   /** Resident memory of this process, from {@code /proc/self/status}. */
   public static ProcessMemory processMemory() {
     NativeLibraryLoader.load();
-    return new ProcessMemory(Json.parseObject(NativeBridge.call("process_memory")));
+    return JsonBinding.read(
+        ProcessMemory.class, Json.parseObject(NativeBridge.call("process_memory")));
   }
 
   /** One numeric {@code mallctl} key from the public-read allow-list. */

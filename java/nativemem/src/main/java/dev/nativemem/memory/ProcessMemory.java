@@ -1,29 +1,20 @@
 package dev.nativemem.memory;
 
 import dev.nativemem.internal.ByteFormat;
-import dev.nativemem.internal.Json;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import dev.nativemem.internal.JsonBinding;
 
 /** Resident memory of this process as the kernel accounts it ({@code /proc/self/status}). */
 public final class ProcessMemory {
-  private final long rssBytes;
-  private final long rssAnonBytes;
-  private final long rssFileBytes;
-  private final long rssShmemBytes;
-  private final long peakRssBytes;
-  private final long virtualBytes;
-  private final long threads;
+  private long rssBytes;
+  private long rssAnonBytes;
+  private long rssFileBytes;
+  private long rssShmemBytes;
+  private long peakRssBytes;
+  private long virtualBytes;
+  private long threads;
 
-  ProcessMemory(Map<String, Object> json) {
-    this.rssBytes = Json.number(json, "rss_bytes");
-    this.rssAnonBytes = Json.number(json, "rss_anon_bytes");
-    this.rssFileBytes = Json.number(json, "rss_file_bytes");
-    this.rssShmemBytes = Json.number(json, "rss_shmem_bytes");
-    this.peakRssBytes = Json.number(json, "vm_hwm_bytes");
-    this.virtualBytes = Json.number(json, "vm_size_bytes");
-    this.threads = Json.number(json, "threads");
-  }
+  /** Bound by {@link JsonBinding}: the fields are the keys of the native library's JSON. */
+  private ProcessMemory() {}
 
   /** Resident set size (VmRSS), bytes. */
   public long rssBytes() {
@@ -60,15 +51,7 @@ public final class ProcessMemory {
   }
 
   public String toJson() {
-    Map<String, Object> json = new LinkedHashMap<>();
-    json.put("rss_bytes", rssBytes);
-    json.put("rss_anon_bytes", rssAnonBytes);
-    json.put("rss_file_bytes", rssFileBytes);
-    json.put("rss_shmem_bytes", rssShmemBytes);
-    json.put("peak_rss_bytes", peakRssBytes);
-    json.put("virtual_bytes", virtualBytes);
-    json.put("threads", threads);
-    return Json.write(json);
+    return JsonBinding.write(this);
   }
 
   @Override

@@ -1,14 +1,10 @@
 package dev.nativemem.profile;
 
 import dev.nativemem.internal.ByteFormat;
-import dev.nativemem.internal.Json;
+import dev.nativemem.internal.JsonBinding;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -17,49 +13,20 @@ import java.util.Optional;
  * Bytes and objects are unbiased for sampling.
  */
 public final class ProfileReport {
-  private final boolean difference;
-  private final long totalBytes;
-  private final long totalObjects;
-  private final long sampleIntervalBytes;
-  private final long stackCount;
-  private final long processCount;
-  private final long baseProcessCount;
-  private final List<Site> topFlat;
-  private final List<Site> topCumulative;
-  private final List<ProcessTotal> processes;
-  private final List<String> warnings;
+  private boolean difference;
+  private long totalBytes;
+  private long totalObjects;
+  private long sampleIntervalBytes;
+  private long stackCount;
+  private long processCount;
+  private long baseProcessCount;
+  private List<Site> topFlat;
+  private List<Site> topCumulative;
+  private List<ProcessTotal> processes;
+  private List<String> warnings;
 
-  @SuppressWarnings("unchecked")
-  ProfileReport(Map<String, Object> json, boolean difference) {
-    this.difference = difference;
-    this.totalBytes = Json.number(json, "total_bytes");
-    this.totalObjects = Json.number(json, "total_objects");
-    this.sampleIntervalBytes = Json.number(json, "sample_interval_bytes");
-    this.stackCount = Json.number(json, "stack_count");
-    this.processCount = Json.number(json, "process_count");
-    this.baseProcessCount = Json.number(json, "base_process_count");
-    List<ProcessTotal> totals = new ArrayList<>();
-    for (Object o : (List<Object>) json.get("processes")) {
-      totals.add(new ProcessTotal((Map<String, Object>) o));
-    }
-    this.processes = Collections.unmodifiableList(totals);
-    this.topFlat = sites((List<Object>) json.get("top_flat"));
-    this.topCumulative = sites((List<Object>) json.get("top_cumulative"));
-    List<String> w = new ArrayList<>();
-    for (Object o : (List<Object>) json.get("warnings")) {
-      w.add(String.valueOf(o));
-    }
-    this.warnings = Collections.unmodifiableList(w);
-  }
-
-  @SuppressWarnings("unchecked")
-  private static List<Site> sites(List<Object> list) {
-    List<Site> sites = new ArrayList<>();
-    for (Object o : list) {
-      sites.add(new Site((Map<String, Object>) o));
-    }
-    return Collections.unmodifiableList(sites);
-  }
+  /** Bound by {@link JsonBinding}: the fields are the keys of the native library's JSON. */
+  private ProfileReport() {}
 
   /** True for growth since a base profile; figures may then be negative. */
   public boolean isDifference() {
@@ -120,25 +87,7 @@ public final class ProfileReport {
   }
 
   public String toJson() {
-    Map<String, Object> json = new LinkedHashMap<>();
-    json.put("difference", difference);
-    json.put("total_bytes", totalBytes);
-    json.put("total_objects", totalObjects);
-    json.put("sample_interval_bytes", sampleIntervalBytes);
-    json.put("stack_count", stackCount);
-    json.put("process_count", processCount);
-    json.put("base_process_count", baseProcessCount);
-    List<Object> flat = new ArrayList<>();
-    topFlat.forEach(s -> flat.add(s.toMap()));
-    List<Object> cumulative = new ArrayList<>();
-    topCumulative.forEach(s -> cumulative.add(s.toMap()));
-    json.put("top_flat", flat);
-    json.put("top_cumulative", cumulative);
-    List<Object> totals = new ArrayList<>();
-    processes.forEach(p -> totals.add(p.toMap()));
-    json.put("processes", totals);
-    json.put("warnings", warnings);
-    return Json.write(json);
+    return JsonBinding.write(this);
   }
 
   @Override
@@ -168,25 +117,16 @@ public final class ProfileReport {
 
   /** One function's share of a profile. */
   public static final class Site {
-    private final String name;
-    private final long flatBytes;
-    private final long flatObjects;
-    private final long cumulativeBytes;
-    private final long cumulativeObjects;
-    private final double flatShare;
-    private final double cumulativeShare;
-    private final long processes;
+    private String name;
+    private long flatBytes;
+    private long flatObjects;
+    private long cumulativeBytes;
+    private long cumulativeObjects;
+    private double flatShare;
+    private double cumulativeShare;
+    private long processes;
 
-    Site(Map<String, Object> json) {
-      this.name = Json.string(json, "name");
-      this.flatBytes = Json.number(json, "flat_bytes");
-      this.flatObjects = Json.number(json, "flat_objects");
-      this.cumulativeBytes = Json.number(json, "cumulative_bytes");
-      this.cumulativeObjects = Json.number(json, "cumulative_objects");
-      this.flatShare = ((Number) json.get("flat_share")).doubleValue();
-      this.cumulativeShare = ((Number) json.get("cumulative_share")).doubleValue();
-      this.processes = Json.number(json, "processes");
-    }
+    private Site() {}
 
     /** In how many of the report's processes (dumps) this function is on a sampled stack. */
     public long processes() {
@@ -226,19 +166,6 @@ public final class ProfileReport {
       return cumulativeShare;
     }
 
-    Map<String, Object> toMap() {
-      Map<String, Object> json = new LinkedHashMap<>();
-      json.put("name", name);
-      json.put("flat_bytes", flatBytes);
-      json.put("flat_objects", flatObjects);
-      json.put("cumulative_bytes", cumulativeBytes);
-      json.put("cumulative_objects", cumulativeObjects);
-      json.put("flat_share", flatShare);
-      json.put("cumulative_share", cumulativeShare);
-      json.put("processes", processes);
-      return json;
-    }
-
     @Override
     public String toString() {
       return name
@@ -252,25 +179,15 @@ public final class ProfileReport {
 
   /** One dump of a merged report: its process, its total and its part of the top flat site. */
   public static final class ProcessTotal {
-    private final String dump;
-    private final Long pid;
-    private final String host;
-    private final Long timeMs;
-    private final long totalBytes;
-    private final long topSiteBytes;
-    private final double topSiteShare;
+    private String dump;
+    private Long pid;
+    private String host;
+    private Long timeMs;
+    private long totalBytes;
+    private long topSiteBytes;
+    private double topSiteShare;
 
-    ProcessTotal(Map<String, Object> json) {
-      this.dump = Json.string(json, "dump");
-      Object pid = json.get("pid");
-      this.pid = pid == null ? null : ((Number) pid).longValue();
-      this.host = (String) json.get("host");
-      Object time = json.get("time_ms");
-      this.timeMs = time == null ? null : ((Number) time).longValue();
-      this.totalBytes = Json.number(json, "total_bytes");
-      this.topSiteBytes = Json.number(json, "top_site_bytes");
-      this.topSiteShare = ((Number) json.get("top_site_share")).doubleValue();
-    }
+    private ProcessTotal() {}
 
     /** The dump file. */
     public String dump() {
@@ -305,18 +222,6 @@ public final class ProfileReport {
     /** {@link #topSiteBytes()} as a fraction of that site's bytes over all processes. */
     public double topSiteShare() {
       return topSiteShare;
-    }
-
-    Map<String, Object> toMap() {
-      Map<String, Object> json = new LinkedHashMap<>();
-      json.put("dump", dump);
-      json.put("pid", pid);
-      json.put("host", host);
-      json.put("time_ms", timeMs);
-      json.put("total_bytes", totalBytes);
-      json.put("top_site_bytes", topSiteBytes);
-      json.put("top_site_share", topSiteShare);
-      return json;
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.nativemem.profile;
 
 import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.Json;
+import dev.nativemem.internal.JsonBinding;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import java.nio.file.Files;
@@ -191,10 +192,7 @@ public final class ProfileRequest {
     request.put("by_process", byProcess);
     request.put("outputs", outputs);
     NativeLibraryLoader.load();
-    return new Result(
-        Json.parseObject(NativeBridge.call("profile_request", request)),
-        !bases.isEmpty(),
-        rendered);
+    return new Result(Json.parseObject(NativeBridge.call("profile_request", request)), rendered);
   }
 
   /** Absolute paths (patterns kept as written, made absolute) of a non-empty collection. */
@@ -231,10 +229,12 @@ public final class ProfileRequest {
     private final Map<Format, String> rendered = new EnumMap<>(Format.class);
 
     @SuppressWarnings("unchecked")
-    private Result(Map<String, Object> json, boolean difference, List<Format> formats) {
+    private Result(Map<String, Object> json, List<Format> formats) {
       Object report = json.get("report");
       this.report =
-          report == null ? null : new ProfileReport((Map<String, Object>) report, difference);
+          report == null
+              ? null
+              : JsonBinding.read(ProfileReport.class, (Map<String, Object>) report);
       List<Object> texts = (List<Object>) json.get("rendered");
       for (int i = 0; i < formats.size(); i++) {
         rendered.put(formats.get(i), (String) texts.get(i));

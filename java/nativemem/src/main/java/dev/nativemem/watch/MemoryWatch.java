@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
@@ -220,6 +221,21 @@ public final class MemoryWatch implements AutoCloseable {
 
   boolean isRunning() {
     return running;
+  }
+
+  /**
+   * After {@link #close}: waits at most {@code timeout} for the captures under way to finish (and
+   * the directory to be closed); returns whether they did.
+   */
+  boolean awaitCapturesDone(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (captureThreads.get() > 0) {
+      if (System.nanoTime() >= deadline) {
+        return false;
+      }
+      Thread.sleep(10);
+    }
+    return true;
   }
 
   /** Stops sampling; a capture under way finishes. */

@@ -3,6 +3,7 @@ package dev.nativemem.memory;
 import static dev.nativemem.ContractFixtures.check;
 
 import dev.nativemem.handles.NativeHandles;
+import dev.nativemem.internal.JsonBinding;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,7 +30,7 @@ class MemoryContractFixturesTest {
 
   @Test
   void processMemory() {
-    check("process-memory.json", ProcessMemory::new);
+    check("process-memory.json", json -> JsonBinding.read(ProcessMemory.class, json));
   }
 
   @Test
@@ -40,8 +41,8 @@ class MemoryContractFixturesTest {
             MemoryBreakdownReader.read(
                 json, null, NativeHandles.report(), MemoryBreakdown.View.COMMITTED),
         // In toJson()'s "process" and "cpus", passed through whole.
-        "process.vm_size_bytes",
-        "process.vm_hwm_bytes",
+        "process.peak_rss_bytes",
+        "process.virtual_bytes",
         "container_cpus.cgroup_version");
   }
 
@@ -57,8 +58,8 @@ class MemoryContractFixturesTest {
                 new Long[] {JvmRegions.residentTotal(json), null},
                 System.nanoTime()),
         // In toJson()'s "breakdown", passed through whole, as for the native view above.
-        "native_view.process.vm_size_bytes",
-        "native_view.process.vm_hwm_bytes",
+        "native_view.process.peak_rss_bytes",
+        "native_view.process.virtual_bytes",
         "native_view.container_cpus.cgroup_version");
   }
 

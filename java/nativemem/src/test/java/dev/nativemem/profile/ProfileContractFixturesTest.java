@@ -2,6 +2,7 @@ package dev.nativemem.profile;
 
 import static dev.nativemem.ContractFixtures.check;
 
+import dev.nativemem.internal.JsonBinding;
 import dev.nativemem.profile.sampling.SamplingStatus;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class ProfileContractFixturesTest {
   @Test
   void samplingStatus() {
-    check("sampling-status.json", SamplingStatus::new);
+    check("sampling-status.json", SamplingStatus::of);
   }
 
   /** The dump's answer is the profile: its path and summary, nothing read again. */
@@ -42,6 +43,6 @@ class ProfileContractFixturesTest {
 
   @Test
   void profileReport() {
-    check("profile-report.json", json -> new ProfileReport(json, false));
+    check("profile-report.json", json -> JsonBinding.read(ProfileReport.class, json));
   }
 }

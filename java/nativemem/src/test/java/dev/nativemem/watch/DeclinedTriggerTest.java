@@ -57,11 +57,13 @@ class DeclinedTriggerTest {
   }
 
   @AfterEach
-  void stop() {
-    logger.removeHandler(handler);
+  void stop() throws InterruptedException {
     if (watch != null) {
       watch.close();
+      // A capture under way writes into the temporary directory JUnit removes next.
+      assertTrue(watch.awaitCapturesDone(Duration.ofSeconds(60)), "the captures under way end");
     }
+    logger.removeHandler(handler);
   }
 
   @Test

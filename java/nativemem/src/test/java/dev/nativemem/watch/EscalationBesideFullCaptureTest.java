@@ -30,11 +30,13 @@ class EscalationBesideFullCaptureTest {
   private MemoryWatch watch;
 
   @AfterEach
-  void stop() {
-    IncidentBundle.incidentPage = renderer;
+  void stop() throws InterruptedException {
     if (watch != null) {
       watch.close();
+      // A capture under way writes into the temporary directory JUnit removes next.
+      assertTrue(watch.awaitCapturesDone(Duration.ofSeconds(60)), "the captures under way end");
     }
+    IncidentBundle.incidentPage = renderer;
   }
 
   @Test

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -32,11 +33,13 @@ class FullVolumeTest {
   private final Consumer<Path> page = IncidentBundle.incidentPage;
 
   @AfterEach
-  void stop() {
-    IncidentBundle.incidentPage = page;
+  void stop() throws InterruptedException {
     if (watch != null) {
       watch.close();
+      // A capture under way writes into the temporary directory JUnit removes next.
+      assertTrue(watch.awaitCapturesDone(Duration.ofSeconds(60)), "the captures under way end");
     }
+    IncidentBundle.incidentPage = page;
   }
 
   @Test

@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -43,12 +44,14 @@ class IncidentBundleTest {
   }
 
   @AfterEach
-  void stop() {
-    IncidentBundle.incidentPage = page;
-    IncidentBundle.verdictLog = stderr;
+  void stop() throws InterruptedException {
     if (watch != null) {
       watch.close();
+      // A capture under way writes into the temporary directory JUnit removes next.
+      assertTrue(watch.awaitCapturesDone(Duration.ofSeconds(60)), "the captures under way end");
     }
+    IncidentBundle.incidentPage = page;
+    IncidentBundle.verdictLog = stderr;
   }
 
   private MemoryWatch start(Path dir) {

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -26,9 +27,11 @@ class SwappedPathTest {
   private MemoryWatch watch;
 
   @AfterEach
-  void stop() {
+  void stop() throws InterruptedException {
     if (watch != null) {
       watch.close();
+      // A capture under way writes into the temporary directory JUnit removes next.
+      assertTrue(watch.awaitCapturesDone(Duration.ofSeconds(60)), "the captures under way end");
     }
   }
 

@@ -3,48 +3,43 @@ package dev.nativemem.profile.sampling;
 import dev.nativemem.base.text.OwnJar;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
+import dev.nativemem.internal.JsonBinding;
 import dev.nativemem.internal.NativeBridge;
 import java.util.Map;
 
 /** The native {@code sampling_status} job: whether heap profiling can run, and how it runs now. */
 public final class SamplingStatus {
-  private final String engine;
-  private final String engineReason;
-  private final boolean available;
-  private final String unavailableReason;
-  private final boolean active;
-  private final boolean threadActive;
-  private final long sampleIntervalBytes;
-  private final long liveSamples;
-  private final long liveSampledBytes;
-  private final long droppedSamples;
-  private final long hookedEntries;
-  private final long tableReservedBytes;
-  private final long tableResidentBytes;
+  private String engine;
+  private String engineReason;
+  private boolean available;
+  private String unavailableReason;
+  private boolean active;
+  private boolean threadActive;
+  private long sampleIntervalBytes;
+  private long liveSamples;
+  private long liveSampledBytes;
+  private long droppedSamples;
+  private long hookedEntries;
+  private long tableReservedBytes;
+  private long tableResidentBytes;
 
-  /** Reads the native JSON; throws naming a missing key. */
-  public SamplingStatus(Map<String, Object> json) {
-    this.engine = Json.string(json, "engine");
-    this.engineReason = OwnJar.withThisJar(Json.string(json, "engine_reason"));
-    this.available = Json.bool(json, "available");
-    this.unavailableReason = OwnJar.withThisJar(Json.string(json, "unavailable_reason"));
-    this.active = Json.bool(json, "active");
-    this.threadActive = Json.bool(json, "thread_active");
-    this.sampleIntervalBytes = Json.number(json, "sample_interval_bytes");
-    this.liveSamples = Json.number(json, "live_samples");
-    this.liveSampledBytes = Json.number(json, "live_sampled_bytes");
-    this.droppedSamples = Json.number(json, "dropped_samples");
-    this.hookedEntries = Json.number(json, "hooked_entries");
-    this.tableReservedBytes = Json.number(json, "table_reserved_bytes");
-    this.tableResidentBytes = Json.number(json, "table_resident_bytes");
+  /** Bound by {@link JsonBinding}: the fields are the keys of the native library's JSON. */
+  private SamplingStatus() {}
+
+  /**
+   * The status of {@code json} (the {@code sampling_status} job's), its reasons naming this jar.
+   */
+  public static SamplingStatus of(Map<String, Object> json) {
+    SamplingStatus status = JsonBinding.read(SamplingStatus.class, json);
+    status.engineReason = OwnJar.withThisJar(status.engineReason);
+    status.unavailableReason = OwnJar.withThisJar(status.unavailableReason);
+    return status;
   }
 
-  /** Reads it now. */
   public static SamplingStatus read() {
-    return new SamplingStatus(Json.parseObject(NativeBridge.call("sampling_status")));
+    return of(Json.parseObject(NativeBridge.call("sampling_status")));
   }
 
-  /** The engine that profiles this process: {@code jemalloc} or {@code import-rewriting}. */
   public String engine() {
     return engine;
   }
