@@ -122,3 +122,24 @@ fn one(dir: &Dir, wanted: &Wanted) -> Result<Read, FileError> {
         problem,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn too_many_files_at_once_are_refused_before_the_directory_is_opened() {
+        let files = (0..=MAX_FILES)
+            .map(|i| Wanted {
+                name: format!("f{i}"),
+                max_bytes: 1,
+            })
+            .collect();
+        let request = BundleFilesRequest {
+            path: PathBuf::from("/nonexistent-bundle"),
+            files,
+        };
+        let message = read(&request).unwrap_err().to_string();
+        assert!(message.contains("at most 64 files"), "{message}");
+    }
+}

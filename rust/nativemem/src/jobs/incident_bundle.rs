@@ -147,6 +147,45 @@ mod tests {
     }
 
     #[test]
+    fn publishing_over_a_taken_name_renames_nothing() {
+        let root = std::env::temp_dir().join(format!("nativemem-taken-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join(".temporary")).unwrap();
+        fs::create_dir_all(root.join("taken")).unwrap();
+        let dir = open_dir(&root, Missing::Fail).unwrap().dir;
+        let publish_it = PublishRequest {
+            directory: dir.fd_number(),
+            temporary: ".temporary".into(),
+            name: "taken".into(),
+        };
+        assert!(!publish(&publish_it).unwrap());
+        assert!(
+            root.join(".temporary").is_dir(),
+            "the temporary directory stays"
+        );
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn opening_a_directory_of_another_user_is_refused() {
+        if crate::files::dir::my_uid() != 0 {
+            return; // only root can make a directory another user owns
+        }
+        let root = std::env::temp_dir().join(format!("nativemem-theirs-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join("theirs")).unwrap();
+        std::os::unix::fs::chown(root.join("theirs"), Some(9999), None).unwrap();
+        let dir = open_dir(&root, Missing::Fail).unwrap().dir;
+        let refused = open(&NameRequest {
+            directory: dir.fd_number(),
+            name: "theirs".into(),
+        });
+        let message = refused.err().unwrap().to_string();
+        assert!(message.contains("belongs to uid 9999"), "{message}");
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
     fn names_that_leave_the_directory_are_refused() {
         for name in ["..", "a/b", "", "."] {
             let e = remove(&NameRequest {
