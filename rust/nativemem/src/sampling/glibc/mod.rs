@@ -200,12 +200,6 @@ fn status_locked(control: &Control) -> GlibcProfilerStatus {
     }
 }
 
-/// Dumps the live samples to `request.target`, with the same sidecar as a jemalloc dump, the
-/// way every file for the user is written.
-pub fn dump(request: &super::DumpRequest) -> Result<super::DumpedProfile, SamplingError> {
-    super::dump::dump_from(request, || Ok(super::dump::Source::Imports))
-}
-
 /// Writes the live samples as a `heap_v2` dump with this process's maps; the sampled
 /// (objects, bytes) written.
 pub fn write_dump(out: &mut impl std::io::Write) -> std::io::Result<(u64, u64)> {

@@ -410,11 +410,13 @@ fn a_dump_with_its_sidecar_is_read_by_the_analysis_with_the_planted_bytes_under_
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let target = dir.join("app.heap");
-    let dumped = super::dump(&crate::sampling::DumpRequest {
+    let request = crate::sampling::DumpRequest {
         target: target.clone(),
         save_from: vec![plant_path.parent().unwrap().to_owned()],
         perf_map: None,
-    });
+    };
+    let dumped =
+        crate::sampling::dump::dump_from(&request, || Ok(crate::sampling::dump::Source::Imports));
     plant.plant_free(count);
     stop();
     let dumped = dumped.unwrap();

@@ -220,7 +220,7 @@ public enum NativeMemoryMetric {
   }
 
   /** Base units used by the table. */
-  public static final class Unit {
+  private static final class Unit {
     /** Micrometer's and Prometheus's name for bytes. */
     public static final String BYTES = "bytes";
 

@@ -4,9 +4,9 @@ import java.util.Locale;
 import java.util.Objects;
 
 /** Why the watch captured a bundle: a kind, a sentence for people, and the threshold if any. */
-public final class Trigger {
+final class Trigger {
   /** The kinds of trigger, named as in a bundle's directory and manifest. */
-  public enum Kind {
+  enum Kind {
     /** Usage crossed a threshold, a percentage of the memory limit. */
     LIMIT,
     /** A line fitted to recent usage reaches the limit soon. */
