@@ -123,25 +123,49 @@ fn handle_report() -> Report {
     let stack = "org.rocksdb.ColumnFamilyOptions.<init>(ColumnFamilyOptions.java:43)\n\
                  \tat com.example.Compactor.compact(Compactor.java:88)";
     Report {
-        kinds: vec![KindReport {
-            kind: "ColumnFamilyOptions".into(),
-            created: 5,
-            closed: 2,
-            transferred: 1,
-            open: 1,
-            pooled: 0,
-            leaked: 1,
-        }],
-        sites: vec![SiteReport {
-            site_id: 7,
-            kind: "ColumnFamilyOptions".into(),
-            open: 1,
-            pooled: 0,
-            leaked: 1,
-            freed_by_finalizer: 1,
-            last_freed_by_finalizer_epoch_ms: Some(1_764_500_000_000),
-            stack: stack.into(),
-        }],
+        kinds: vec![
+            KindReport {
+                kind: "ColumnFamilyOptions".into(),
+                created: 5,
+                closed: 2,
+                transferred: 1,
+                open: 1,
+                pooled: 0,
+                leaked: 1,
+            },
+            KindReport {
+                kind: "Inflater".into(),
+                created: 2,
+                closed: 0,
+                transferred: 0,
+                open: 0,
+                pooled: 2,
+                leaked: 0,
+            },
+        ],
+        sites: vec![
+            SiteReport {
+                site_id: 7,
+                kind: "ColumnFamilyOptions".into(),
+                open: 1,
+                pooled: 0,
+                leaked: 1,
+                freed_by_finalizer: 1,
+                last_freed_by_finalizer_epoch_ms: Some(1_764_500_000_000),
+                stack: stack.into(),
+            },
+            // Nothing freed by a finalizer: the key is null, not left out.
+            SiteReport {
+                site_id: 9,
+                kind: "Inflater".into(),
+                open: 0,
+                pooled: 2,
+                leaked: 0,
+                freed_by_finalizer: 0,
+                last_freed_by_finalizer_epoch_ms: None,
+                stack: "(pooled by java.util.zip.ZipFile)".into(),
+            },
+        ],
         zombie_caches: vec![ZombieCache {
             cache_id: 3,
             cache_kind: "LRUCache".into(),

@@ -533,6 +533,20 @@ mod tests {
         assert_eq!(report.oldest_open.len(), 1);
     }
 
+    /// Java binds every key of a site, so one no finalizer freed still writes when one last did.
+    #[test]
+    fn every_key_of_a_site_is_written() {
+        let r = HandleRegistry::new();
+        let a = new_handle(&r, "ColumnFamilyOptions", "at A.line(A.java:1)");
+        r.ended(a, End::Leaked);
+        let site = serde_json::to_value(&r.report().sites[0]).unwrap();
+        for key in ["pooled", "freed_by_finalizer"] {
+            assert_eq!(site[key], 0, "{key}");
+        }
+        let last = site.get("last_freed_by_finalizer_epoch_ms");
+        assert_eq!(last, Some(&serde_json::Value::Null));
+    }
+
     #[test]
     fn totals_match_the_report() {
         let r = HandleRegistry::new();

@@ -64,7 +64,8 @@ pub struct SiteReport {
     pub leaked: u64,
     /// Of the leaked ones, those a finalizer freed later.
     pub freed_by_finalizer: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// When a finalizer last freed one of them; null when none was (always written: Java binds
+    /// every key).
     pub last_freed_by_finalizer_epoch_ms: Option<u64>,
     pub stack: String,
 }

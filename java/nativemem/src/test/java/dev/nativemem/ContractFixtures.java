@@ -50,7 +50,7 @@ public final class ContractFixtures {
       Function<Map<String, Object>, Object> reader,
       Set<String> javaOnly,
       String[] passedThrough) {
-    Map<String, Object> parsed = Json.parseObject(resource(fixture));
+    Map<String, Object> parsed = Json.parseObject(text(fixture));
     Set<String> present = new TreeSet<>();
     collectKeys("", parsed, present);
     Set<String> read = new TreeSet<>();
@@ -76,7 +76,8 @@ public final class ContractFixtures {
     assertTrue(present.size() > 0, fixture + " is empty");
   }
 
-  private static String resource(String fixture) {
+  /** The text of {@code fixture}, one of the files the Rust test writes. */
+  public static String text(String fixture) {
     try (InputStream in =
         ContractFixtures.class.getResourceAsStream("/dev/nativemem/contract/" + fixture)) {
       if (in == null) {

@@ -3,54 +3,58 @@ package dev.nativemem.handles;
 import dev.nativemem.base.text.TerminalText;
 import dev.nativemem.handles.catalogue.LeakCatalogue;
 import dev.nativemem.internal.ByteFormat;
-import dev.nativemem.internal.Json;
+import dev.nativemem.internal.JsonBinding;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Native handles of this JVM: counts per kind, open and leaked handles per creation site, and
  * zombie caches. Immutable; {@link #toString()} for people, {@link #toJson()} for machines.
+ *
+ * <p>This value and its nested ones are bound by {@link JsonBinding} to the registry's report (the
+ * {@code handles_report} job), their fields being its keys and, in the same order, those of {@link
+ * #toJson()}. The fields marked {@link JsonBinding.Added} are what only the Java side knows: {@link
+ * HandleReportReader} sets them after binding.
  */
 public final class HandleReport {
-  final boolean agentActive;
-  final String options;
-  final List<KindCount> kinds;
-  final List<Site> sites;
-  final List<ZombieCache> zombieCaches;
-  final List<OpenHandle> oldestOpen;
-  final long openCacheCapacityBytes;
-  final long zombieCacheCapacityBytes;
-  final long sitesDropped;
-  final long sitesKept;
-  final long trackerMemoryBytes;
-
   /** The {@code schema} of {@link #toJson()}: its name and version. */
   public static final String SCHEMA = "nativemem-handle-report/1";
 
-  HandleReport(
-      boolean agentActive,
-      String options,
-      List<KindCount> kinds,
-      List<Site> sites,
-      List<ZombieCache> zombieCaches,
-      List<OpenHandle> oldestOpen,
-      long openCacheCapacityBytes,
-      long zombieCacheCapacityBytes,
-      long sitesDropped,
-      long sitesKept,
-      long trackerMemoryBytes) {
-    this.agentActive = agentActive;
-    this.options = options;
-    this.kinds = Collections.unmodifiableList(kinds);
-    this.sites = Collections.unmodifiableList(sites);
-    this.zombieCaches = Collections.unmodifiableList(zombieCaches);
-    this.oldestOpen = Collections.unmodifiableList(oldestOpen);
-    this.openCacheCapacityBytes = openCacheCapacityBytes;
-    this.zombieCacheCapacityBytes = zombieCacheCapacityBytes;
-    this.sitesDropped = sitesDropped;
-    this.sitesKept = sitesKept;
-    this.trackerMemoryBytes = trackerMemoryBytes;
+  /** {@link #SCHEMA}, the first key of {@link #toJson()}: set by its initializer. */
+  @JsonBinding.Added String schema = SCHEMA;
+
+  @JsonBinding.Added boolean agentActive;
+  @JsonBinding.Added String options;
+  List<KindCount> kinds;
+  List<Site> sites;
+  List<ZombieCache> zombieCaches;
+  List<OpenHandle> oldestOpen;
+  long openCacheCapacityBytes;
+  long zombieCacheCapacityBytes;
+  long sitesDropped;
+  long sitesKept;
+
+  /** The registry's part when bound; the reader adds the Java-side maps' memory. */
+  long trackerMemoryBytes;
+
+  /** Bound by {@link JsonBinding}: the fields are the keys of the registry's report. */
+  private HandleReport() {}
+
+  /**
+   * Counts per kind and cache capacities from the registry's summary, and nothing listed: no site,
+   * zombie cache or open handle, and no memory of the tracker counted.
+   */
+  static HandleReport of(HandleSummary summary) {
+    HandleReport report = new HandleReport();
+    report.kinds = summary.kinds;
+    report.sites = Collections.emptyList();
+    report.zombieCaches = Collections.emptyList();
+    report.oldestOpen = Collections.emptyList();
+    report.openCacheCapacityBytes = summary.openCacheCapacityBytes;
+    report.zombieCacheCapacityBytes = summary.zombieCacheCapacityBytes;
+    return report;
   }
 
   public boolean agentActive() {
@@ -68,7 +72,7 @@ public final class HandleReport {
         return k;
       }
     }
-    return new KindCount(kind, 0, 0, 0, 0, 0, 0, Collections.emptyList());
+    return KindCount.none(kind);
   }
 
   /** Open and leaked handles per kind and creation site, most first. */
@@ -116,7 +120,7 @@ public final class HandleReport {
    * or removed, not when one is added.
    */
   public String toJson() {
-    return HandleReportJson.write(this);
+    return JsonBinding.write(this);
   }
 
   @Override
@@ -126,32 +130,23 @@ public final class HandleReport {
 
   /** Counts of one kind of handle since the JVM started. */
   public static final class KindCount {
-    final String kind;
-    final long created;
-    final long closed;
-    final long transferred;
-    final long open;
-    final long pooled;
-    final long leaked;
-    final List<String> classes;
+    String kind;
+    long created;
+    long closed;
+    long transferred;
+    long open;
+    long pooled;
+    long leaked;
+    @JsonBinding.Added List<String> classes;
 
-    KindCount(
-        String kind,
-        long created,
-        long closed,
-        long transferred,
-        long open,
-        long pooled,
-        long leaked,
-        List<String> classes) {
-      this.kind = kind;
-      this.created = created;
-      this.closed = closed;
-      this.transferred = transferred;
-      this.open = open;
-      this.pooled = pooled;
-      this.leaked = leaked;
-      this.classes = Collections.unmodifiableList(classes);
+    private KindCount() {}
+
+    /** A kind none of which was seen: all zeros. */
+    static KindCount none(String kind) {
+      KindCount none = new KindCount();
+      none.kind = kind;
+      none.classes = Collections.emptyList();
+      return none;
     }
 
     public String kind() {
@@ -194,7 +189,7 @@ public final class HandleReport {
 
     @Override
     public String toString() {
-      return kind + " " + Json.write(HandleReportJson.map(this));
+      return kind + " " + JsonBinding.write(this);
     }
   }
 
@@ -203,41 +198,30 @@ public final class HandleReport {
    * the note naming the pool).
    */
   public static final class Site {
-    final String kind;
-    final long open;
-    final long pooled;
-    final long leaked;
-    final long freedByFinalizer;
-    final long lastFreedByFinalizerEpochMillis;
-    final String createdAt;
-    final String stack;
-    final String knownLeak;
-    final LeakCatalogue.Match known;
-    final String accepted;
+    String kind;
+    long open;
+    long pooled;
+    long leaked;
+    long freedByFinalizer;
 
-    Site(
-        String kind,
-        long open,
-        long pooled,
-        long leaked,
-        long freedByFinalizer,
-        long lastFreedByFinalizerEpochMillis,
-        String createdAt,
-        String stack,
-        LeakCatalogue.Match known,
-        String accepted) {
-      this.kind = kind;
-      this.open = open;
-      this.pooled = pooled;
-      this.leaked = leaked;
-      this.freedByFinalizer = freedByFinalizer;
-      this.lastFreedByFinalizerEpochMillis = lastFreedByFinalizerEpochMillis;
-      this.createdAt = createdAt;
-      this.stack = stack;
-      this.known = known;
-      this.knownLeak = known == null ? null : known.label();
-      this.accepted = accepted;
-    }
+    /** Null when no finalizer freed one (and so not written). */
+    Long lastFreedByFinalizerEpochMs;
+
+    @JsonBinding.Added String createdAt;
+    @JsonBinding.Added String knownLeak;
+
+    /** {@link #match} as the report file carries it: {@link LeakCatalogue.Match#toMap()}. */
+    @JsonBinding.Added Map<String, Object> known;
+
+    @JsonBinding.Added String accepted;
+
+    /** The registry's creation stack when bound; the reader rewrites it to {@code at} frames. */
+    String stack;
+
+    /** The catalogue's known leak these handles are, or null. */
+    transient LeakCatalogue.Match match;
+
+    private Site() {}
 
     /**
      * Why these handles are accepted rather than reported as a leak to fix (the catalogue marks the
@@ -272,12 +256,12 @@ public final class HandleReport {
 
     /** The catalogue id of the known leak (such as {@code FLINK-39753}), or null. */
     public String knownLeakId() {
-      return known == null ? null : known.entry().id();
+      return match == null ? null : match.entry().id();
     }
 
     /** For a known leak: what it costs and what to do until the fixed version; else null. */
     public String knownLeakAdvice() {
-      return known == null ? null : known.advice();
+      return match == null ? null : match.advice();
     }
 
     /** One line: counts, kind, where created, and what is known about it. */
@@ -288,7 +272,7 @@ public final class HandleReport {
         line.append(" (")
             .append(freedByFinalizer)
             .append(" freed by the finalizer, last at ")
-            .append(Instant.ofEpochMilli(lastFreedByFinalizerEpochMillis))
+            .append(Instant.ofEpochMilli(lastFreedByFinalizerEpochMs))
             .append(')');
       }
       line.append(", ").append(open).append(" open");
@@ -300,7 +284,7 @@ public final class HandleReport {
         line.append(", created at ").append(createdAt);
       }
       if (knownLeak != null) {
-        boolean upstream = known == null || !known.library().equals(LeakCatalogue.YOUR_CODE);
+        boolean upstream = match == null || !match.library().equals(LeakCatalogue.YOUR_CODE);
         line.append(upstream ? " [known upstream leak: " : " [known leak: ");
         line.append(knownLeak).append(']');
       }
@@ -337,24 +321,16 @@ public final class HandleReport {
 
   /** A cache whose Java object was closed while options objects still keep it alive natively. */
   public static final class ZombieCache {
-    final String cacheKind;
-    final long capacityBytes;
-    final String cacheCreatedAt;
-    final String cacheStack;
-    final List<Retainer> retainers;
+    String cacheKind;
+    long capacityBytes;
+    @JsonBinding.Added String cacheCreatedAt;
 
-    ZombieCache(
-        String cacheKind,
-        long capacityBytes,
-        String cacheCreatedAt,
-        String cacheStack,
-        List<Retainer> retainers) {
-      this.cacheKind = cacheKind;
-      this.capacityBytes = capacityBytes;
-      this.cacheCreatedAt = cacheCreatedAt;
-      this.cacheStack = cacheStack;
-      this.retainers = Collections.unmodifiableList(retainers);
-    }
+    /** The cache's creation stack: the registry's when bound, then rewritten to frames. */
+    String cacheSite;
+
+    List<Retainer> retainers;
+
+    private ZombieCache() {}
 
     public String cacheKind() {
       return cacheKind;
@@ -370,7 +346,7 @@ public final class HandleReport {
     }
 
     public String cacheStack() {
-      return cacheStack;
+      return cacheSite;
     }
 
     public List<Retainer> retainers() {
@@ -385,17 +361,14 @@ public final class HandleReport {
 
   /** An open or leaked options object that keeps a zombie cache alive. */
   public static final class Retainer {
-    final String kind;
-    final String state;
-    final String createdAt;
-    final String stack;
+    String kind;
+    String state;
+    @JsonBinding.Added String createdAt;
 
-    Retainer(String kind, String state, String createdAt, String stack) {
-      this.kind = kind;
-      this.state = state;
-      this.createdAt = createdAt;
-      this.stack = stack;
-    }
+    /** The retainer's creation stack: the registry's when bound, then rewritten to frames. */
+    String site;
+
+    private Retainer() {}
 
     /** The first application frame of the retainer's creation, or null when none was recorded. */
     public String createdAt() {
@@ -412,7 +385,7 @@ public final class HandleReport {
     }
 
     public String stack() {
-      return stack;
+      return site;
     }
 
     @Override
@@ -423,17 +396,12 @@ public final class HandleReport {
 
   /** One open handle: what, where in native memory, which thread made it and when. */
   public static final class OpenHandle {
-    final String kind;
-    final long address;
-    final String thread;
-    final long createdEpochMillis;
+    String kind;
+    long address;
+    String thread;
+    long createdEpochMs;
 
-    OpenHandle(String kind, long address, String thread, long createdEpochMillis) {
-      this.kind = kind;
-      this.address = address;
-      this.thread = thread;
-      this.createdEpochMillis = createdEpochMillis;
-    }
+    private OpenHandle() {}
 
     public String kind() {
       return kind;
@@ -449,7 +417,7 @@ public final class HandleReport {
     }
 
     public long createdEpochMillis() {
-      return createdEpochMillis;
+      return createdEpochMs;
     }
 
     @Override
@@ -457,7 +425,7 @@ public final class HandleReport {
       return TerminalText.escape(
           String.format(
               "%s at 0x%x, thread '%s', created %s",
-              kind, address, thread, java.time.Instant.ofEpochMilli(createdEpochMillis)));
+              kind, address, thread, Instant.ofEpochMilli(createdEpochMs)));
     }
   }
 }

@@ -29,9 +29,9 @@ final class HandleReportText {
       out.append("Open, pooled and leaked handles by creation site:\n");
       for (HandleReport.Site s : r.sites) {
         out.append("  ").append(s.headline()).append('\n');
-        if (s.known != null) {
-          out.append("    ").append(s.known.entry().id()).append(": ");
-          out.append(s.known.advice()).append('\n');
+        if (s.match != null) {
+          out.append("    ").append(s.match.entry().id()).append(": ");
+          out.append(s.match.advice()).append('\n');
         }
         out.append(indent(s.stack, "    "));
       }
@@ -59,7 +59,7 @@ final class HandleReportText {
               String.format(
                   "    retained by %s (%s), created at %s%n",
                   t.kind, t.state, line == null ? "(site not recorded)" : line));
-          out.append(indent(t.stack, "        "));
+          out.append(indent(t.site, "        "));
         }
       }
     }

@@ -1,6 +1,10 @@
 package dev.nativemem.internal;
 
 import dev.nativemem.base.NativeMemoryException;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.lang.invoke.VarHandle;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
@@ -25,11 +29,25 @@ import java.util.Map;
  *
  * <p>Every key must be present. A field is a primitive or its box (a box reads JSON null as null,
  * as does a reference of any other type), a {@code String}, an enum (its constant in lower case), a
- * {@code List} of any of these or of values, or another value. A {@code transient} field is not a
- * key: the value derives it. A value has a private constructor without arguments and no setter; a
- * release fence after binding publishes it as final fields would be.
+ * {@code List} of any of these or of values, a {@code Map} (a JSON object as it is), or another
+ * value. A {@code transient} field is not a key: the value derives it. A value has a private
+ * constructor without arguments and no setter; a release fence after binding publishes it as final
+ * fields would be.
+ *
+ * <p>A field marked {@link Added} is a key the Java side adds to what the native library says: it
+ * is not read (the native JSON lacks it), and it is written like any other. The value's reader sets
+ * it after binding, in one step that ends with a release fence as binding does.
  */
 public final class JsonBinding {
+  /**
+   * A key the Java side adds: not read from the native library's JSON, set after binding by the
+   * value's reader, written by {@link #toMap} and {@link #write} in its field's place.
+   */
+  @Retention(RetentionPolicy.RUNTIME)
+  @Target(ElementType.FIELD)
+  public @interface Added {}
+
+  /** The keys {@link #toMap} writes: every instance field but transient ones. */
   private static final ClassValue<List<Field>> KEYS =
       new ClassValue<>() {
         @Override
@@ -39,6 +57,21 @@ public final class JsonBinding {
             int modifiers = field.getModifiers();
             if (!Modifier.isStatic(modifiers) && !Modifier.isTransient(modifiers)) {
               field.setAccessible(true);
+              keys.add(field);
+            }
+          }
+          return Collections.unmodifiableList(keys);
+        }
+      };
+
+  /** The keys {@link #read} binds: those of {@link #KEYS} not marked {@link Added}. */
+  private static final ClassValue<List<Field>> NATIVE_KEYS =
+      new ClassValue<>() {
+        @Override
+        protected List<Field> computeValue(Class<?> type) {
+          List<Field> keys = new ArrayList<>();
+          for (Field field : KEYS.get(type)) {
+            if (!field.isAnnotationPresent(Added.class)) {
               keys.add(field);
             }
           }
@@ -60,7 +93,7 @@ public final class JsonBinding {
       Constructor<T> empty = type.getDeclaredConstructor();
       empty.setAccessible(true);
       value = empty.newInstance();
-      for (Field field : KEYS.get(type)) {
+      for (Field field : NATIVE_KEYS.get(type)) {
         String key = key(field);
         Object raw = json.get(key);
         if (raw == null && (field.getType().isPrimitive() || !json.containsKey(key))) {
@@ -156,6 +189,9 @@ public final class JsonBinding {
       }
       return Collections.unmodifiableList(list);
     }
+    if (plain == Map.class) {
+      return Collections.unmodifiableMap(new LinkedHashMap<>((Map<String, Object>) raw));
+    }
     if (raw instanceof Map) {
       return read(plain, (Map<String, Object>) raw);
     }
@@ -178,6 +214,13 @@ public final class JsonBinding {
         list.add(toJsonValue(item));
       }
       return list;
+    }
+    if (value instanceof Map) {
+      Map<Object, Object> object = new LinkedHashMap<>();
+      for (Map.Entry<?, ?> entry : ((Map<?, ?>) value).entrySet()) {
+        object.put(entry.getKey(), toJsonValue(entry.getValue()));
+      }
+      return object;
     }
     return toMap(value);
   }

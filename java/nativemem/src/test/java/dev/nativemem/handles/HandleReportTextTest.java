@@ -3,9 +3,7 @@ package dev.nativemem.handles;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
+import dev.nativemem.ContractFixtures;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,12 +17,8 @@ class HandleReportTextTest {
   private static final String SHOWN = "\\x1b[2J\\x1b]0;owned\\x07\\x1b[31m\\u009b1m";
 
   @Test
-  void threadNamesAndFramesAreShownNotObeyed() throws IOException {
-    String json;
-    try (InputStream in =
-        getClass().getResourceAsStream("/dev/nativemem/contract/handle-report.json")) {
-      json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
+  void threadNamesAndFramesAreShownNotObeyed() {
+    String json = ContractFixtures.text("handle-report.json");
     String hostile =
         json.replace("\"compaction-1\"", "\"compaction" + HOSTILE + "\"")
             .replace("com.example.Compactor.compact(", "com.example.Compactor" + HOSTILE + "(");

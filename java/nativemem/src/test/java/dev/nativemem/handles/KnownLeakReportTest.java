@@ -25,10 +25,11 @@ class KnownLeakReportTest {
     String json =
         "{\"kinds\": [{\"kind\": \""
             + kind
-            + "\", \"created\": 3, \"closed\": 0, \"transferred\": 0, \"open\": 0, \"leaked\": 3,"
-            + " \"classes\": []}], \"sites\": [{\"kind\": \""
+            + "\", \"created\": 3, \"closed\": 0, \"transferred\": 0, \"open\": 0, \"pooled\": 0,"
+            + " \"leaked\": 3}], \"sites\": [{\"kind\": \""
             + kind
-            + "\", \"open\": 0, \"leaked\": 3, \"stack\": "
+            + "\", \"open\": 0, \"pooled\": 0, \"leaked\": 3,"
+            + " \"freed_by_finalizer\": 0, \"last_freed_by_finalizer_epoch_ms\": null, \"stack\": "
             + Json.write(stack)
             + "}], \"zombie_caches\": [], \"oldest_open\": [], \"open_cache_capacity_bytes\": 0,"
             + " \"zombie_cache_capacity_bytes\": 0, \"sites_dropped\": 0, \"sites_kept\": 1,"
@@ -104,7 +105,7 @@ class KnownLeakReportTest {
   void unsitedReadOptionsAreNamedAsRocksJavasOwn() {
     String json =
         "{\"kinds\": [{\"kind\": \"ReadOptions\", \"created\": 2, \"closed\": 0,"
-            + " \"transferred\": 0, \"open\": 0, \"leaked\": 2, \"classes\": []}],"
+            + " \"transferred\": 0, \"open\": 0, \"pooled\": 0, \"leaked\": 2}],"
             + " \"sites\": [], \"zombie_caches\": [], \"oldest_open\": [],"
             + " \"open_cache_capacity_bytes\": 0, \"zombie_cache_capacity_bytes\": 0,"
             + " \"sites_dropped\": 0, \"sites_kept\": 0, \"tracker_memory_bytes\": 0}";

@@ -67,8 +67,9 @@ class LibraryKnownLeakTest {
             + "\n";
     String json =
         "{\"kinds\": [{\"kind\": \"Inflater\", \"created\": 3, \"closed\": 0, \"transferred\": 0,"
-            + " \"open\": 0, \"leaked\": 3, \"classes\": []}], \"sites\": [{\"kind\": \"Inflater\","
-            + " \"open\": 0, \"leaked\": 3, \"stack\": "
+            + " \"open\": 0, \"pooled\": 0, \"leaked\": 3}], \"sites\": [{\"kind\": \"Inflater\","
+            + " \"open\": 0, \"pooled\": 0, \"leaked\": 3,"
+            + " \"freed_by_finalizer\": 0, \"last_freed_by_finalizer_epoch_ms\": null, \"stack\": "
             + Json.write(stack)
             + "}], \"zombie_caches\": [], \"oldest_open\": [], \"open_cache_capacity_bytes\": 0,"
             + " \"zombie_cache_capacity_bytes\": 0, \"sites_dropped\": 0, \"sites_kept\": 1,"

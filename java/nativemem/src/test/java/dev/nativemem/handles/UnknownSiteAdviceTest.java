@@ -31,10 +31,11 @@ class UnknownSiteAdviceTest {
             + open
             + ", \"closed\": 0, \"transferred\": 0, \"open\": "
             + open
-            + ", \"pooled\": 0, \"leaked\": 0, \"classes\": []}], \"sites\": [{\"kind\":"
+            + ", \"pooled\": 0, \"leaked\": 0}], \"sites\": [{\"kind\":"
             + " \"Inflater\", \"open\": "
             + open
-            + ", \"pooled\": 0, \"leaked\": 0, \"stack\": "
+            + ", \"pooled\": 0, \"leaked\": 0,"
+            + " \"freed_by_finalizer\": 0, \"last_freed_by_finalizer_epoch_ms\": null, \"stack\": "
             + Json.write(stack)
             + "}], \"zombie_caches\": [], \"oldest_open\": [], \"open_cache_capacity_bytes\": 0,"
             + " \"zombie_cache_capacity_bytes\": 0, \"sites_dropped\": 0, \"sites_kept\": 1,"

@@ -38,6 +38,16 @@ class JsonBindingTest {
     private Whole() {}
   }
 
+  /** A native count with what the Java side adds to it. */
+  static final class Enriched {
+    private long countedBytes;
+    @JsonBinding.Added private String owner;
+    @JsonBinding.Added private Map<String, Object> detail;
+    private long keptBytes;
+
+    private Enriched() {}
+  }
+
   private static Map<String, Object> whole() {
     Map<String, Object> part = new LinkedHashMap<>();
     part.put("name", "arena");
@@ -95,5 +105,28 @@ class JsonBindingTest {
     NativeMemoryException wrong =
         assertThrows(NativeMemoryException.class, () -> JsonBinding.read(Whole.class, mistyped));
     assertTrue(wrong.getMessage().contains("Whole"), wrong.getMessage());
+  }
+
+  @Test
+  void anAddedKeyIsNotReadButIsWrittenInItsPlace() {
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("counted_bytes", 4096);
+    json.put("owner", "not the native library's to say");
+    json.put("kept_bytes", 512);
+    Enriched e = JsonBinding.read(Enriched.class, json);
+    assertNull(e.owner, "an added key is not read");
+    assertNull(e.detail);
+    assertEquals(512, e.keptBytes);
+    json.remove("owner");
+    assertEquals(4096, JsonBinding.read(Enriched.class, json).countedBytes, "nor required");
+    e.owner = "app";
+    Map<String, Object> detail = new LinkedHashMap<>();
+    detail.put("id", "A-1");
+    detail.put("shapes", List.of(Shape.ROUND));
+    e.detail = detail;
+    assertEquals(
+        "{\"counted_bytes\":4096,\"owner\":\"app\",\"detail\":{\"id\":\"A-1\","
+            + "\"shapes\":[\"round\"]},\"kept_bytes\":512}",
+        JsonBinding.write(e));
   }
 }

@@ -210,8 +210,9 @@ class NativeMemoryMetricsTest {
             + "\tat app//com.example.App.read(App.java:7)\n";
     String json =
         "{\"kinds\": [{\"kind\": \"Inflater\", \"created\": 9, \"closed\": 0, \"transferred\": 0,"
-            + " \"open\": 4, \"leaked\": 5, \"classes\": []}], \"sites\": [{\"kind\": \"Inflater\","
-            + " \"open\": 0, \"leaked\": 3, \"stack\": "
+            + " \"open\": 4, \"pooled\": 0, \"leaked\": 5}], \"sites\": [{\"kind\": \"Inflater\","
+            + " \"open\": 0, \"pooled\": 0, \"leaked\": 3,"
+            + " \"freed_by_finalizer\": 0, \"last_freed_by_finalizer_epoch_ms\": null, \"stack\": "
             + Json.write(stack)
             + "}], \"zombie_caches\": [], \"oldest_open\": [], \"open_cache_capacity_bytes\": 0,"
             + " \"zombie_cache_capacity_bytes\": 0, \"sites_dropped\": 0, \"sites_kept\": 1,"
