@@ -3,12 +3,11 @@ package dev.nativemem.memory;
 import dev.nativemem.handles.HandleReport;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
+import dev.nativemem.internal.JsonBinding;
 import dev.nativemem.memory.reading.NmtSummary;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -34,82 +33,90 @@ public final class MemoryBreakdown {
     COMMITTED
   }
 
-  final Map<String, Object> process;
-  final Map<String, Object> container;
-  final Map<String, Object> cpus;
-  final Map<String, Object> allocator;
-  final long heapUsedBytes;
-  final long heapCommittedBytes;
-  final long heapMaxBytes;
-  final List<Pool> nonHeapPools = new ArrayList<>();
-  final List<Pool> bufferPools = new ArrayList<>();
-  final NmtSummary nmt;
+  private View view;
+  private BreakdownParts.Container container;
+  private BreakdownParts.Cpus cpus;
+  private ProcessMemory process;
+  private BreakdownParts.Jvm jvm;
+  private BreakdownParts.Allocator allocator;
+  private BreakdownParts.Handles handles;
+  private List<Part> attributed;
+  private long rssBytes;
+  private long attributedBytes;
+  private long unaccountedBytes;
+  private Long limitBytes;
+  private Long headroomBytes;
 
-  /** Why NMT's figures are absent (off, or no diagnostic commands here), or null. */
-  final String nmtAbsence;
-
-  /** Why the JVM's memory and buffer pools are absent, or null. */
-  final String poolsAbsence;
-
-  final HandleReport handles;
-  final List<Part> attributed = new ArrayList<>();
-  final View view;
+  /** The full handle report or its summary; the JSON's {@code handles} holds its counts. */
+  private transient HandleReport handleReport;
 
   /**
-   * Built by {@link MemoryBreakdownReader}, which reads the JVM's figures: this value reads
-   * nothing.
+   * Built by {@link MemoryBreakdownReader} from the native library's view ({@code nativeView}), the
+   * JVM's figures ({@code jvm}, with the heap's and the code cache's resident bytes, null in the
+   * committed view or where not found), NMT's summary ({@code nmt}, null when off) and the handle
+   * report: this value reads nothing.
    */
   MemoryBreakdown(
       Map<String, Object> nativeView,
-      JvmMemory jvm,
+      BreakdownParts.Jvm jvm,
+      Long heapResidentBytes,
+      Long codeCacheResidentBytes,
       NmtSummary nmt,
       HandleReport handles,
       View view) {
     this.view = view;
-    this.process = Json.object(nativeView, "process");
-    this.container = Json.optionalObject(nativeView, "container_memory");
-    this.cpus = Json.object(nativeView, "container_cpus");
-    this.allocator = Json.object(nativeView, "allocator");
-    this.heapUsedBytes = jvm.heapUsedBytes;
-    this.heapCommittedBytes = jvm.heapCommittedBytes;
-    this.heapMaxBytes = jvm.heapMaxBytes;
-    this.poolsAbsence = jvm.poolsAbsence;
-    this.nonHeapPools.addAll(jvm.nonHeapPools);
-    this.bufferPools.addAll(jvm.bufferPools);
-    this.nmt = nmt;
-    this.nmtAbsence = nmt == null ? NmtSummary.absence() : null;
-    this.handles = handles;
-    attribute(jvm);
+    this.container =
+        nativeView.get("container_memory") == null
+            ? null
+            : JsonBinding.read(
+                BreakdownParts.Container.class, Json.object(nativeView, "container_memory"));
+    this.cpus =
+        JsonBinding.read(BreakdownParts.Cpus.class, Json.object(nativeView, "container_cpus"));
+    this.process = JsonBinding.read(ProcessMemory.class, Json.object(nativeView, "process"));
+    this.jvm = jvm;
+    this.allocator =
+        JsonBinding.read(BreakdownParts.Allocator.class, Json.object(nativeView, "allocator"));
+    this.handleReport = handles;
+    this.handles = new BreakdownParts.Handles(handles);
+    this.attributed =
+        Collections.unmodifiableList(attribute(nmt, heapResidentBytes, codeCacheResidentBytes));
+    this.rssBytes = process.rssBytes();
+    this.attributedBytes = attributed.stream().mapToLong(Part::bytes).sum();
+    this.unaccountedBytes = rssBytes - attributedBytes;
+    this.limitBytes = container == null ? null : container.limitBytes;
+    this.headroomBytes = limitBytes == null ? null : limitBytes - container.usageBytes;
   }
 
-  private void attribute(JvmMemory jvm) {
+  private List<Part> attribute(NmtSummary nmt, Long heapResident, Long codeResident) {
+    List<Part> parts = new ArrayList<>();
     Long jvmMapped = nmt == null ? null : nmtMappedOutsideFiles(nmt);
     if (view == View.RESIDENT) {
-      attributeJvmResident(jvmMapped, jvm.heapResidentBytes, jvm.codeCacheResidentBytes);
+      attributeJvmResident(parts, nmt, jvmMapped, heapResident, codeResident);
     } else if (jvmMapped != null) {
-      attributed.add(
-          new Part("jvm_mmap_committed_nmt", "JVM mappings (NMT mmap committed)", jvmMapped));
+      parts.add(new Part("jvm_mmap_committed_nmt", "JVM mappings (NMT mmap committed)", jvmMapped));
     } else {
-      attributed.add(new Part("java_heap_committed", "Java heap (committed)", heapCommittedBytes));
-      attributed.add(
-          new Part("non_heap_committed", "non-heap pools (committed)", nonHeapCommittedBytes()));
+      parts.add(new Part("java_heap_committed", "Java heap (committed)", jvm.heapCommittedBytes));
+      parts.add(
+          new Part(
+              "non_heap_committed", "non-heap pools (committed)", jvm.nonHeapCommittedBytes()));
     }
-    long allocated = Json.number(allocator, "allocated_bytes");
-    attributed.add(
-        new Part("malloc_allocated", "malloc'd (" + allocatorKind() + " allocated)", allocated));
-    attributed.add(
+    long allocated = allocator.allocatedBytes;
+    parts.add(
+        new Part("malloc_allocated", "malloc'd (" + allocator.kind + " allocated)", allocated));
+    parts.add(
         new Part(
             "allocator_overhead",
-            allocatorKind().equals("jemalloc")
+            allocator.kind.equals("jemalloc")
                 ? "jemalloc fragmentation, dirty pages, metadata"
                 : "glibc free chunks in arenas",
-            Math.max(0, Json.number(allocator, "footprint_bytes") - allocated)));
-    attributed.add(
+            Math.max(0, allocator.footprintBytes - allocated)));
+    parts.add(
         new Part(
             "file_and_shmem_resident",
             "file-backed and shared pages",
-            Json.number(process, "rss_file_bytes") + Json.number(process, "rss_shmem_bytes")));
+            process.rssFileBytes() + process.rssShmemBytes()));
     // Tracked handles own memory inside "malloc'd" above: they explain it, they are no extra part.
+    return parts;
   }
 
   /**
@@ -119,40 +126,39 @@ public final class MemoryBreakdown {
    * and nothing says which of their pages are resident: they are left out, so whatever of them is
    * resident stays in "unaccounted".
    */
-  private void attributeJvmResident(Long jvmMapped, Long heapResident, Long codeResident) {
+  private void attributeJvmResident(
+      List<Part> parts, NmtSummary nmt, Long jvmMapped, Long heapResident, Long codeResident) {
     if (heapResident != null) {
-      attributed.add(new Part("java_heap_resident", "Java heap (resident)", heapResident));
+      parts.add(new Part("java_heap_resident", "Java heap (resident)", heapResident));
     } else {
-      attributed.add(
+      parts.add(
           new Part(
               "java_heap_used",
               "Java heap (used; its pages are not found for this collector)",
-              heapUsedBytes));
+              jvm.heapUsedBytes));
     }
     long codePools =
-        nonHeapPools.stream()
-            .filter(p -> p.name.startsWith("CodeHeap") || p.name.equals("Code Cache"))
-            .mapToLong(Pool::capacityOrCommittedBytes)
+        jvm.nonHeapPools.stream()
+            .filter(BreakdownParts.MemoryPool::isCodeCache)
+            .mapToLong(p -> p.committedBytes)
             .sum();
     if (codeResident != null) {
-      attributed.add(new Part("code_cache_resident", "code cache (resident)", codeResident));
+      parts.add(new Part("code_cache_resident", "code cache (resident)", codeResident));
     }
     if (jvmMapped != null) {
       Map<String, Long> mapped = nmt.mmapCommittedByCategory();
       long measuredOrLeftOut =
-          mapped.getOrDefault("Java Heap", heapCommittedBytes)
+          mapped.getOrDefault("Java Heap", jvm.heapCommittedBytes)
               + (codeResident == null ? 0 : mapped.getOrDefault("Code", codePools))
               + mapped.getOrDefault("GC", 0L);
-      attributed.add(
+      parts.add(
           new Part(
               "jvm_other_mmap_committed_nmt",
               "other JVM mappings (NMT committed: metaspace, threads; not GC)",
               jvmMapped - measuredOrLeftOut));
     } else {
-      long nonHeap =
-          nonHeapPools.stream().mapToLong(Pool::capacityOrCommittedBytes).sum()
-              - (codeResident == null ? 0 : codePools);
-      attributed.add(
+      long nonHeap = jvm.nonHeapCommittedBytes() - (codeResident == null ? 0 : codePools);
+      parts.add(
           new Part("non_heap_committed", "other non-heap pools (committed: metaspace)", nonHeap));
     }
   }
@@ -173,67 +179,61 @@ public final class MemoryBreakdown {
 
   /** The lowest memory limit from this process's cgroup up its hierarchy; empty if unlimited. */
   public Optional<Long> limitBytes() {
-    return container == null
-        ? Optional.empty()
-        : Optional.ofNullable(Json.optionalNumber(container, "limit_bytes"));
+    return Optional.ofNullable(limitBytes);
   }
 
   /** Memory the cgroup is charged for now (page cache included). */
   public Optional<Long> cgroupUsageBytes() {
-    return container == null
-        ? Optional.empty()
-        : Optional.of(Json.number(container, "usage_bytes"));
+    return container == null ? Optional.empty() : Optional.of(container.usageBytes);
   }
 
   /** {@code limit − cgroup usage}; empty without a limit. */
   public Optional<Long> headroomBytes() {
-    return limitBytes().flatMap(limit -> cgroupUsageBytes().map(usage -> limit - usage));
+    return Optional.ofNullable(headroomBytes);
   }
 
   /** OOM kills the cgroup reports (v2 {@code memory.events}, v1 {@code memory.oom_control}). */
   public Optional<Long> oomKills() {
-    return container == null
-        ? Optional.empty()
-        : Optional.ofNullable(Json.optionalNumber(container, "oom_kill_events"));
+    return container == null ? Optional.empty() : Optional.ofNullable(container.oomKillEvents);
   }
 
   /** CPUs the container grants, as the JVM computes them. */
   public int containerCpus() {
-    return (int) Json.number(cpus, "effective");
+    return (int) cpus.effective;
   }
 
   // ---- the process and the JVM
 
   public long rssBytes() {
-    return Json.number(process, "rss_bytes");
+    return rssBytes;
   }
 
   public long threads() {
-    return Json.number(process, "threads");
+    return process.threads();
   }
 
   /** Anonymous resident memory (RssAnon). */
   public long rssAnonBytes() {
-    return Json.number(process, "rss_anon_bytes");
+    return process.rssAnonBytes();
   }
 
   /** File-backed resident memory (RssFile). */
   public long rssFileBytes() {
-    return Json.number(process, "rss_file_bytes");
+    return process.rssFileBytes();
   }
 
   public long heapCommittedBytes() {
-    return heapCommittedBytes;
+    return jvm.heapCommittedBytes;
   }
 
   /** Committed bytes of the non-heap memory pools (metaspace, class space, code cache). */
   public long nonHeapCommittedBytes() {
-    return nonHeapPools.stream().mapToLong(Pool::capacityOrCommittedBytes).sum();
+    return jvm.nonHeapCommittedBytes();
   }
 
   /** The direct buffer pool's memory ({@code ByteBuffer.allocateDirect}). */
   public long directBufferBytes() {
-    return bufferPools.stream()
+    return jvm.bufferPools.stream()
         .filter(p -> p.name.equals("direct"))
         .mapToLong(p -> p.usedBytes)
         .sum();
@@ -241,38 +241,38 @@ public final class MemoryBreakdown {
 
   /** NMT's committed total; empty when NMT is off. */
   public Optional<Long> nmtCommittedBytes() {
-    return nmt == null ? Optional.empty() : Optional.of(nmt.committedBytes());
+    return jvm.nmt == null ? Optional.empty() : Optional.of(jvm.nmt.committedBytes);
   }
 
   /** What NMT counts as the JVM's own {@code malloc}; empty when NMT is off or does not say. */
   public Optional<Long> nmtMallocBytes() {
-    return nmt == null ? Optional.empty() : Optional.ofNullable(nmt.mallocBytes());
+    return jvm.nmt == null ? Optional.empty() : Optional.ofNullable(jvm.nmt.mallocBytes);
   }
 
   // ---- the allocator
 
   /** {@code jemalloc} or {@code glibc}. */
   public String allocatorKind() {
-    return Json.string(allocator, "kind");
+    return allocator.kind;
   }
 
   public long allocatorAllocatedBytes() {
-    return Json.number(allocator, "allocated_bytes");
+    return allocator.allocatedBytes;
   }
 
   /** What the allocator holds from the system: jemalloc's resident, glibc's arenas and chunks. */
   public long allocatorFootprintBytes() {
-    return Json.number(allocator, "footprint_bytes");
+    return allocator.footprintBytes;
   }
 
   /** jemalloc's resident bytes; empty on glibc, which does not count them. */
   public Optional<Long> allocatorResidentBytes() {
-    return Optional.ofNullable(Json.optionalNumber(allocator, "resident_bytes"));
+    return Optional.ofNullable(allocator.residentBytes);
   }
 
   /** Unused dirty pages jemalloc holds; empty on glibc. */
   public Optional<Long> allocatorDirtyBytes() {
-    return Optional.ofNullable(Json.optionalNumber(allocator, "dirty_bytes"));
+    return Optional.ofNullable(allocator.dirtyBytes);
   }
 
   // ---- tracked native handles
@@ -286,18 +286,18 @@ public final class MemoryBreakdown {
    * sites, zombie caches and open handles are empty.
    */
   public HandleReport handles() {
-    return handles;
+    return handleReport;
   }
 
   // ---- the attribution
 
   /** The parts of RSS with a known owner. */
   public List<Part> attributed() {
-    return Collections.unmodifiableList(attributed);
+    return attributed;
   }
 
   public long attributedBytes() {
-    return attributed.stream().mapToLong(Part::bytes).sum();
+    return attributedBytes;
   }
 
   /**
@@ -305,7 +305,7 @@ public final class MemoryBreakdown {
    * while committed JVM memory is not yet touched.
    */
   public long unaccountedBytes() {
-    return rssBytes() - attributedBytes();
+    return unaccountedBytes;
   }
 
   /** How JVM memory was counted. */
@@ -313,97 +313,25 @@ public final class MemoryBreakdown {
     return view;
   }
 
+  /** The breakdown as JSON: its fields are the keys ({@link JsonBinding}). */
   public String toJson() {
-    Map<String, Object> json = new LinkedHashMap<>();
-    json.put("view", view.name().toLowerCase(Locale.ROOT));
-    json.put("container", container);
-    json.put("cpus", cpus);
-    json.put("process", process);
-    Map<String, Object> jvm = new LinkedHashMap<>();
-    jvm.put("heap_used_bytes", heapUsedBytes);
-    jvm.put("heap_committed_bytes", heapCommittedBytes);
-    jvm.put("heap_max_bytes", heapMaxBytes);
-    if (view == View.RESIDENT) {
-      jvm.put("heap_ranges", rangesJson(JvmRegions.heapRanges()));
-      jvm.put("code_cache_ranges", rangesJson(JvmRegions.codeCacheRanges()));
-    }
-    jvm.put("non_heap_pools", pools(nonHeapPools));
-    jvm.put("buffer_pools", pools(bufferPools));
-    Map<String, Object> nmtJson = null;
-    if (nmt != null) {
-      nmtJson = new LinkedHashMap<>();
-      nmtJson.put("reserved_bytes", nmt.reservedBytes());
-      nmtJson.put("committed_bytes", nmt.committedBytes());
-      nmtJson.put("malloc_bytes", nmt.mallocBytes());
-      nmtJson.put("mmap_committed_bytes", nmt.mmapCommittedBytes());
-    }
-    jvm.put("nmt", nmtJson);
-    Map<String, Object> absent = new LinkedHashMap<>();
-    if (nmtAbsence != null) {
-      absent.put("nmt", nmtAbsence);
-    }
-    if (poolsAbsence != null) {
-      absent.put("memory_pools", poolsAbsence);
-    }
-    jvm.put("absent", absent);
-    json.put("jvm", jvm);
-    json.put("allocator", allocator);
-    json.put("handles", handlesJson());
-    List<Object> parts = new ArrayList<>();
-    for (Part part : attributed) {
-      Map<String, Object> p = new LinkedHashMap<>();
-      p.put("name", part.name);
-      p.put("bytes", part.bytes);
-      parts.add(p);
-    }
-    json.put("attributed", parts);
-    json.put("rss_bytes", rssBytes());
-    json.put("attributed_bytes", attributedBytes());
-    json.put("unaccounted_bytes", unaccountedBytes());
-    json.put("limit_bytes", limitBytes().orElse(null));
-    json.put("headroom_bytes", headroomBytes().orElse(null));
-    return Json.write(json);
+    return JsonBinding.write(this);
   }
 
-  private Map<String, Object> handlesJson() {
-    Map<String, Object> json = new LinkedHashMap<>();
-    json.put("agent_active", handles.agentActive());
-    List<Object> kinds = new ArrayList<>();
-    for (HandleReport.KindCount kind : handles.kinds()) {
-      Map<String, Object> k = new LinkedHashMap<>();
-      k.put("kind", kind.kind());
-      k.put("open", kind.open());
-      k.put("leaked", kind.leaked());
-      kinds.add(k);
-    }
-    json.put("kinds", kinds);
-    json.put("open_cache_capacity_bytes", handles.openCacheCapacityBytes());
-    json.put("zombie_cache_capacity_bytes", handles.zombieCacheCapacityBytes());
-    return json;
+  BreakdownParts.Container container() {
+    return container;
   }
 
-  /** {@code [[start, end], ...]} as unsigned hex text ({@code 0x…}). */
-  private static List<Object> rangesJson(List<long[]> ranges) {
-    List<Object> out = new ArrayList<>();
-    for (long[] range : ranges) {
-      out.add(List.of("0x" + Long.toHexString(range[0]), "0x" + Long.toHexString(range[1])));
-    }
-    return out;
+  BreakdownParts.Cpus cpus() {
+    return cpus;
   }
 
-  private static List<Object> pools(List<Pool> pools) {
-    List<Object> out = new ArrayList<>();
-    for (Pool pool : pools) {
-      Map<String, Object> p = new LinkedHashMap<>();
-      p.put("name", pool.name);
-      if (pool.count >= 0) {
-        p.put("count", pool.count);
-      }
-      p.put("used_bytes", pool.usedBytes);
-      p.put(pool.count >= 0 ? "capacity_bytes" : "committed_bytes", pool.capacityOrCommitted);
-      out.add(p);
-    }
-    return out;
+  ProcessMemory process() {
+    return process;
+  }
+
+  BreakdownParts.Jvm jvm() {
+    return jvm;
   }
 
   /** An aligned table: bytes in MiB/GiB and, when there is a limit, percent of it. */
@@ -415,8 +343,10 @@ public final class MemoryBreakdown {
   /** One attributed part of RSS. */
   public static final class Part {
     private final String name;
-    final String label;
     private final long bytes;
+
+    /** For people: what the part is, in words. */
+    final transient String label;
 
     Part(String name, String label, long bytes) {
       this.name = name;
@@ -436,24 +366,6 @@ public final class MemoryBreakdown {
     @Override
     public String toString() {
       return label + " " + ByteFormat.human(bytes);
-    }
-  }
-
-  static final class Pool {
-    final String name;
-    final long count;
-    final long usedBytes;
-    final long capacityOrCommitted;
-
-    Pool(String name, long count, long usedBytes, long capacityOrCommitted) {
-      this.name = name;
-      this.count = count;
-      this.usedBytes = usedBytes;
-      this.capacityOrCommitted = capacityOrCommitted;
-    }
-
-    long capacityOrCommittedBytes() {
-      return capacityOrCommitted;
     }
   }
 }

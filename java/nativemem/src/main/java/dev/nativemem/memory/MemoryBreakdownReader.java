@@ -39,7 +39,7 @@ final class MemoryBreakdownReader {
         view == MemoryBreakdown.View.RESIDENT
             ? JvmRegions.heapAndCodeCacheResidentBytes()
             : new Long[2];
-    return new MemoryBreakdown(nativeView, readJvm(resident), nmt, handles, view);
+    return breakdown(nativeView, nmt, handles, view, resident);
   }
 
   /**
@@ -48,8 +48,22 @@ final class MemoryBreakdownReader {
    */
   static MemoryBreakdown readResident(
       Map<String, Object> nativeView, NmtSummary nmt, HandleReport handles, Long[] resident) {
-    return new MemoryBreakdown(
-        nativeView, readJvm(resident), nmt, handles, MemoryBreakdown.View.RESIDENT);
+    return breakdown(nativeView, nmt, handles, MemoryBreakdown.View.RESIDENT, resident);
+  }
+
+  private static MemoryBreakdown breakdown(
+      Map<String, Object> nativeView,
+      NmtSummary nmt,
+      HandleReport handles,
+      MemoryBreakdown.View view,
+      Long[] resident) {
+    boolean residentView = view == MemoryBreakdown.View.RESIDENT;
+    BreakdownParts.Jvm jvm =
+        readJvm(
+            nmt,
+            residentView ? BreakdownParts.Jvm.hex(JvmRegions.heapRanges()) : null,
+            residentView ? BreakdownParts.Jvm.hex(JvmRegions.codeCacheRanges()) : null);
+    return new MemoryBreakdown(nativeView, jvm, resident[0], resident[1], nmt, handles, view);
   }
 
   /** Why the JVM's pools cannot be read here, or null: the runtime's modules are fixed. */
@@ -58,50 +72,60 @@ final class MemoryBreakdownReader {
           "java.management",
           "memory and buffer pools (the heap's figures come from java.lang.Runtime)");
 
-  private static JvmMemory readJvm(Long[] resident) {
+  private static BreakdownParts.Jvm readJvm(
+      NmtSummary nmt, List<List<String>> heapRanges, List<List<String>> codeCacheRanges) {
+    BreakdownParts.Nmt totals = nmt == null ? null : new BreakdownParts.Nmt(nmt);
+    BreakdownParts.Absent absent =
+        new BreakdownParts.Absent(nmt == null ? NmtSummary.absence() : null, POOLS_ABSENCE);
     if (POOLS_ABSENCE != null) {
       Runtime runtime = Runtime.getRuntime();
       long max = runtime.maxMemory();
-      return new JvmMemory(
+      return new BreakdownParts.Jvm(
           runtime.totalMemory() - runtime.freeMemory(),
           runtime.totalMemory(),
           max == Long.MAX_VALUE ? -1 : max,
+          heapRanges,
+          codeCacheRanges,
           List.of(),
           List.of(),
-          POOLS_ABSENCE,
-          resident[0],
-          resident[1]);
+          totals,
+          absent);
     }
-    return MxBeans.read(resident);
+    return MxBeans.read(heapRanges, codeCacheRanges, totals, absent);
   }
 
   /** The MXBeans' figures: a class of its own, loaded only where java.management is. */
   private static final class MxBeans {
-    static JvmMemory read(Long[] resident) {
+    static BreakdownParts.Jvm read(
+        List<List<String>> heapRanges,
+        List<List<String>> codeCacheRanges,
+        BreakdownParts.Nmt nmt,
+        BreakdownParts.Absent absent) {
       MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
-      List<MemoryBreakdown.Pool> nonHeapPools = new ArrayList<>();
+      List<BreakdownParts.MemoryPool> nonHeapPools = new ArrayList<>();
       for (MemoryPoolMXBean pool : Pools.MEMORY) {
         if (pool.getType() == MemoryType.NON_HEAP && pool.isValid()) {
           MemoryUsage usage = pool.getUsage();
           nonHeapPools.add(
-              new MemoryBreakdown.Pool(pool.getName(), -1, usage.getUsed(), usage.getCommitted()));
+              new BreakdownParts.MemoryPool(pool.getName(), usage.getUsed(), usage.getCommitted()));
         }
       }
-      List<MemoryBreakdown.Pool> bufferPools = new ArrayList<>();
+      List<BreakdownParts.BufferPool> bufferPools = new ArrayList<>();
       for (BufferPoolMXBean pool : Pools.BUFFERS) {
         bufferPools.add(
-            new MemoryBreakdown.Pool(
+            new BreakdownParts.BufferPool(
                 pool.getName(), pool.getCount(), pool.getMemoryUsed(), pool.getTotalCapacity()));
       }
-      return new JvmMemory(
+      return new BreakdownParts.Jvm(
           heap.getUsed(),
           heap.getCommitted(),
           heap.getMax(),
+          heapRanges,
+          codeCacheRanges,
           nonHeapPools,
           bufferPools,
-          null,
-          resident[0],
-          resident[1]);
+          nmt,
+          absent);
     }
   }
 }

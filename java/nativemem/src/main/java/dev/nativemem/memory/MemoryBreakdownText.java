@@ -2,7 +2,6 @@ package dev.nativemem.memory;
 
 import dev.nativemem.handles.HandleReport;
 import dev.nativemem.internal.ByteFormat;
-import dev.nativemem.internal.Json;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -12,61 +11,57 @@ final class MemoryBreakdownText {
 
   static String of(MemoryBreakdown b) {
     Table t = new Table(b.limitBytes().orElse(null));
-    if (b.container != null) {
-      t.section(
-          "Container (cgroup "
-              + Json.string(b.container, "cgroup_version")
-              + " "
-              + Json.string(b.container, "cgroup")
-              + ")");
-      Object limitAt = b.container.get("limit_cgroup");
+    BreakdownParts.Container container = b.container();
+    if (container != null) {
+      t.section("Container (cgroup " + container.cgroupVersion + " " + container.cgroup + ")");
+      String limitAt = container.limitCgroup;
       t.row("limit" + (limitAt == null ? " (none)" : " (set at " + limitAt + ")"), b.limitBytes());
       t.row("usage", b.cgroupUsageBytes());
-      t.row("  anon", Optional.ofNullable(Json.optionalNumber(b.container, "anon_bytes")));
-      t.row(
-          "  file (page cache)",
-          Optional.ofNullable(Json.optionalNumber(b.container, "file_bytes")));
-      t.count("OOM events", Json.optionalNumber(b.container, "oom_events"));
-      t.count("OOM kills", Json.optionalNumber(b.container, "oom_kill_events"));
-      t.count("failcnt (limit hits)", Json.optionalNumber(b.container, "failcnt"));
+      t.row("  anon", Optional.ofNullable(container.anonBytes));
+      t.row("  file (page cache)", Optional.ofNullable(container.fileBytes));
+      t.count("OOM events", container.oomEvents);
+      t.count("OOM kills", container.oomKillEvents);
+      t.count("failcnt (limit hits)", container.failcnt);
     } else {
       t.section("Container: no memory cgroup found");
     }
-    Long quota = Json.optionalNumber(b.cpus, "quota_millicpus");
+    BreakdownParts.Cpus cpus = b.cpus();
     t.text(
         "CPUs",
         b.containerCpus()
             + " (affinity "
-            + Json.number(b.cpus, "affinity")
-            + (quota == null
+            + cpus.affinity
+            + (cpus.quotaMillicpus == null
                 ? ", no quota)"
-                : String.format(Locale.ROOT, ", quota %.2f)", quota / 1000.0)));
+                : String.format(Locale.ROOT, ", quota %.2f)", cpus.quotaMillicpus / 1000.0)));
+    ProcessMemory process = b.process();
     t.section("Process");
     t.row("RSS", Optional.of(b.rssBytes()));
-    t.row("  anon", Optional.of(Json.number(b.process, "rss_anon_bytes")));
-    t.row("  file", Optional.of(Json.number(b.process, "rss_file_bytes")));
-    t.row("  shmem", Optional.of(Json.number(b.process, "rss_shmem_bytes")));
+    t.row("  anon", Optional.of(process.rssAnonBytes()));
+    t.row("  file", Optional.of(process.rssFileBytes()));
+    t.row("  shmem", Optional.of(process.rssShmemBytes()));
     t.count("threads", b.threads());
+    BreakdownParts.Jvm jvm = b.jvm();
     t.section("JVM");
-    t.row("heap used", Optional.of(b.heapUsedBytes));
-    t.row("heap committed", Optional.of(b.heapCommittedBytes));
-    t.row("heap max", Optional.of(b.heapMaxBytes));
-    for (MemoryBreakdown.Pool pool : b.nonHeapPools) {
-      t.row(pool.name + " (committed)", Optional.of(pool.capacityOrCommitted));
+    t.row("heap used", Optional.of(jvm.heapUsedBytes));
+    t.row("heap committed", Optional.of(jvm.heapCommittedBytes));
+    t.row("heap max", Optional.of(jvm.heapMaxBytes));
+    for (BreakdownParts.MemoryPool pool : jvm.nonHeapPools) {
+      t.row(pool.name + " (committed)", Optional.of(pool.committedBytes));
     }
-    for (MemoryBreakdown.Pool pool : b.bufferPools) {
+    for (BreakdownParts.BufferPool pool : jvm.bufferPools) {
       if (pool.count > 0 || pool.name.equals("direct") || pool.name.equals("mapped")) {
         t.row(pool.name + " buffers (" + pool.count + ")", Optional.of(pool.usedBytes));
       }
     }
-    if (b.nmt != null) {
-      t.row("NMT committed", Optional.of(b.nmt.committedBytes()));
-      t.row("  of which malloc", Optional.ofNullable(b.nmt.mallocBytes()));
+    if (jvm.nmt != null) {
+      t.row("NMT committed", Optional.of(jvm.nmt.committedBytes));
+      t.row("  of which malloc", Optional.ofNullable(jvm.nmt.mallocBytes));
     } else {
-      t.text("NMT", "absent: " + b.nmtAbsence);
+      t.text("NMT", "absent: " + jvm.absent.nmt);
     }
-    if (b.poolsAbsence != null) {
-      t.text("memory pools", "absent: " + b.poolsAbsence);
+    if (jvm.absent.memoryPools != null) {
+      t.text("memory pools", "absent: " + jvm.absent.memoryPools);
     }
     t.section("Allocator (" + b.allocatorKind() + ")");
     t.row("allocated", Optional.of(b.allocatorAllocatedBytes()));
@@ -78,27 +73,27 @@ final class MemoryBreakdownText {
     }
     t.section(
         "Native handles"
-            + (b.handles.agentActive() ? "" : " (agent not attached: only track()ed resources)"));
-    for (HandleReport.KindCount kind : b.handles.kinds()) {
+            + (b.handles().agentActive() ? "" : " (agent not attached: only track()ed resources)"));
+    for (HandleReport.KindCount kind : b.handles().kinds()) {
       if (kind.open() > 0 || kind.leaked() > 0) {
         t.text(kind.kind() + " open / leaked", kind.open() + " / " + kind.leaked());
       }
     }
-    t.row("RocksDB caches open (capacity)", Optional.of(b.handles.openCacheCapacityBytes()));
-    if (b.handles.zombieCacheCapacityBytes() > 0) {
+    t.row("RocksDB caches open (capacity)", Optional.of(b.handles().openCacheCapacityBytes()));
+    if (b.handles().zombieCacheCapacityBytes() > 0) {
       t.row(
           "zombie caches (closed in Java, held natively)",
-          Optional.of(b.handles.zombieCacheCapacityBytes()));
+          Optional.of(b.handles().zombieCacheCapacityBytes()));
     }
-    t.section("RSS attributed (" + b.view.name().toLowerCase(Locale.ROOT) + " view)");
-    for (MemoryBreakdown.Part part : b.attributed) {
+    t.section("RSS attributed (" + b.view().name().toLowerCase(Locale.ROOT) + " view)");
+    for (MemoryBreakdown.Part part : b.attributed()) {
       t.row(part.label, Optional.of(part.bytes()));
     }
     t.row("unaccounted", Optional.of(b.unaccountedBytes()));
     if (b.unaccountedBytes() < 0) {
       t.text(
           "",
-          b.view == MemoryBreakdown.View.COMMITTED
+          b.view() == MemoryBreakdown.View.COMMITTED
               ? "(negative: committed memory not yet resident; see the resident view)"
               : "(negative: metaspace committed or memory malloc'd but not yet touched)");
     }
