@@ -8,6 +8,7 @@ import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.memory.reading.NmtSummary;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -61,9 +62,32 @@ public final class MemoryReader {
         view);
   }
 
+  private static final Object SNAPSHOT_LOCK = new Object();
+  private static MemorySnapshot latest;
+
   /** The latest snapshot if younger than {@link MemorySnapshot#MAX_AGE}, else a new one. */
   public static MemorySnapshot snapshot() {
-    return MemorySnapshot.current();
+    synchronized (SNAPSHOT_LOCK) {
+      long now = System.nanoTime();
+      if (latest == null || latest.olderThanMaxAgeAt(now)) {
+        latest = readSnapshot(now);
+      }
+      return latest;
+    }
+  }
+
+  /**
+   * One reading, each source asked once: the native view, the allocator's statistics and the
+   * resident bytes of the heap and code cache in one native call (the {@code memory_snapshot} job,
+   * one refresh of the allocator's statistics for both), then NMT and the full handle report (the
+   * breakdown's handles, from which the metrics also take their sites), then the JVM's pools.
+   */
+  private static MemorySnapshot readSnapshot(long takenNanos) {
+    NativeLibraryLoader.load();
+    Map<String, Object> json =
+        Json.parseObject(NativeBridge.call("memory_snapshot", JvmRegions.rangesRequest()));
+    return MemorySnapshot.of(
+        json, NmtSummary.read(), NativeHandles.report(), JvmRegions.split(json), takenNanos);
   }
 
   /** Advice from the allocator, the resident breakdown and the environment. */

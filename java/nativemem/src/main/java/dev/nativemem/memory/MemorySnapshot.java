@@ -1,10 +1,7 @@
 package dev.nativemem.memory;
 
 import dev.nativemem.handles.HandleReport;
-import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.internal.Json;
-import dev.nativemem.internal.NativeBridge;
-import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.memory.reading.NmtSummary;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,9 +22,6 @@ public final class MemorySnapshot {
   /** The {@code schema} of {@link #toJson()}: its name and version. */
   public static final String SCHEMA = "nativemem-snapshot/1";
 
-  private static final Object LOCK = new Object();
-  private static MemorySnapshot latest;
-
   private final Instant takenAt;
   private final long takenNanos;
   private final MemoryBreakdown breakdown;
@@ -40,28 +34,9 @@ public final class MemorySnapshot {
     this.stats = stats;
   }
 
-  /** The latest snapshot if younger than {@link #MAX_AGE}, else a new one. */
-  static MemorySnapshot current() {
-    synchronized (LOCK) {
-      long now = System.nanoTime();
-      if (latest == null || now - latest.takenNanos > MAX_AGE.toNanos()) {
-        latest = read(now);
-      }
-      return latest;
-    }
-  }
-
-  /**
-   * One reading, each source asked once: the native view, the allocator's statistics and the
-   * resident bytes of the heap and code cache in one native call (the {@code memory_snapshot} job,
-   * one refresh of the allocator's statistics for both), then NMT and the full handle report (the
-   * breakdown's handles, from which the metrics also take their sites), then the JVM's pools.
-   */
-  private static MemorySnapshot read(long takenNanos) {
-    NativeLibraryLoader.load();
-    Map<String, Object> json =
-        Json.parseObject(NativeBridge.call("memory_snapshot", JvmRegions.rangesRequest()));
-    return of(json, NmtSummary.read(), NativeHandles.report(), JvmRegions.split(json), takenNanos);
+  /** Whether this snapshot is older than {@link #MAX_AGE} at {@code nanos}, a nano time. */
+  boolean olderThanMaxAgeAt(long nanos) {
+    return nanos - takenNanos > MAX_AGE.toNanos();
   }
 
   /**
