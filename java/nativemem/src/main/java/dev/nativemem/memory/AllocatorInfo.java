@@ -1,8 +1,8 @@
 package dev.nativemem.memory;
 
-import dev.nativemem.internal.Json;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import dev.nativemem.internal.JsonBinding;
+import java.util.Locale;
+import java.util.Optional;
 
 /**
  * Which allocator serves this process's {@code malloc}: a jemalloc (found through the process's own
@@ -15,22 +15,17 @@ public final class AllocatorInfo {
     GLIBC
   }
 
-  private final Kind kind;
-  private final String version;
-  private final String mallocObject;
-  private final JemallocConfig jemalloc;
+  private Kind kind;
+  private String version;
+  private String mallocObject;
+  private JemallocConfig jemalloc;
 
-  AllocatorInfo(Map<String, Object> json) {
-    this.kind = Kind.valueOf(Json.string(json, "kind").toUpperCase(java.util.Locale.ROOT));
-    this.version = Json.string(json, "version");
-    this.mallocObject = Json.string(json, "malloc_object");
-    Map<String, Object> config = Json.optionalObject(json, "jemalloc");
-    this.jemalloc = config == null ? null : new JemallocConfig(config);
-  }
+  /** Bound by {@link JsonBinding}: the fields are the keys of the native library's JSON. */
+  private AllocatorInfo() {}
 
   /** jemalloc's configuration; empty when glibc serves {@code malloc}. */
-  public java.util.Optional<JemallocConfig> jemallocConfig() {
-    return java.util.Optional.ofNullable(jemalloc);
+  public Optional<JemallocConfig> jemallocConfig() {
+    return Optional.ofNullable(jemalloc);
   }
 
   public Kind kind() {
@@ -52,17 +47,12 @@ public final class AllocatorInfo {
   }
 
   public String toJson() {
-    Map<String, Object> json = new LinkedHashMap<>();
-    json.put("kind", kind.name().toLowerCase(java.util.Locale.ROOT));
-    json.put("version", version);
-    json.put("malloc_object", mallocObject);
-    json.put("jemalloc", jemalloc == null ? null : jemalloc.asMap());
-    return Json.write(json);
+    return JsonBinding.write(this);
   }
 
   @Override
   public String toString() {
-    return kind.name().toLowerCase(java.util.Locale.ROOT)
+    return kind.name().toLowerCase(Locale.ROOT)
         + " "
         + version
         + " ("

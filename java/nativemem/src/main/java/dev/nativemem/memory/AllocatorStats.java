@@ -2,8 +2,8 @@ package dev.nativemem.memory;
 
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
-import java.util.ArrayList;
-import java.util.Collections;
+import dev.nativemem.internal.JsonBinding;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -12,18 +12,28 @@ import java.util.Optional;
 /**
  * Statistics of the allocator that serves {@code malloc}, labelled by kind so glibc figures are
  * never read as jemalloc's. jemalloc's are read after advancing {@code epoch}.
+ *
+ * <p>The native library writes one flat object: {@code kind}, then the keys of {@link Jemalloc} or
+ * of {@link Glibc}, whichever it names.
  */
 public final class AllocatorStats {
-  private final Map<String, Object> json;
-  private final AllocatorInfo.Kind kind;
-  private final Jemalloc jemalloc;
-  private final Glibc glibc;
+  private AllocatorInfo.Kind kind;
+  private transient Jemalloc jemalloc;
+  private transient Glibc glibc;
 
-  AllocatorStats(Map<String, Object> json) {
-    this.json = json;
-    this.kind = AllocatorInfo.Kind.valueOf(Json.string(json, "kind").toUpperCase(Locale.ROOT));
-    this.jemalloc = kind == AllocatorInfo.Kind.JEMALLOC ? new Jemalloc(json) : null;
-    this.glibc = kind == AllocatorInfo.Kind.GLIBC ? new Glibc(json) : null;
+  /** Bound by {@link JsonBinding}: the fields are the keys of the native library's JSON. */
+  private AllocatorStats() {}
+
+  /** The statistics of {@code json} (the {@code allocator_stats} job's). */
+  static AllocatorStats of(Map<String, Object> json) {
+    AllocatorStats stats = JsonBinding.read(AllocatorStats.class, json);
+    if (stats.kind == AllocatorInfo.Kind.JEMALLOC) {
+      stats.jemalloc = JsonBinding.read(Jemalloc.class, json);
+    } else {
+      stats.glibc = JsonBinding.read(Glibc.class, json);
+    }
+    VarHandle.releaseFence(); // publishes the allocator's part as the binding's fence does kind
+    return stats;
   }
 
   public AllocatorInfo.Kind kind() {
@@ -32,7 +42,7 @@ public final class AllocatorStats {
 
   /** Bytes the application holds through {@code malloc}, whichever allocator serves it. */
   public long allocatedBytes() {
-    return Json.number(json, "allocated_bytes");
+    return jemalloc != null ? jemalloc.allocatedBytes : glibc.allocatedBytes;
   }
 
   /** jemalloc's statistics; empty under glibc. */
@@ -45,7 +55,10 @@ public final class AllocatorStats {
     return Optional.ofNullable(glibc);
   }
 
+  /** The flat object the native library wrote: {@code kind}, then the allocator's keys. */
   public String toJson() {
+    Map<String, Object> json = JsonBinding.toMap(this);
+    json.putAll(JsonBinding.toMap(jemalloc != null ? jemalloc : glibc));
     return Json.write(json);
   }
 
@@ -56,63 +69,67 @@ public final class AllocatorStats {
 
   /** jemalloc's totals and arenas, in bytes. */
   public static final class Jemalloc {
-    private final Map<String, Object> json;
-    private final List<Arena> arenas = new ArrayList<>();
+    private long allocatedBytes;
+    private long activeBytes;
+    private long residentBytes;
+    private long mappedBytes;
+    private long retainedBytes;
+    private long metadataBytes;
+    private long dirtyBytes;
+    private long muzzyBytes;
+    private double fragmentation;
+    private List<Arena> arenas;
 
-    Jemalloc(Map<String, Object> json) {
-      this.json = json;
-      for (Map<String, Object> arena : Json.objects(json, "arenas")) {
-        arenas.add(new Arena(arena));
-      }
-    }
+    /** Bound by {@link JsonBinding}: the fields are the keys of the native library's JSON. */
+    private Jemalloc() {}
 
     /** {@code stats.allocated}. */
     public long allocatedBytes() {
-      return Json.number(json, "allocated_bytes");
+      return allocatedBytes;
     }
 
     /** {@code stats.active}: pages holding application data. */
     public long activeBytes() {
-      return Json.number(json, "active_bytes");
+      return activeBytes;
     }
 
     /** {@code stats.resident}: physically resident pages jemalloc maps, metadata included. */
     public long residentBytes() {
-      return Json.number(json, "resident_bytes");
+      return residentBytes;
     }
 
     /** {@code stats.mapped}. */
     public long mappedBytes() {
-      return Json.number(json, "mapped_bytes");
+      return mappedBytes;
     }
 
     /** {@code stats.retained}: virtual memory kept for reuse, not resident. */
     public long retainedBytes() {
-      return Json.number(json, "retained_bytes");
+      return retainedBytes;
     }
 
     /** {@code stats.metadata}. */
     public long metadataBytes() {
-      return Json.number(json, "metadata_bytes");
+      return metadataBytes;
     }
 
     /** Unused dirty pages of all arenas: resident memory that a purge returns. */
     public long dirtyBytes() {
-      return Json.number(json, "dirty_bytes");
+      return dirtyBytes;
     }
 
     /** Unused muzzy pages of all arenas. */
     public long muzzyBytes() {
-      return Json.number(json, "muzzy_bytes");
+      return muzzyBytes;
     }
 
     /** {@code (active − allocated) / active}. */
     public double fragmentation() {
-      return Json.decimal(json, "fragmentation");
+      return fragmentation;
     }
 
     public List<Arena> arenas() {
-      return Collections.unmodifiableList(arenas);
+      return arenas;
     }
 
     @Override
@@ -157,85 +174,94 @@ public final class AllocatorStats {
 
   /** One initialized jemalloc arena. */
   public static final class Arena {
-    private final Map<String, Object> json;
+    private int index;
+    private int threads;
+    private long dirtyPages;
+    private long muzzyPages;
+    private long smallAllocatedBytes;
+    private long largeAllocatedBytes;
 
-    Arena(Map<String, Object> json) {
-      this.json = json;
-    }
+    /** Bound by {@link JsonBinding}: the fields are the keys of the native library's JSON. */
+    private Arena() {}
 
     public int index() {
-      return (int) Json.number(json, "index");
+      return index;
     }
 
     /** Threads bound to this arena now. */
     public int threads() {
-      return (int) Json.number(json, "threads");
+      return threads;
     }
 
     public long dirtyPages() {
-      return Json.number(json, "dirty_pages");
+      return dirtyPages;
     }
 
     public long muzzyPages() {
-      return Json.number(json, "muzzy_pages");
+      return muzzyPages;
     }
 
     public long smallAllocatedBytes() {
-      return Json.number(json, "small_allocated_bytes");
+      return smallAllocatedBytes;
     }
 
     public long largeAllocatedBytes() {
-      return Json.number(json, "large_allocated_bytes");
+      return largeAllocatedBytes;
     }
   }
 
   /** glibc's {@code mallinfo2} and what {@code malloc_info} adds, in bytes. */
   public static final class Glibc {
-    private final Map<String, Object> json;
+    private long arenaBytes;
+    private long mmapBytes;
+    private long allocatedBytes;
+    private long inUseBytes;
+    private long freeBytes;
+    private long releasableBytes;
+    private Long arenaCount;
+    private String mallocArenaMax;
 
-    Glibc(Map<String, Object> json) {
-      this.json = json;
-    }
+    /** Bound by {@link JsonBinding}: the fields are the keys of the native library's JSON. */
+    private Glibc() {}
 
     /** {@code uordblks + hblkhd}. */
     public long allocatedBytes() {
-      return Json.number(json, "allocated_bytes");
+      return allocatedBytes;
     }
 
     /** {@code arena}: bytes from {@code sbrk} and arena heaps. */
     public long arenaBytes() {
-      return Json.number(json, "arena_bytes");
+      return arenaBytes;
     }
 
     /** {@code hblkhd}: bytes in chunks served by {@code mmap}. */
     public long mmapBytes() {
-      return Json.number(json, "mmap_bytes");
+      return mmapBytes;
     }
 
     /** {@code uordblks}: bytes held in arena chunks. */
     public long inUseBytes() {
-      return Json.number(json, "in_use_bytes");
+      return inUseBytes;
     }
 
     /** {@code fordblks}: free bytes inside arenas, resident until trimmed or reused. */
     public long freeBytes() {
-      return Json.number(json, "free_bytes");
+      return freeBytes;
     }
 
     /** {@code keepcost}: releasable bytes at the top of the main heap. */
     public long releasableBytes() {
-      return Json.number(json, "releasable_bytes");
+      return releasableBytes;
     }
 
     /** Arenas counted in {@code malloc_info}; empty if it could not be read. */
     public Optional<Long> arenaCount() {
-      return Optional.ofNullable(Json.optionalNumber(json, "arena_count"));
+      return Optional.ofNullable(arenaCount);
     }
 
     /** {@code MALLOC_ARENA_MAX} from the environment. */
     public Optional<String> mallocArenaMax() {
-      Object v = json.get("malloc_arena_max");
-      return v instanceof String ? Optional.of((String) v) : Optional.empty();
+      return Optional.ofNullable(mallocArenaMax);
     }
 
     @Override

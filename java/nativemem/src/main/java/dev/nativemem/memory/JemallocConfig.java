@@ -1,100 +1,104 @@
 package dev.nativemem.memory;
 
-import dev.nativemem.internal.Json;
-import java.util.Collections;
-import java.util.Map;
+import dev.nativemem.internal.JsonBinding;
 import java.util.Optional;
 
 /**
  * How the process's jemalloc is configured, read through its own {@code mallctl}: what was compiled
  * in ({@code config.*}), chosen at start ({@code opt.*}) and set now.
+ *
+ * <p>{@code lg_prof_sample} and {@code page_bytes} have no accessor: {@link #toJson()} passes them
+ * on.
  */
 public final class JemallocConfig {
-  private final Map<String, Object> json;
+  private boolean configProf;
+  private boolean configStats;
+  private int optNarenas;
+  private int arenasNarenas;
+  private Boolean optProf;
+  private Boolean profActive;
+  private Long lgProfSample;
+  private boolean backgroundThread;
+  private long dirtyDecayMs;
+  private long muzzyDecayMs;
+  private boolean tcache;
+  private long pageBytes;
 
-  JemallocConfig(Map<String, Object> json) {
-    this.json = Collections.unmodifiableMap(json);
-    Json.bool(json, "config_prof"); // fail early on a malformed document
-  }
+  /** Bound by {@link JsonBinding}: the fields are the keys of the native library's JSON. */
+  private JemallocConfig() {}
 
   /** {@code config.prof}: heap profiling compiled in. */
   public boolean profilingCompiledIn() {
-    return Json.bool(json, "config_prof");
+    return configProf;
   }
 
   /** {@code config.stats}: statistics compiled in. */
   public boolean statsCompiledIn() {
-    return Json.bool(json, "config_stats");
+    return configStats;
   }
 
   /** {@code opt.narenas}: the arena limit chosen at start (4 × CPUs unless configured). */
   public int optNarenas() {
-    return (int) Json.number(json, "opt_narenas");
+    return optNarenas;
   }
 
   /** {@code arenas.narenas}: arenas that exist now. */
   public int narenas() {
-    return (int) Json.number(json, "arenas_narenas");
+    return arenasNarenas;
   }
 
   /** {@code opt.prof}: profiling enabled at start; empty when not compiled in. */
   public Optional<Boolean> profilingEnabled() {
-    Object v = json.get("opt_prof");
-    return v instanceof Boolean ? Optional.of((Boolean) v) : Optional.empty();
+    return Optional.ofNullable(optProf);
   }
 
   /** {@code prof.active}: sampling now; empty when not compiled in. */
   public Optional<Boolean> profilingActive() {
-    Object v = json.get("prof_active");
-    return v instanceof Boolean ? Optional.of((Boolean) v) : Optional.empty();
+    return Optional.ofNullable(profActive);
   }
 
   /** {@code background_thread}: background purging threads on now. */
   public boolean backgroundThread() {
-    return Json.bool(json, "background_thread");
+    return backgroundThread;
   }
 
   /** {@code arenas.dirty_decay_ms}: -1 means dirty pages are never purged. */
   public long dirtyDecayMs() {
-    return Json.number(json, "dirty_decay_ms");
+    return dirtyDecayMs;
   }
 
   /** {@code arenas.muzzy_decay_ms}. */
   public long muzzyDecayMs() {
-    return Json.number(json, "muzzy_decay_ms");
+    return muzzyDecayMs;
   }
 
   /** {@code opt.tcache}: thread caches enabled. */
   public boolean threadCache() {
-    return Json.bool(json, "tcache");
-  }
-
-  Map<String, Object> asMap() {
-    return json;
+    return tcache;
   }
 
   public String toJson() {
-    return Json.write(json);
+    return JsonBinding.write(this);
   }
 
   @Override
   public String toString() {
     return "narenas "
-        + narenas()
+        + arenasNarenas
         + " (opt.narenas "
-        + optNarenas()
+        + optNarenas
         + "), prof "
         + profilingEnabled().map(String::valueOf).orElse("not compiled in")
         + profilingActive().map(a -> a ? " (active)" : " (inactive)").orElse("")
         + ", background_thread "
-        + backgroundThread()
+        + backgroundThread
         + ", dirty_decay_ms "
-        + dirtyDecayMs()
+        + dirtyDecayMs
         + ", muzzy_decay_ms "
-        + muzzyDecayMs()
+        + muzzyDecayMs
         + ", tcache "
-        + threadCache()
+        + tcache
         + ", stats "
-        + (statsCompiledIn() ? "compiled in" : "not compiled in");
+        + (configStats ? "compiled in" : "not compiled in");
   }
 }

@@ -22,7 +22,7 @@ public final class MemoryReader {
   /** Which allocator serves this process's {@code malloc}. */
   public static AllocatorInfo allocator() {
     NativeLibraryLoader.load();
-    return new AllocatorInfo(Json.parseObject(NativeBridge.call("allocator")));
+    return JsonBinding.read(AllocatorInfo.class, Json.parseObject(NativeBridge.call("allocator")));
   }
 
   /** Resident memory of this process, from {@code /proc/self/status}. */
@@ -42,7 +42,7 @@ public final class MemoryReader {
   /** The allocator's statistics. */
   public static AllocatorStats stats() {
     NativeLibraryLoader.load();
-    return new AllocatorStats(Json.parseObject(NativeBridge.call("allocator_stats")));
+    return AllocatorStats.of(Json.parseObject(NativeBridge.call("allocator_stats")));
   }
 
   /** The allocator's own text report. */

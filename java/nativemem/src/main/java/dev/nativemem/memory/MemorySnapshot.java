@@ -53,8 +53,7 @@ public final class MemorySnapshot {
     MemoryBreakdown breakdown =
         MemoryBreakdownReader.readResident(
             Json.object(json, "native_view"), nmt, handles, resident);
-    return new MemorySnapshot(
-        breakdown, new AllocatorStats(Json.object(json, "stats")), takenNanos);
+    return new MemorySnapshot(breakdown, AllocatorStats.of(Json.object(json, "stats")), takenNanos);
   }
 
   /** When it was taken. */

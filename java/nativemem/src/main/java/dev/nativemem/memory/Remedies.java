@@ -3,6 +3,7 @@ package dev.nativemem.memory;
 import dev.nativemem.base.AllocatorUnavailableException;
 import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.Json;
+import dev.nativemem.internal.JsonBinding;
 import dev.nativemem.internal.NativeBridge;
 import java.util.Map;
 
@@ -23,7 +24,7 @@ public final class Remedies {
 
   /** Purges every unused dirty page of every jemalloc arena now. */
   public RemedyResult purge() {
-    return new RemedyResult(Json.parseObject(NativeBridge.call("purge")));
+    return result(NativeBridge.call("purge"));
   }
 
   /**
@@ -33,20 +34,18 @@ public final class Remedies {
    * @throws IllegalArgumentException if a value is below -1 or above jemalloc's maximum
    */
   public RemedyResult setDecay(long dirtyDecayMs, long muzzyDecayMs) {
-    return new RemedyResult(
-        Json.parseObject(
-            NativeBridge.call(
-                "set_decay", Map.of("dirty_ms", dirtyDecayMs, "muzzy_ms", muzzyDecayMs))));
+    return result(
+        NativeBridge.call("set_decay", Map.of("dirty_ms", dirtyDecayMs, "muzzy_ms", muzzyDecayMs)));
   }
 
   /** Starts jemalloc's background purging threads. */
   public RemedyResult enableBackgroundThreads() {
-    return new RemedyResult(Json.parseObject(NativeBridge.call("enable_background_threads")));
+    return result(NativeBridge.call("enable_background_threads"));
   }
 
   /** Returns the calling thread's cached objects to their arenas. */
   public RemedyResult flushThreadCache() {
-    return new RemedyResult(Json.parseObject(NativeBridge.call("flush_thread_cache")));
+    return result(NativeBridge.call("flush_thread_cache"));
   }
 
   /**
@@ -55,6 +54,11 @@ public final class Remedies {
    * @throws NativeMemoryException under jemalloc (use {@link #purge()})
    */
   public RemedyResult trim() {
-    return new RemedyResult(Json.parseObject(NativeBridge.call("trim")));
+    return result(NativeBridge.call("trim"));
+  }
+
+  /** The remedy's answer from the native library, as its result. */
+  private static RemedyResult result(String answer) {
+    return JsonBinding.read(RemedyResult.class, Json.parseObject(answer));
   }
 }

@@ -1,53 +1,56 @@
 package dev.nativemem.memory;
 
 import dev.nativemem.internal.ByteFormat;
-import dev.nativemem.internal.Json;
-import java.util.Map;
+import dev.nativemem.internal.JsonBinding;
 import java.util.Optional;
 
 /** What a remedy changed: resident bytes before and after. */
 public final class RemedyResult {
-  private final Map<String, Object> json;
+  private String remedy;
+  private String allocator;
+  private Long allocatorResidentBeforeBytes;
+  private Long allocatorResidentAfterBytes;
+  private long rssBeforeBytes;
+  private long rssAfterBytes;
+  private String detail;
 
-  RemedyResult(Map<String, Object> json) {
-    this.json = json;
-    Json.string(json, "remedy");
-  }
+  /** Bound by {@link JsonBinding}: the fields are the keys of the native library's JSON. */
+  private RemedyResult() {}
 
   /** {@code purge}, {@code set_decay}, {@code enable_background_threads}, ... */
   public String remedy() {
-    return Json.string(json, "remedy");
+    return remedy;
   }
 
   /** {@code jemalloc} or {@code glibc}. */
   public String allocator() {
-    return Json.string(json, "allocator");
+    return allocator;
   }
 
   /** jemalloc's {@code stats.resident} before; empty on glibc. */
   public Optional<Long> allocatorResidentBeforeBytes() {
-    return Optional.ofNullable(Json.optionalNumber(json, "allocator_resident_before_bytes"));
+    return Optional.ofNullable(allocatorResidentBeforeBytes);
   }
 
   /** jemalloc's {@code stats.resident} after; empty on glibc. */
   public Optional<Long> allocatorResidentAfterBytes() {
-    return Optional.ofNullable(Json.optionalNumber(json, "allocator_resident_after_bytes"));
+    return Optional.ofNullable(allocatorResidentAfterBytes);
   }
 
   public long rssBeforeBytes() {
-    return Json.number(json, "rss_before_bytes");
+    return rssBeforeBytes;
   }
 
   public long rssAfterBytes() {
-    return Json.number(json, "rss_after_bytes");
+    return rssAfterBytes;
   }
 
   public String detail() {
-    return Json.string(json, "detail");
+    return detail;
   }
 
   public String toJson() {
-    return Json.write(json);
+    return JsonBinding.write(this);
   }
 
   @Override
@@ -61,15 +64,15 @@ public final class RemedyResult {
                         + " -> "
                         + ByteFormat.human(allocatorResidentAfterBytes().orElse(0L)))
             .orElse("");
-    return remedy()
+    return remedy
         + " ("
-        + allocator()
+        + allocator
         + "): "
-        + detail()
+        + detail
         + "; RSS "
-        + ByteFormat.human(rssBeforeBytes())
+        + ByteFormat.human(rssBeforeBytes)
         + " -> "
-        + ByteFormat.human(rssAfterBytes())
+        + ByteFormat.human(rssAfterBytes)
         + resident;
   }
 }

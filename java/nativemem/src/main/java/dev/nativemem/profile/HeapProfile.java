@@ -3,13 +3,16 @@ package dev.nativemem.profile;
 import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
+import dev.nativemem.internal.JsonBinding;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import java.io.IOException;
+import java.lang.invoke.VarHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -35,24 +38,35 @@ public final class HeapProfile {
   /** Sites listed by {@link #analyze()}. */
   public static final int DEFAULT_TOP = 20;
 
-  private final Path path;
-  private final Instant time;
-  private final long sampleIntervalBytes;
-  private final long sampledBytes;
-  private final long sampledObjects;
-  private final long inUseBytes;
-  private final long inUseObjects;
-  private final long stackCount;
+  private transient Path path;
+  private transient Instant time;
+  private long sampleIntervalBytes;
+  private long sampledBytes;
+  private long sampledObjects;
+  private long unbiasedBytes;
+  private long unbiasedObjects;
+  private long stackCount;
+  private Long dumpTimeMs;
 
-  HeapProfile(Path path, Instant time, Map<String, Object> summary) {
-    this.path = path;
-    this.time = time;
-    this.sampleIntervalBytes = Json.number(summary, "sample_interval_bytes");
-    this.sampledBytes = Json.number(summary, "sampled_bytes");
-    this.sampledObjects = Json.number(summary, "sampled_objects");
-    this.inUseBytes = Json.number(summary, "unbiased_bytes");
-    this.inUseObjects = Json.number(summary, "unbiased_objects");
-    this.stackCount = Json.number(summary, "stack_count");
+  /**
+   * Bound by {@link JsonBinding}: the fields are the keys of the native library's summary of the
+   * dump; the file and its time are the profile's own.
+   */
+  private HeapProfile() {}
+
+  /**
+   * The profile of the dump at {@code path}, from the native library's summary of it. It was taken
+   * when the summary's {@code dump_time_ms} says (from the dump's {@code .symbols/symbols.json}
+   * sidecar, read by the native side, bounded and never from a FIFO or link), else at the dump's
+   * mtime.
+   */
+  static HeapProfile of(Path path, Map<String, Object> summary) {
+    HeapProfile profile = JsonBinding.read(HeapProfile.class, summary);
+    profile.path = path;
+    profile.time =
+        profile.dumpTimeMs != null ? Instant.ofEpochMilli(profile.dumpTimeMs) : modified(path);
+    VarHandle.releaseFence(); // publishes these two as the binding's fence does the keys
+    return profile;
   }
 
   /**
@@ -67,7 +81,7 @@ public final class HeapProfile {
     NativeLibraryLoader.load();
     Map<String, Object> summary =
         Json.parseObject(NativeBridge.call("profile_summary", Map.of("dump", absolute.toString())));
-    return new HeapProfile(absolute, timeOf(absolute, summary), summary);
+    return of(absolute, summary);
   }
 
   /**
@@ -75,8 +89,7 @@ public final class HeapProfile {
    * own answer: its path and summary, so nothing is read again.
    */
   static HeapProfile dumped(Map<String, Object> dumped) {
-    Path path = Paths.get(Json.string(dumped, "path"));
-    return new HeapProfile(path, timeOf(path, dumped), dumped);
+    return of(Paths.get(Json.string(dumped, "path")), dumped);
   }
 
   /** The dump file. */
@@ -112,12 +125,12 @@ public final class HeapProfile {
    * #analyze()} reports.
    */
   public long inUseBytes() {
-    return inUseBytes;
+    return unbiasedBytes;
   }
 
   /** In-use objects estimated from the samples, as {@link #analyze()} totals them. */
   public long inUseObjects() {
-    return inUseObjects;
+    return unbiasedObjects;
   }
 
   /** Distinct allocation stacks in the dump. */
@@ -183,16 +196,12 @@ public final class HeapProfile {
     return request().base(Objects.requireNonNull(base, "base").path);
   }
 
+  /** The dump's {@code path} and {@code time}, then the keys of its summary. */
   public String toJson() {
-    Map<String, Object> json = new java.util.LinkedHashMap<>();
+    Map<String, Object> json = new LinkedHashMap<>();
     json.put("path", path.toString());
     json.put("time", time.toString());
-    json.put("sample_interval_bytes", sampleIntervalBytes);
-    json.put("sampled_bytes", sampledBytes);
-    json.put("sampled_objects", sampledObjects);
-    json.put("in_use_bytes", inUseBytes);
-    json.put("in_use_objects", inUseObjects);
-    json.put("stack_count", stackCount);
+    json.putAll(JsonBinding.toMap(this));
     return Json.write(json);
   }
 
@@ -203,24 +212,16 @@ public final class HeapProfile {
         + " at "
         + time
         + ": "
-        + ByteFormat.human(inUseBytes)
+        + ByteFormat.human(unbiasedBytes)
         + " in use ("
-        + inUseObjects
+        + unbiasedObjects
         + " objects, estimated from samples) in "
         + stackCount
         + " stacks, sampled every "
         + ByteFormat.human(sampleIntervalBytes);
   }
 
-  /**
-   * When the dump was taken: from its {@code .symbols/symbols.json} sidecar (read by the native
-   * side, bounded and never from a FIFO or link), else the dump's mtime.
-   */
-  static Instant timeOf(Path dump, Map<String, Object> summary) {
-    Object fromSidecar = summary.get("dump_time_ms");
-    if (fromSidecar instanceof Number) {
-      return Instant.ofEpochMilli(((Number) fromSidecar).longValue());
-    }
+  private static Instant modified(Path dump) {
     try {
       return Files.getLastModifiedTime(dump).toInstant();
     } catch (IOException e) {

@@ -35,7 +35,7 @@ class ProfileContractFixturesTest {
     Path dump = Paths.get("/var/tmp/app.heap");
     check(
         "profile-summary.json",
-        json -> new HeapProfile(dump, HeapProfile.timeOf(dump, json), json),
+        json -> HeapProfile.of(dump, json),
         // The dump's own figures; its warnings come again in analyze()'s report, which reads them.
         "mapping_count",
         "warnings");
