@@ -159,8 +159,8 @@ pub struct Summary {
     pub sampled_objects: u64,
     /// In-use totals unbiased per stack as jeprof does: the totals `analyze` reports (it also
     /// leaves out stacks made only of allocator frames, which jemalloc does not write in practice).
-    pub unbiased_bytes: i64,
-    pub unbiased_objects: i64,
+    pub in_use_bytes: i64,
+    pub in_use_objects: i64,
     pub stack_count: usize,
     pub mapping_count: usize,
     /// When the dump was taken, as its sidecar says; absent without a readable sidecar.
@@ -190,8 +190,8 @@ pub fn summary_of(path: &Path, dump_time_ms: Option<u64>) -> Result<Summary, Pro
         sample_interval_bytes: dump.sample_interval,
         sampled_bytes: dump.totals.bytes,
         sampled_objects: dump.totals.objects,
-        unbiased_bytes: bytes as i64,
-        unbiased_objects: objects as i64,
+        in_use_bytes: bytes as i64,
+        in_use_objects: objects as i64,
         stack_count: stacks,
         mapping_count: dump.mappings.all().len(),
         dump_time_ms,

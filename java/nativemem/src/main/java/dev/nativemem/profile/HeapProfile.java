@@ -43,8 +43,8 @@ public final class HeapProfile {
   private long sampleIntervalBytes;
   private long sampledBytes;
   private long sampledObjects;
-  private long unbiasedBytes;
-  private long unbiasedObjects;
+  private long inUseBytes;
+  private long inUseObjects;
   private long stackCount;
   private Long dumpTimeMs;
 
@@ -125,12 +125,12 @@ public final class HeapProfile {
    * #analyze()} reports.
    */
   public long inUseBytes() {
-    return unbiasedBytes;
+    return inUseBytes;
   }
 
   /** In-use objects estimated from the samples, as {@link #analyze()} totals them. */
   public long inUseObjects() {
-    return unbiasedObjects;
+    return inUseObjects;
   }
 
   /** Distinct allocation stacks in the dump. */
@@ -212,9 +212,9 @@ public final class HeapProfile {
         + " at "
         + time
         + ": "
-        + ByteFormat.human(unbiasedBytes)
+        + ByteFormat.human(inUseBytes)
         + " in use ("
-        + unbiasedObjects
+        + inUseObjects
         + " objects, estimated from samples) in "
         + stackCount
         + " stacks, sampled every "
