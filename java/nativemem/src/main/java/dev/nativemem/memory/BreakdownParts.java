@@ -3,6 +3,9 @@ package dev.nativemem.memory;
 import dev.nativemem.handles.HandleReport;
 import dev.nativemem.internal.JsonBinding;
 import dev.nativemem.memory.reading.NmtSummary;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryUsage;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -108,16 +111,20 @@ final class BreakdownParts {
     }
   }
 
-  /** A memory pool outside the heap (metaspace, class space, code cache). */
+  /**
+   * A memory pool outside the heap (metaspace, class space, code cache). Only the MXBeans' reader
+   * builds one, where {@code java.management} is.
+   */
   static final class MemoryPool {
     final String name;
     final long usedBytes;
     final long committedBytes;
 
-    MemoryPool(String name, long usedBytes, long committedBytes) {
-      this.name = name;
-      this.usedBytes = usedBytes;
-      this.committedBytes = committedBytes;
+    MemoryPool(MemoryPoolMXBean pool) {
+      MemoryUsage usage = pool.getUsage();
+      this.name = pool.getName();
+      this.usedBytes = usage.getUsed();
+      this.committedBytes = usage.getCommitted();
     }
 
     boolean isCodeCache() {
@@ -125,18 +132,18 @@ final class BreakdownParts {
     }
   }
 
-  /** A buffer pool ({@code direct}, {@code mapped}). */
+  /** A buffer pool ({@code direct}, {@code mapped}), built as {@link MemoryPool} is. */
   static final class BufferPool {
     final String name;
     final long count;
     final long usedBytes;
     final long capacityBytes;
 
-    BufferPool(String name, long count, long usedBytes, long capacityBytes) {
-      this.name = name;
-      this.count = count;
-      this.usedBytes = usedBytes;
-      this.capacityBytes = capacityBytes;
+    BufferPool(BufferPoolMXBean pool) {
+      this.name = pool.getName();
+      this.count = pool.getCount();
+      this.usedBytes = pool.getMemoryUsed();
+      this.capacityBytes = pool.getTotalCapacity();
     }
   }
 
@@ -177,7 +184,7 @@ final class BreakdownParts {
       this.agentActive = report.agentActive();
       List<HandleKind> kinds = new ArrayList<>();
       for (HandleReport.KindCount kind : report.kinds()) {
-        kinds.add(new HandleKind(kind.kind(), kind.open(), kind.leaked()));
+        kinds.add(new HandleKind(kind));
       }
       this.kinds = List.copyOf(kinds);
       this.openCacheCapacityBytes = report.openCacheCapacityBytes();
@@ -191,10 +198,10 @@ final class BreakdownParts {
     final long open;
     final long leaked;
 
-    HandleKind(String kind, long open, long leaked) {
-      this.kind = kind;
-      this.open = open;
-      this.leaked = leaked;
+    HandleKind(HandleReport.KindCount count) {
+      this.kind = count.kind();
+      this.open = count.open();
+      this.leaked = count.leaked();
     }
   }
 }

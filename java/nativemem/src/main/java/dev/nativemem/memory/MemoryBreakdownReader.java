@@ -105,16 +105,12 @@ final class MemoryBreakdownReader {
       List<BreakdownParts.MemoryPool> nonHeapPools = new ArrayList<>();
       for (MemoryPoolMXBean pool : Pools.MEMORY) {
         if (pool.getType() == MemoryType.NON_HEAP && pool.isValid()) {
-          MemoryUsage usage = pool.getUsage();
-          nonHeapPools.add(
-              new BreakdownParts.MemoryPool(pool.getName(), usage.getUsed(), usage.getCommitted()));
+          nonHeapPools.add(new BreakdownParts.MemoryPool(pool));
         }
       }
       List<BreakdownParts.BufferPool> bufferPools = new ArrayList<>();
       for (BufferPoolMXBean pool : Pools.BUFFERS) {
-        bufferPools.add(
-            new BreakdownParts.BufferPool(
-                pool.getName(), pool.getCount(), pool.getMemoryUsed(), pool.getTotalCapacity()));
+        bufferPools.add(new BreakdownParts.BufferPool(pool));
       }
       return new BreakdownParts.Jvm(
           heap.getUsed(),
