@@ -33,22 +33,22 @@ public final class MemoryBreakdown {
     COMMITTED
   }
 
-  private View view;
-  private BreakdownParts.Container container;
-  private BreakdownParts.Cpus cpus;
-  private ProcessMemory process;
-  private BreakdownParts.Jvm jvm;
-  private BreakdownParts.Allocator allocator;
-  private BreakdownParts.Handles handles;
-  private List<Part> attributed;
-  private long rssBytes;
-  private long attributedBytes;
-  private long unaccountedBytes;
-  private Long limitBytes;
-  private Long headroomBytes;
+  final View view;
+  final BreakdownParts.Container container;
+  final BreakdownParts.Cpus cpus;
+  final ProcessMemory process;
+  final BreakdownParts.Jvm jvm;
+  final BreakdownParts.Allocator allocator;
+  final BreakdownParts.Handles handles;
+  final List<Part> attributed;
+  final long rssBytes;
+  final long attributedBytes;
+  final long unaccountedBytes;
+  final Long limitBytes;
+  final Long headroomBytes;
 
   /** The full handle report or its summary; the JSON's {@code handles} holds its counts. */
-  private transient HandleReport handleReport;
+  final transient HandleReport handleReport;
 
   /**
    * Built by {@link MemoryBreakdownReader} from the native library's view ({@code nativeView}), the
@@ -316,28 +316,6 @@ public final class MemoryBreakdown {
   /** The breakdown as JSON: its fields are the keys ({@link JsonBinding}). */
   public String toJson() {
     return JsonBinding.write(this);
-  }
-
-  BreakdownParts.Container container() {
-    return container;
-  }
-
-  BreakdownParts.Cpus cpus() {
-    return cpus;
-  }
-
-  ProcessMemory process() {
-    return process;
-  }
-
-  BreakdownParts.Jvm jvm() {
-    return jvm;
-  }
-
-  /** An aligned table: bytes in MiB/GiB and, when there is a limit, percent of it. */
-  @Override
-  public String toString() {
-    return MemoryBreakdownText.of(this);
   }
 
   /** One attributed part of RSS. */

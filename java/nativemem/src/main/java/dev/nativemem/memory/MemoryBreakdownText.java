@@ -11,7 +11,7 @@ final class MemoryBreakdownText {
 
   static String of(MemoryBreakdown b) {
     Table t = new Table(b.limitBytes().orElse(null));
-    BreakdownParts.Container container = b.container();
+    BreakdownParts.Container container = b.container;
     if (container != null) {
       t.section("Container (cgroup " + container.cgroupVersion + " " + container.cgroup + ")");
       String limitAt = container.limitCgroup;
@@ -25,7 +25,7 @@ final class MemoryBreakdownText {
     } else {
       t.section("Container: no memory cgroup found");
     }
-    BreakdownParts.Cpus cpus = b.cpus();
+    BreakdownParts.Cpus cpus = b.cpus;
     t.text(
         "CPUs",
         b.containerCpus()
@@ -34,14 +34,14 @@ final class MemoryBreakdownText {
             + (cpus.quotaMillicpus == null
                 ? ", no quota)"
                 : String.format(Locale.ROOT, ", quota %.2f)", cpus.quotaMillicpus / 1000.0)));
-    ProcessMemory process = b.process();
+    ProcessMemory process = b.process;
     t.section("Process");
     t.row("RSS", Optional.of(b.rssBytes()));
     t.row("  anon", Optional.of(process.rssAnonBytes()));
     t.row("  file", Optional.of(process.rssFileBytes()));
     t.row("  shmem", Optional.of(process.rssShmemBytes()));
     t.count("threads", b.threads());
-    BreakdownParts.Jvm jvm = b.jvm();
+    BreakdownParts.Jvm jvm = b.jvm;
     t.section("JVM");
     t.row("heap used", Optional.of(jvm.heapUsedBytes));
     t.row("heap committed", Optional.of(jvm.heapCommittedBytes));
