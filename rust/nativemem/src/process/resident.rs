@@ -430,22 +430,51 @@ mod tests {
         unsafe { libc::munmap(base, length) };
     }
 
-    #[test]
-    fn counts_touched_pages_only() {
-        let page = 4096;
-        let length = 64 * page;
-        // SAFETY: a fresh private anonymous mapping, unmapped at the end of the test.
-        let base = unsafe {
+    /// `length` bytes of fresh private anonymous memory, read-write, in a mapping of its own: a
+    /// read-only page on either side (never touched) keeps it, and any part of it later made
+    /// `PROT_NONE`, from merging with a neighbour. Merged, it could lie in a larger mapping that
+    /// a transparent huge page backs whole on the first touch (or khugepaged collapses); and
+    /// qemu-user's `/proc/self/maps` for the guest leaves out every host mapping that is not
+    /// wholly the guest's, so merged with the emulator's own memory (a thread's stack or guard,
+    /// an arena's reserve) it would vanish from the map and the range read as not mapped.
+    /// Freed by [`unmap_isolated`].
+    fn map_isolated(length: usize) -> *mut libc::c_void {
+        let guard = 4096;
+        // SAFETY: a fresh private anonymous mapping; its middle is made writable below.
+        let reserved = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
-                length,
-                libc::PROT_READ | libc::PROT_WRITE,
+                length + 2 * guard,
+                libc::PROT_READ,
                 libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
                 -1,
                 0,
             )
         };
-        assert_ne!(base, libc::MAP_FAILED);
+        assert_ne!(reserved, libc::MAP_FAILED);
+        // SAFETY: inside the mapping above, between its first and last pages.
+        unsafe {
+            let base = reserved.cast::<u8>().add(guard).cast();
+            let rc = libc::mprotect(base, length, libc::PROT_READ | libc::PROT_WRITE);
+            assert_eq!(rc, 0);
+            // Where the kernel honours it (qemu-user takes it as a hint and ignores it).
+            libc::madvise(base, length, libc::MADV_NOHUGEPAGE);
+            base
+        }
+    }
+
+    fn unmap_isolated(base: *mut libc::c_void, length: usize) {
+        let guard = 4096;
+        // SAFETY: the whole mapping made by `map_isolated`, guards included.
+        let rc = unsafe { libc::munmap(base.cast::<u8>().sub(guard).cast(), length + 2 * guard) };
+        assert_eq!(rc, 0);
+    }
+
+    #[test]
+    fn counts_touched_pages_only() {
+        let page = 4096;
+        let length = 64 * page;
+        let base = map_isolated(length);
         let start = base as u64;
         let untouched = resident_in(&[(start, start + length as u64)]);
         assert_eq!(untouched.resident_bytes, vec![Some(0)]);
@@ -467,7 +496,6 @@ mod tests {
         assert_eq!(rc, 0);
         let first_half = resident_in(&[(start, start + length as u64)]);
         assert_eq!(first_half.resident_bytes, vec![Some(16 * page as u64)]);
-        // SAFETY: the mapping made above.
-        unsafe { libc::munmap(base, length) };
+        unmap_isolated(base, length);
     }
 }

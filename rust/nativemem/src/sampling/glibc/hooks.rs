@@ -6,7 +6,7 @@
 //! Nothing here allocates through a hooked import or takes a lock, except the `dlopen`/`dlclose`
 //! follow-up, which runs after the real call returned, outside the loader.
 
-use super::{record, tables, ACTIVE};
+use super::{record, tables, ACTIVE, RECORDING};
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -41,18 +41,22 @@ pub static REAL: Real = Real {
     dlclose: AtomicUsize::new(0),
 };
 
-/// Each import: its name, where its real function is kept, and our hook.
+/// Each import: its name, where its real function is kept, and our hook. In the order an
+/// object's entries are rewritten (and the reverse of their restore): what ends a sample before
+/// what starts one. A block sampled through an object's `malloc` is then never handed to its
+/// real `realloc` or `free`, which would leave the sample live for a block gone; `free` comes
+/// before `realloc`, which does both.
 pub fn table() -> [(&'static CStr, &'static AtomicUsize, usize); 12] {
     [
-        (c"malloc", &REAL.malloc, malloc as *const () as usize),
-        (c"calloc", &REAL.calloc, calloc as *const () as usize),
+        (c"free", &REAL.free, free as *const () as usize),
         (c"realloc", &REAL.realloc, realloc as *const () as usize),
         (
             c"reallocarray",
             &REAL.reallocarray,
             reallocarray as *const () as usize,
         ),
-        (c"free", &REAL.free, free as *const () as usize),
+        (c"malloc", &REAL.malloc, malloc as *const () as usize),
+        (c"calloc", &REAL.calloc, calloc as *const () as usize),
         (
             c"posix_memalign",
             &REAL.posix_memalign,
@@ -93,7 +97,7 @@ macro_rules! real {
 
 #[inline]
 fn allocated(block: *mut c_void, size: usize) {
-    if !block.is_null() && ACTIVE.load(Ordering::Relaxed) && super::sampler::take(size) {
+    if !block.is_null() && RECORDING.load(Ordering::Relaxed) && super::sampler::take(size) {
         record(block as usize, size);
     }
 }

@@ -6,6 +6,10 @@
 //! either still listed and mapped, or gone. Read-only pages (RELRO) are made writable for the
 //! write alone. Each entry changed is recorded with the value it held, and a restore writes that
 //! value back wherever the entry still holds our hook.
+//!
+//! Other threads call through an object's entries while they are written, one at a time: each
+//! object's entries are written in the order of the imports given, and restored in the reverse
+//! order, so that the caller can choose which of its hooks are always in place when another is.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::Mutex;
@@ -113,13 +117,34 @@ fn lowest_load(info: &libc::dl_phdr_info) -> Option<usize> {
         .map(|a| a & !(page_size() - 1))
 }
 
-/// Points every import of `imports` in every object not skipped at its hook.
+/// Called after each entry a walk changed, with the object's name and load base and the
+/// import's name: a test acts there, between two writes of one walk.
+#[cfg(test)]
+pub type Probe = fn(object: &CStr, base: usize, import: &CStr);
+
+#[cfg(test)]
+pub static BETWEEN_WRITES: Mutex<Option<Probe>> = Mutex::new(None);
+
+#[cfg(test)]
+fn between_writes(info: &libc::dl_phdr_info, import: &CStr) {
+    if let Some(probe) = *BETWEEN_WRITES.lock().unwrap_or_else(|p| p.into_inner()) {
+        probe(name_of(info), info.dlpi_addr as usize, import);
+    }
+}
+
+#[cfg(not(test))]
+#[inline(always)]
+fn between_writes(_: &libc::dl_phdr_info, _: &CStr) {}
+
+/// Points every import of `imports` in every object not skipped at its hook, each object's
+/// entries in the order of `imports`.
 pub fn hook_all(imports: &[Import], skip: &Skip) -> Rewrite {
     walk(imports, skip, Mode::Hook)
 }
 
-/// Writes back every entry that still holds one of `imports`' hooks, in objects still loaded;
-/// forgets the entries of objects that are gone.
+/// Writes back every entry that still holds one of `imports`' hooks, in objects still loaded,
+/// each object's entries in the reverse order of `imports`; forgets the entries of objects
+/// that are gone.
 pub fn restore_all(imports: &[Import], skip: &Skip) -> Rewrite {
     walk(imports, skip, Mode::Restore)
 }
@@ -176,7 +201,9 @@ impl Walk<'_> {
             return;
         };
         let relro = relro_range(info);
-        let mut touched = false;
+        // (rank in `imports`, entry, hook), written in rank order: ascending for a hook,
+        // descending for a restore (a sort by rank alone keeps the relocations' order within it).
+        let mut found: Vec<(usize, usize, usize)> = Vec::new();
         for table in [dynamic.jmprel, dynamic.rela] {
             let Some((start, size)) = table else {
                 continue;
@@ -192,12 +219,24 @@ impl Walk<'_> {
                 let Some(name) = dynamic.symbol_name(symbol) else {
                     continue;
                 };
-                let Some(import) = self.imports.iter().find(|i| i.name == name) else {
+                let Some(rank) = self.imports.iter().position(|i| i.name == name) else {
                     continue;
                 };
                 let slot = info.dlpi_addr as usize + rela.r_offset as usize;
-                touched |= self.entry(slot, import.hook, relro);
+                found.push((rank, slot, self.imports[rank].hook));
             }
+        }
+        match self.mode {
+            Mode::Hook => found.sort_by_key(|&(rank, _, _)| rank),
+            Mode::Restore => found.sort_by_key(|&(rank, _, _)| std::cmp::Reverse(rank)),
+        }
+        let mut touched = false;
+        for (rank, slot, hook) in found {
+            let changed = self.entry(slot, hook, relro);
+            if changed {
+                between_writes(info, self.imports[rank].name);
+            }
+            touched |= changed;
         }
         if touched {
             self.done.objects += 1;

@@ -23,7 +23,7 @@ use imports::{Import, Skip};
 use live::{Block, LiveHeap};
 use serde::Serialize;
 use stacks::{Stacks, MAX_FRAMES};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// The engine's name where status and dumps say which engine runs.
@@ -37,8 +37,15 @@ const STACK_FRAMES: usize = 1 << 22;
 /// Native frames kept before the Java frames.
 const MAX_NATIVE_FRAMES: usize = 64;
 
-/// Hooks record samples only while this is on.
+/// The engine runs: from the start, before any import is rewritten, until the stop. What a
+/// `dlopen` loads meanwhile is rewritten too.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Hooks record samples only while this is on: from when every import is rewritten (each
+/// sampled block's `realloc` and `free` are hooked then) until the stop.
+static RECORDING: AtomicBool = AtomicBool::new(false);
+/// Samples being recorded now: a stop waits for them, so that none lands after it (in a table
+/// the next start is clearing, for a block whose `free` no hook will see).
+static RECORDS_UNDER_WAY: AtomicUsize = AtomicUsize::new(0);
 static TABLES: OnceLock<Tables> = OnceLock::new();
 static SAMPLES: AtomicU64 = AtomicU64::new(0);
 /// Start, stop and the `dlopen`/`dlclose` follow-up, one at a time.
@@ -130,6 +137,9 @@ pub fn start(interval_bytes: u64) -> Result<GlibcProfilerStatus, SamplingError> 
     let done = imports::hook_all(&imports(), &skip);
     control.objects = done.objects;
     control.skip = Some(skip);
+    // Only now: while the walk was rewriting the imports, a block allocated through an object's
+    // hooked `malloc` could still be freed through another's real `free`.
+    RECORDING.store(true, Ordering::SeqCst);
     Ok(status_locked(&control))
 }
 
@@ -137,6 +147,12 @@ pub fn start(interval_bytes: u64) -> Result<GlibcProfilerStatus, SamplingError> 
 /// former cost. The samples stay readable (a dump shows what was live at the stop).
 pub fn stop() -> GlibcProfilerStatus {
     let mut control = CONTROL.lock().unwrap_or_else(|p| p.into_inner());
+    RECORDING.store(false, Ordering::SeqCst);
+    // A hook that found recording on may still be unwinding its stack: its sample is one taken
+    // before the stop, and is in the table when the stop returns.
+    while RECORDS_UNDER_WAY.load(Ordering::SeqCst) != 0 {
+        std::thread::yield_now();
+    }
     ACTIVE.store(false, Ordering::Release);
     if let Some(skip) = control.skip.take() {
         imports::restore_all(&imports(), &skip);
@@ -237,6 +253,9 @@ fn record(address: usize, size: usize) {
     let Some(_inside) = sampler::Inside::enter() else {
         return;
     };
+    let Some(_under_way) = UnderWay::enter() else {
+        return;
+    };
     let Some(tables) = tables() else {
         return;
     };
@@ -253,6 +272,25 @@ fn record(address: usize, size: usize) {
             stack,
         },
     );
+}
+
+/// A sample being recorded, counted in [`RECORDS_UNDER_WAY`] until dropped.
+struct UnderWay(());
+
+impl UnderWay {
+    /// None when recording is off: either a stop sees this record under way and waits for it,
+    /// or this record sees the stop (both sequentially consistent).
+    fn enter() -> Option<UnderWay> {
+        RECORDS_UNDER_WAY.fetch_add(1, Ordering::SeqCst);
+        let under_way = UnderWay(());
+        RECORDING.load(Ordering::SeqCst).then_some(under_way)
+    }
+}
+
+impl Drop for UnderWay {
+    fn drop(&mut self) {
+        RECORDS_UNDER_WAY.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// After a `dlopen` returned: rewrite what it loaded, tell the unwinder.

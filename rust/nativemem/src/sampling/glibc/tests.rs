@@ -323,6 +323,114 @@ fn a_library_loaded_after_the_start_is_hooked_and_stop_restores_every_entry() {
     assert_eq!(plant.dlclose(later.handle), 0);
 }
 
+/// What [`probe_between_writes`] knows and found: each plant's path with the offsets of its
+/// `plant_malloc`, `plant_realloc` and `plant_release`; the writes it ran after, by plant; and
+/// the samples it found left for blocks gone.
+struct Probe {
+    plants: Vec<(PathBuf, [usize; 3])>,
+    writes: Vec<usize>,
+    left: Vec<String>,
+}
+
+static PROBE: Mutex<Option<Probe>> = Mutex::new(None);
+
+/// The offset of a function a library exports, from its dynamic symbols.
+fn exported(path: &Path, name: &str) -> usize {
+    use object::{Object, ObjectSymbol};
+    let data = std::fs::read(path).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    let symbol = file
+        .dynamic_symbols()
+        .find(|s| s.name() == Ok(name))
+        .unwrap_or_else(|| panic!("{name} not in {}", path.display()));
+    symbol.address() as usize
+}
+
+/// Run by the walk after each entry it writes: when that entry is a plant's, a block is
+/// allocated, reallocated and freed through the plant's imports as they are at that moment
+/// (and, before recording is on, one allocated there is freed elsewhere), and no sample of
+/// those addresses may be left. Never panics: it runs inside the loader's `dl_iterate_phdr`
+/// callback.
+fn probe_between_writes(object: &CStr, base: usize, import: &CStr) {
+    let mut probe = PROBE.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(probe) = probe.as_mut() else {
+        return;
+    };
+    let Some(plant) = probe
+        .plants
+        .iter()
+        .position(|(path, _)| path.as_os_str().as_encoded_bytes() == object.to_bytes())
+    else {
+        return;
+    };
+    let [malloc, realloc, release] = probe.plants[plant].1.map(|offset| base + offset);
+    // SAFETY: the plant's own functions, at its load base plus their symbols' offsets.
+    let (block, moved, elsewhere) = unsafe {
+        let malloc: extern "C" fn(usize) -> *mut c_void = std::mem::transmute(malloc);
+        let realloc: extern "C" fn(*mut c_void, usize) -> *mut c_void =
+            std::mem::transmute(realloc);
+        let release: extern "C" fn(*mut c_void) = std::mem::transmute(release);
+        let block = malloc(100);
+        let moved = realloc(block, 5000);
+        release(moved);
+        // Until a start's walk is done, a block allocated here may be freed through an object
+        // it has not reached yet, whose `free` is the real one still: libc's stands for it.
+        let elsewhere = (!RECORDING.load(Ordering::SeqCst)).then(|| {
+            let elsewhere = malloc(200);
+            libc::free(elsewhere);
+            elsewhere as usize
+        });
+        (block as usize, moved as usize, elsewhere)
+    };
+    probe.writes[plant] += 1;
+    if let Some(tables) = tables() {
+        tables.live.for_each(|address, sample| {
+            if address == block || address == moved || Some(address) == elsewhere {
+                probe.left.push(format!(
+                    "after {import:?} of {object:?}: a sample of {} B at {address:#x}, freed",
+                    sample.size
+                ));
+            }
+        });
+    }
+}
+
+#[test]
+fn no_sample_outlives_its_block_while_the_imports_are_rewritten_one_by_one() {
+    let Some((_turn, (plant_path, later_path))) = turn_with_plants() else {
+        return;
+    };
+    let plant = Plant::open(plant_path);
+    let offsets = |path: &Path| {
+        ["plant_malloc", "plant_realloc", "plant_release"].map(|name| exported(path, name))
+    };
+    *PROBE.lock().unwrap() = Some(Probe {
+        plants: vec![
+            (plant_path.clone(), offsets(plant_path)),
+            (later_path.clone(), offsets(later_path)),
+        ],
+        writes: vec![0, 0],
+        left: Vec::new(),
+    });
+    *imports::BETWEEN_WRITES.lock().unwrap() = Some(probe_between_writes);
+    // Every allocation sampled: the plant's entries rewritten by the start, then (recording)
+    // those of a library loaded meanwhile, then both restored by the stop.
+    start(1).unwrap();
+    let handle = plant.dlopen(later_path);
+    assert!(!handle.is_null());
+    stop();
+    *imports::BETWEEN_WRITES.lock().unwrap() = None;
+    let probe = PROBE.lock().unwrap().take().unwrap();
+    assert_eq!(plant.dlclose(handle), 0);
+    // free, realloc, malloc, calloc, posix_memalign, dlopen and dlclose: hooked and restored.
+    assert!(
+        probe.writes.iter().all(|&writes| writes >= 14),
+        "writes probed in each plant: {:?}",
+        probe.writes
+    );
+    assert!(probe.left.is_empty(), "{:#?}", probe.left);
+}
+
 #[test]
 fn threads_churning_with_start_and_stop_end_back_at_the_baseline() {
     let Some((_turn, (plant_path, later_path))) = turn_with_plants() else {
