@@ -9,8 +9,9 @@ use std::ffi::{c_char, c_int, c_long, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// The engine is one per process: its tests take turns.
-static TURN: Mutex<()> = Mutex::new(());
+/// The engine is one per process: its tests take turns (and so does the unwinder's, whose own
+/// code range a start sets).
+pub(super) static TURN: Mutex<()> = Mutex::new(());
 
 /// This test's turn and the planted libraries; None (the test is skipped, saying why) when
 /// this machine has no C compiler.
