@@ -318,6 +318,12 @@ public final class MemoryBreakdown {
     return JsonBinding.write(this);
   }
 
+  /** An aligned table: bytes in MiB/GiB and, when there is a limit, percent of it. */
+  @Override
+  public String toString() {
+    return MemoryBreakdownText.of(this);
+  }
+
   /** One attributed part of RSS. */
   public static final class Part {
     private final String name;
