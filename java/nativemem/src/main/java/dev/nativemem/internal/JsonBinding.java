@@ -47,35 +47,56 @@ public final class JsonBinding {
   @Target(ElementType.FIELD)
   public @interface Added {}
 
-  /** The keys {@link #toMap} writes: every instance field but transient ones. */
-  private static final ClassValue<List<Field>> KEYS =
-      new ClassValue<>() {
-        @Override
-        protected List<Field> computeValue(Class<?> type) {
-          List<Field> keys = new ArrayList<>();
-          for (Field field : type.getDeclaredFields()) {
-            int modifiers = field.getModifiers();
-            if (!Modifier.isStatic(modifiers) && !Modifier.isTransient(modifiers)) {
-              field.setAccessible(true);
-              keys.add(field);
-            }
-          }
-          return Collections.unmodifiableList(keys);
-        }
-      };
+  /** A field and its key, worked out once per class. */
+  private static final class Key {
+    final Field field;
+    final String name;
+    final Type type;
+    final boolean required;
+    final boolean added;
 
-  /** The keys {@link #read} binds: those of {@link #KEYS} not marked {@link Added}. */
-  private static final ClassValue<List<Field>> NATIVE_KEYS =
+    Key(Field field) {
+      field.setAccessible(true);
+      this.field = field;
+      this.name = key(field);
+      this.type = field.getGenericType();
+      this.required = field.getType().isPrimitive();
+      this.added = field.isAnnotationPresent(Added.class);
+    }
+  }
+
+  /**
+   * A class's keys: every instance field but transient ones, in declaration order ({@link #toMap}
+   * writes them all, {@link #read} binds those not {@link Added}); and its constructor without
+   * arguments, made accessible, or null when it has none (a value only written).
+   */
+  private static final class Shape {
+    final List<Key> keys = new ArrayList<>();
+    final Constructor<?> empty;
+
+    Shape(Class<?> type) {
+      for (Field field : type.getDeclaredFields()) {
+        int modifiers = field.getModifiers();
+        if (!Modifier.isStatic(modifiers) && !Modifier.isTransient(modifiers)) {
+          keys.add(new Key(field));
+        }
+      }
+      Constructor<?> constructor;
+      try {
+        constructor = type.getDeclaredConstructor();
+        constructor.setAccessible(true);
+      } catch (NoSuchMethodException e) {
+        constructor = null;
+      }
+      this.empty = constructor;
+    }
+  }
+
+  private static final ClassValue<Shape> SHAPES =
       new ClassValue<>() {
         @Override
-        protected List<Field> computeValue(Class<?> type) {
-          List<Field> keys = new ArrayList<>();
-          for (Field field : KEYS.get(type)) {
-            if (!field.isAnnotationPresent(Added.class)) {
-              keys.add(field);
-            }
-          }
-          return Collections.unmodifiableList(keys);
+        protected Shape computeValue(Class<?> type) {
+          return new Shape(type);
         }
       };
 
@@ -90,16 +111,20 @@ public final class JsonBinding {
   public static <T> T read(Class<T> type, Map<String, Object> json) {
     T value;
     try {
-      Constructor<T> empty = type.getDeclaredConstructor();
-      empty.setAccessible(true);
-      value = empty.newInstance();
-      for (Field field : NATIVE_KEYS.get(type)) {
-        String key = key(field);
-        Object raw = json.get(key);
-        if (raw == null && (field.getType().isPrimitive() || !json.containsKey(key))) {
-          throw malformed(type, key, "missing");
+      Shape shape = SHAPES.get(type);
+      if (shape.empty == null) {
+        throw new NoSuchMethodException(type.getName() + " has no constructor without arguments");
+      }
+      value = type.cast(shape.empty.newInstance());
+      for (Key key : shape.keys) {
+        if (key.added) {
+          continue;
         }
-        field.set(value, convert(field.getGenericType(), raw, type, key));
+        Object raw = json.get(key.name);
+        if (raw == null && (key.required || !json.containsKey(key.name))) {
+          throw malformed(type, key.name, "missing");
+        }
+        key.field.set(value, convert(key.type, raw, type, key.name));
       }
     } catch (ReflectiveOperationException | ClassCastException | IllegalArgumentException e) {
       throw new NativeMemoryException(
@@ -125,8 +150,8 @@ public final class JsonBinding {
   public static Map<String, Object> toMap(Object value) {
     Map<String, Object> json = new LinkedHashMap<>();
     try {
-      for (Field field : KEYS.get(value.getClass())) {
-        json.put(key(field), toJsonValue(field.get(value)));
+      for (Key key : SHAPES.get(value.getClass()).keys) {
+        json.put(key.name, toJsonValue(key.field.get(value)));
       }
     } catch (IllegalAccessException e) {
       throw new IllegalStateException(e);
