@@ -103,15 +103,9 @@ impl BridgeError {
     /// The Java exception class for this error.
     fn java_class(&self) -> &'static str {
         match self {
-            BridgeError::Allocator(
-                AllocatorError::NotJemalloc { .. } | AllocatorError::NeedsJemalloc { .. },
-            ) => "dev/nativemem/base/AllocatorUnavailableException",
             BridgeError::InvalidArgument(_)
             | BridgeError::Allocator(AllocatorError::NotPlainRead { .. }) => {
                 "java/lang/IllegalArgumentException"
-            }
-            BridgeError::Sampling(SamplingError::Unavailable(_)) => {
-                "dev/nativemem/base/ProfilingUnavailableException"
             }
             BridgeError::Sampling(
                 SamplingError::BadPath(_)

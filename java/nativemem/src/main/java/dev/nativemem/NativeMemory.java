@@ -1,11 +1,12 @@
 package dev.nativemem;
 
 import dev.nativemem.base.Advice;
-import dev.nativemem.base.AllocatorUnavailableException;
 import dev.nativemem.base.NativeMemoryException;
-import dev.nativemem.base.ProfilingUnavailableException;
 import dev.nativemem.base.Setting;
 import dev.nativemem.internal.AppLog;
+import dev.nativemem.internal.ByteFormat;
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.JsonBinding;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.memory.AllocatorInfo;
@@ -14,13 +15,15 @@ import dev.nativemem.memory.MemoryBreakdown;
 import dev.nativemem.memory.MemoryReader;
 import dev.nativemem.memory.MemorySnapshot;
 import dev.nativemem.memory.ProcessMemory;
-import dev.nativemem.memory.Remedies;
 import dev.nativemem.profile.HeapProfile;
 import dev.nativemem.profile.HeapProfiler;
 import dev.nativemem.profile.sampling.JavaFramesSetting;
 import dev.nativemem.watch.starting.WatchStart;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The entry point: what this JVM's native memory is made of, from inside the JVM.
@@ -72,7 +75,7 @@ public final class NativeMemory {
    * acts on a read of some keys ({@code arenas.create}) and answers others with a pointer.
    *
    * @throws IllegalArgumentException for any other key, saying why
-   * @throws AllocatorUnavailableException if glibc serves {@code malloc}
+   * @throws NativeMemoryException if glibc serves {@code malloc}
    * @throws NativeMemoryException if jemalloc does not know the key
    */
   public static long mallctl(String key) {
@@ -124,9 +127,180 @@ public final class NativeMemory {
     return MemoryReader.advice();
   }
 
-  /** Actions that give native memory back now (purge, decay, background threads, trim). */
-  public static Remedies remedies() {
-    return MemoryReader.remedies();
+  /**
+   * Purges every unused dirty page of every jemalloc arena now: what the allocator holds beyond
+   * what is allocated goes back to the kernel. glibc's counterpart is {@link #trim()}.
+   *
+   * @throws NativeMemoryException under glibc; the message names the {@code LD_PRELOAD} to use
+   */
+  public static RemedyResult purge() {
+    return remedy("purge", null);
+  }
+
+  /**
+   * Sets jemalloc's dirty and muzzy decay times for every existing arena and as the default for new
+   * ones. {@code -1} never purges; {@code 0} purges at once.
+   *
+   * @throws IllegalArgumentException if a value is below -1 or above jemalloc's maximum
+   * @throws NativeMemoryException under glibc
+   */
+  public static RemedyResult setDecay(long dirtyDecayMs, long muzzyDecayMs) {
+    return remedy("set_decay", Map.of("dirty_ms", dirtyDecayMs, "muzzy_ms", muzzyDecayMs));
+  }
+
+  /**
+   * Starts jemalloc's background purging threads.
+   *
+   * @throws NativeMemoryException under glibc
+   */
+  public static RemedyResult enableBackgroundThreads() {
+    return remedy("enable_background_threads", null);
+  }
+
+  /**
+   * Returns the calling thread's cached objects to their arenas.
+   *
+   * @throws NativeMemoryException under glibc
+   */
+  public static RemedyResult flushThreadCache() {
+    return remedy("flush_thread_cache", null);
+  }
+
+  /**
+   * glibc's {@code malloc_trim(0)}: free pages at the top of each arena and inside it go back.
+   *
+   * @throws NativeMemoryException under jemalloc (use {@link #purge()})
+   */
+  public static RemedyResult trim() {
+    return remedy("trim", null);
+  }
+
+  /** Runs the native library's {@code job} and binds its answer. */
+  private static RemedyResult remedy(String job, Map<String, Object> request) {
+    NativeLibraryLoader.load();
+    String answer = request == null ? NativeBridge.call(job) : NativeBridge.call(job, request);
+    return JsonBinding.read(RemedyResult.class, Json.parseObject(answer));
+  }
+
+  /**
+   * What a remedy changed: resident bytes before and after, as the native library measured them.
+   */
+  public static final class RemedyResult {
+    private String remedy;
+    private String allocator;
+    private Long allocatorResidentBeforeBytes;
+    private Long allocatorResidentAfterBytes;
+    private long rssBeforeBytes;
+    private long rssAfterBytes;
+    private String detail;
+
+    /** Bound by {@link JsonBinding}: the fields are the keys of the native library's JSON. */
+    private RemedyResult() {}
+
+    /** {@code purge}, {@code set_decay}, {@code enable_background_threads}, ... */
+    public String remedy() {
+      return remedy;
+    }
+
+    /** {@code jemalloc} or {@code glibc}. */
+    public String allocator() {
+      return allocator;
+    }
+
+    /** jemalloc's {@code stats.resident} before; empty on glibc. */
+    public Optional<Long> allocatorResidentBeforeBytes() {
+      return Optional.ofNullable(allocatorResidentBeforeBytes);
+    }
+
+    /** jemalloc's {@code stats.resident} after; empty on glibc. */
+    public Optional<Long> allocatorResidentAfterBytes() {
+      return Optional.ofNullable(allocatorResidentAfterBytes);
+    }
+
+    /** The process's resident bytes before, from {@code /proc/self/status}. */
+    public long rssBeforeBytes() {
+      return rssBeforeBytes;
+    }
+
+    /** The process's resident bytes after. */
+    public long rssAfterBytes() {
+      return rssAfterBytes;
+    }
+
+    /** What the remedy did, in a sentence. */
+    public String detail() {
+      return detail;
+    }
+
+    /** The native library's JSON, key for key. */
+    public String toJson() {
+      return JsonBinding.write(this);
+    }
+
+    @Override
+    public String toString() {
+      String resident =
+          allocatorResidentBeforeBytes()
+              .map(
+                  before ->
+                      ", allocator resident "
+                          + ByteFormat.human(before)
+                          + " -> "
+                          + ByteFormat.human(allocatorResidentAfterBytes().orElse(0L)))
+              .orElse("");
+      return remedy
+          + " ("
+          + allocator
+          + "): "
+          + detail
+          + "; RSS "
+          + ByteFormat.human(rssBeforeBytes)
+          + " -> "
+          + ByteFormat.human(rssAfterBytes)
+          + resident;
+    }
+  }
+
+  /** The versions of the Java API and of the native library it loaded; they always match. */
+  public static final class Versions {
+    private final String java;
+    private final String nativeLibrary;
+    private final String libraryPath;
+
+    private Versions(String java, String nativeLibrary, String libraryPath) {
+      this.java = java;
+      this.nativeLibrary = nativeLibrary;
+      this.libraryPath = libraryPath;
+    }
+
+    /** Version of the Java API (this jar). */
+    public String java() {
+      return java;
+    }
+
+    /** Version reported by {@code libnativemem.so}. */
+    public String nativeLibrary() {
+      return nativeLibrary;
+    }
+
+    /** The file the native library was loaded from. */
+    public String libraryPath() {
+      return libraryPath;
+    }
+
+    /** One JSON object: {@code java}, {@code native}, {@code library_path}. */
+    public String toJson() {
+      Map<String, Object> json = new LinkedHashMap<>();
+      json.put("java", java);
+      json.put("native", nativeLibrary);
+      json.put("library_path", libraryPath);
+      return Json.write(json);
+    }
+
+    @Override
+    public String toString() {
+      return "nativemem " + java + " (native " + nativeLibrary + ", " + libraryPath + ")";
+    }
   }
 
   /**
@@ -182,8 +356,8 @@ public final class NativeMemory {
    * @throws IllegalArgumentException if {@code path} is empty, exists, is a directory, or its
    *     directory is missing, not writable, or one where another user could replace the dump
    *     (theirs, or writable by others without the sticky bit; see SECURITY.md)
-   * @throws ProfilingUnavailableException if profiling cannot run in this process
-   * @throws NativeMemoryException if writing fails
+   * @throws NativeMemoryException if profiling cannot run in this process (the message says how to
+   *     start the JVM so that it can), or writing fails
    */
   public static HeapProfile dumpProfile(Path path) {
     Objects.requireNonNull(

@@ -2,7 +2,6 @@ package dev.nativemem;
 
 import dev.nativemem.internal.Jmx;
 import dev.nativemem.memory.MemoryReader;
-import dev.nativemem.memory.Remedies;
 import dev.nativemem.metrics.Measurement;
 import dev.nativemem.metrics.NativeMemoryMetric;
 import dev.nativemem.metrics.NativeMemoryMetrics;
@@ -98,7 +97,7 @@ final class NativeMemoryBean implements NativeMemoryMXBean {
 
   @Override
   public String purge() {
-    Remedies remedies = MemoryReader.remedies();
-    return (MemoryReader.allocator().isJemalloc() ? remedies.purge() : remedies.trim()).toJson();
+    return (MemoryReader.allocator().isJemalloc() ? NativeMemory.purge() : NativeMemory.trim())
+        .toJson();
   }
 }

@@ -1,7 +1,6 @@
 package dev.nativemem.tests;
 
 import dev.nativemem.NativeMemory;
-import dev.nativemem.base.AllocatorUnavailableException;
 import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.Json;
 import java.lang.management.BufferPoolMXBean;
@@ -81,7 +80,7 @@ public final class AllocatorProbe {
       free(buffer);
     }
     out.put("stats_freed", NativeMemory.stats().toJson());
-    out.put("purge", NativeMemory.remedies().purge().toJson());
+    out.put("purge", NativeMemory.purge().toJson());
     out.put("stats_purged", NativeMemory.stats().toJson());
   }
 
@@ -258,13 +257,13 @@ public final class AllocatorProbe {
   }
 
   static void badInput(Map<String, Object> out) {
-    out.put("decay_too_low", failure(() -> NativeMemory.remedies().setDecay(-2, 0)));
-    out.put("decay_too_high", failure(() -> NativeMemory.remedies().setDecay(0, Long.MAX_VALUE)));
-    out.put("purge", failure(() -> NativeMemory.remedies().purge()));
-    out.put("set_decay", failure(() -> NativeMemory.remedies().setDecay(1000, 1000)));
-    out.put("background", failure(() -> NativeMemory.remedies().enableBackgroundThreads()));
-    out.put("flush", failure(() -> NativeMemory.remedies().flushThreadCache()));
-    out.put("trim", failure(() -> NativeMemory.remedies().trim()));
+    out.put("decay_too_low", failure(() -> NativeMemory.setDecay(-2, 0)));
+    out.put("decay_too_high", failure(() -> NativeMemory.setDecay(0, Long.MAX_VALUE)));
+    out.put("purge", failure(() -> NativeMemory.purge()));
+    out.put("set_decay", failure(() -> NativeMemory.setDecay(1000, 1000)));
+    out.put("background", failure(() -> NativeMemory.enableBackgroundThreads()));
+    out.put("flush", failure(() -> NativeMemory.flushThreadCache()));
+    out.put("trim", failure(() -> NativeMemory.trim()));
     out.put("unknown_key", failure(() -> NativeMemory.mallctl("stats.no_such_key")));
   }
 
@@ -285,19 +284,19 @@ public final class AllocatorProbe {
                   switch ((id + i) % 4) {
                     case 0:
                       if (jemalloc) {
-                        NativeMemory.remedies().purge();
+                        NativeMemory.purge();
                       } else {
-                        NativeMemory.remedies().trim();
+                        NativeMemory.trim();
                       }
                       break;
                     case 1:
                       if (jemalloc) {
-                        NativeMemory.remedies().setDecay(10_000, 0);
+                        NativeMemory.setDecay(10_000, 0);
                       }
                       break;
                     case 2:
                       if (jemalloc) {
-                        NativeMemory.remedies().flushThreadCache();
+                        NativeMemory.flushThreadCache();
                       }
                       break;
                     default:
@@ -359,10 +358,7 @@ public final class AllocatorProbe {
     try {
       call.run();
       r.put("class", "ok");
-    } catch (AllocatorUnavailableException | IllegalArgumentException e) {
-      r.put("class", e.getClass().getSimpleName());
-      r.put("message", e.getMessage());
-    } catch (NativeMemoryException e) {
+    } catch (NativeMemoryException | IllegalArgumentException e) {
       r.put("class", e.getClass().getSimpleName());
       r.put("message", e.getMessage());
     }

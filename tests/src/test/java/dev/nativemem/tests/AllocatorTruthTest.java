@@ -115,7 +115,7 @@ class AllocatorTruthTest {
     } else {
       for (String key : new String[] {"purge", "set_decay", "background", "flush", "unknown_key"}) {
         Map<String, Object> e = object(r, key);
-        assertEquals("AllocatorUnavailableException", e.get("class"), key + ": " + r);
+        assertEquals("NativeMemoryException", e.get("class"), key + ": " + r);
         assertTrue(((String) e.get("message")).contains("LD_PRELOAD"), key + ": " + r);
       }
       assertEquals("ok", object(r, "trim").get("class"), r.toString());

@@ -71,7 +71,7 @@ class LeakedBytesCheckTest {
     assertTrue(
         leaks.indexOf("at java.util.zip.Deflater.init(Native Method)", header) > zlib, leaks);
     // Leaked handles are named too (the agent), in the same failure.
-    assertTrue(leaks.startsWith("HandleLeakError: native handles leaked in"), leaks);
+    assertTrue(leaks.startsWith("NativeLeakError: native handles leaked in"), leaks);
 
     assertEquals("passed", HeapProfilingTest.line(r, "RESULT EndsDeflaters"), r.toString());
     // Per method: the method that keeps its Deflaters fails, the one that ends them passes.

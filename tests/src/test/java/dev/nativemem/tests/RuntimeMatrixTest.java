@@ -425,7 +425,7 @@ class RuntimeMatrixTest {
       if (JUNIT.equals(cell.setup)) {
         String junit = output.get("junit");
         assertTrue(
-            junit.contains("RESULT LeaksDeflaters HandleLeakError: native handles leaked in"),
+            junit.contains("RESULT LeaksDeflaters NativeLeakError: native handles leaked in"),
             junit);
         // The planted count and line, as the fixture made them.
         assertTrue(

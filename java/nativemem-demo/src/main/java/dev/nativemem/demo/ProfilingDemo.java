@@ -1,7 +1,7 @@
 package dev.nativemem.demo;
 
 import dev.nativemem.NativeMemory;
-import dev.nativemem.base.ProfilingUnavailableException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.PreloadAllocator;
 import dev.nativemem.profile.HeapProfile;
@@ -119,7 +119,7 @@ public final class ProfilingDemo {
             + " above its native allocation";
       }
       return "Java frames could not be turned on: stacks end at the JNI call";
-    } catch (ProfilingUnavailableException e) {
+    } catch (NativeMemoryException e) {
       return "Java frames unavailable (" + e.getMessage() + "): stacks end at the JNI call";
     }
   }

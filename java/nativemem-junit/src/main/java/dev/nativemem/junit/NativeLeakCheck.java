@@ -1,11 +1,10 @@
 package dev.nativemem.junit;
 
+import dev.nativemem.base.NativeLeakError;
 import dev.nativemem.base.Setting;
-import dev.nativemem.handles.HandleLeakError;
 import dev.nativemem.handles.HandleScope;
 import dev.nativemem.handles.KnownLeak;
 import dev.nativemem.handles.NativeHandles;
-import dev.nativemem.profile.LeakedBytesError;
 import dev.nativemem.profile.LiveBytesScope;
 import java.util.ArrayList;
 import java.util.List;
@@ -254,10 +253,10 @@ public final class NativeLeakCheck
       }
     }
     if (failure != null) {
-      throw new HandleLeakError(bytesFailure == null ? failure : failure + "\n" + bytesFailure);
+      throw new NativeLeakError(bytesFailure == null ? failure : failure + "\n" + bytesFailure);
     }
     if (bytesFailure != null) {
-      throw new LeakedBytesError(bytesFailure);
+      throw new NativeLeakError(bytesFailure);
     }
   }
 }

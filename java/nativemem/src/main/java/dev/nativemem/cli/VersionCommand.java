@@ -1,7 +1,6 @@
 package dev.nativemem.cli;
 
 import dev.nativemem.NativeMemory;
-import dev.nativemem.Versions;
 import dev.nativemem.internal.Json;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -23,7 +22,7 @@ final class VersionCommand extends CliCommand {
 
   @Override
   int run(CommandLine line) {
-    Versions versions = NativeMemory.version();
+    NativeMemory.Versions versions = NativeMemory.version();
     String runtime = System.getProperty("java.runtime.version", "unknown");
     String vm = System.getProperty("java.vm.name", "unknown");
     String home = System.getProperty("java.home", "unknown");

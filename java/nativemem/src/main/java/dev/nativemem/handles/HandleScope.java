@@ -1,5 +1,6 @@
 package dev.nativemem.handles;
 
+import dev.nativemem.base.NativeLeakError;
 import dev.nativemem.handles.catalogue.LeakCatalogue;
 import dev.nativemem.handles.tracking.CreationSites;
 import dev.nativemem.handles.tracking.HandleScopeBooks;
@@ -63,12 +64,12 @@ public final class HandleScope implements AutoCloseable {
    * close (RocksDB's own {@code defaultReadOptions_}). A failing site that is a known leak of the
    * catalogue (such as FLINK-39753) names it: the version you run, where it is fixed, what to do.
    *
-   * @throws HandleLeakError listing kind, count and creation site of each group
+   * @throws NativeLeakError listing kind, count and creation site of each group
    */
   public void assertNoLeaks(KnownLeak... known) {
     String failure = check(known);
     if (failure != null) {
-      throw new HandleLeakError(failure);
+      throw new NativeLeakError(failure);
     }
   }
 

@@ -27,7 +27,7 @@ final class AdviceRules {
       Map<String, String> env) {
     List<Advice> advice = new ArrayList<>();
     int cpus = breakdown.containerCpus();
-    JemallocConfig jemalloc = allocator.jemallocConfig().orElse(null);
+    AllocatorInfo.JemallocConfig jemalloc = allocator.jemallocConfig().orElse(null);
     if (jemalloc != null) {
       int fitting = 4 * cpus;
       if (jemalloc.optNarenas() > fitting) {
@@ -52,7 +52,7 @@ final class AdviceRules {
                 "jemalloc holds "
                     + ByteFormat.human(dirty)
                     + " of unused dirty pages and dirty_decay_ms is -1, so they are never"
-                    + " returned; NativeMemory.remedies().purge() returns them now",
+                    + " returned; NativeMemory.purge() returns them now",
                 "MALLOC_CONF=dirty_decay_ms:10000"));
       } else if (!jemalloc.backgroundThread() && dirty >= HIGH_DIRTY_BYTES) {
         advice.add(

@@ -107,10 +107,4 @@ public final class MemoryReader {
     return AdviceRules.evaluate(
         allocator(), snapshot.breakdown(), snapshot.breakdown().handles(), System.getenv());
   }
-
-  /** The run-time remedies. */
-  public static Remedies remedies() {
-    NativeLibraryLoader.load();
-    return Remedies.get();
-  }
 }

@@ -1,6 +1,6 @@
 package dev.nativemem.profile;
 
-import dev.nativemem.base.ProfilingUnavailableException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
@@ -20,8 +20,8 @@ import java.util.Map;
  * NativeMemory.dumpProfile()}.
  *
  * <p>Every method other than {@link #isAvailable()} and {@link #unavailableReason()} throws {@link
- * ProfilingUnavailableException} when profiling cannot run; its message says how to start the JVM
- * so that it can.
+ * NativeMemoryException} when profiling cannot run; its message says how to start the JVM so that
+ * it can.
  */
 public final class HeapProfiler {
   private static final HeapProfiler INSTANCE = new HeapProfiler();
@@ -115,8 +115,8 @@ public final class HeapProfiler {
    * and a HotSpot JVM ({@code AsyncGetCallTrace}); samples already taken keep their stacks.
    *
    * @return whether Java frames are recorded now
-   * @throws ProfilingUnavailableException if profiling, or Java frames, cannot run here; the
-   *     message says why
+   * @throws NativeMemoryException if profiling, or Java frames, cannot run here; the message says
+   *     why
    */
   public boolean javaFrames(boolean on) {
     available();
@@ -159,7 +159,7 @@ public final class HeapProfiler {
   private static SamplingStatus available() {
     SamplingStatus s = SamplingStatus.read();
     if (!s.available()) {
-      throw new ProfilingUnavailableException(s.unavailableReason());
+      throw new NativeMemoryException(s.unavailableReason());
     }
     return s;
   }

@@ -1,6 +1,6 @@
 package dev.nativemem.profile;
 
-import dev.nativemem.base.ProfilingUnavailableException;
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.internal.FileTrees;
 import java.io.IOException;
 import java.lang.ref.Reference;
@@ -65,7 +65,7 @@ public final class LiveBytesScope implements AutoCloseable {
         profiler.javaFrames(true);
         profiler.javaFrames(false);
         return "";
-      } catch (ProfilingUnavailableException e) {
+      } catch (NativeMemoryException e) {
         return e.getMessage();
       }
     }
@@ -77,8 +77,8 @@ public final class LiveBytesScope implements AutoCloseable {
    * @param name what the scope covers, for the failure's first line
    * @param className the binary name of the class whose frames attribute a sample to the scope (its
    *     nested classes' frames count too)
-   * @throws ProfilingUnavailableException if the process cannot sample with Java frames; the
-   *     message says why
+   * @throws NativeMemoryException if the process cannot sample with Java frames; the message says
+   *     why
    */
   public static LiveBytesScope open(String name, String className) {
     Objects.requireNonNull(name, "name");

@@ -74,7 +74,7 @@ final class ProfileDump {
       // Fail before the perf map is written if profiling cannot run at all.
       SamplingStatus status = SamplingStatus.read();
       if (!status.available()) {
-        throw new dev.nativemem.base.ProfilingUnavailableException(status.unavailableReason());
+        throw new dev.nativemem.base.NativeMemoryException(status.unavailableReason());
       }
       Path perfMap = PerfMap.writeTemp();
       try {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.nativemem.base.NativeLeakError;
 import dev.nativemem.base.Setting;
 import dev.nativemem.base.TrackingLevel;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -58,7 +59,7 @@ class NativeHandlesWithoutAgentTest {
       assertEquals(1, scope.closed());
       assertEquals(3, scope.leaked());
       assertThrows(
-          HandleLeakError.class,
+          NativeLeakError.class,
           () -> scope.assertNoLeaks(KnownLeak.ofKind("NativeBuffer", "never matches")));
       scope.assertNoLeaks(KnownLeak.ofKind("LeakyBuffer", "planted by this test"));
     }

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nativemem.NativeMemory;
-import dev.nativemem.Versions;
-import dev.nativemem.base.AllocatorUnavailableException;
 import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.memory.AllocatorInfo;
 import java.util.List;
@@ -31,9 +29,8 @@ class JniBoundaryTest {
   @Test
   void mallctlOnGlibcNamesTheFix() {
     // Surefire forks this JVM without LD_PRELOAD: glibc serves malloc.
-    AllocatorUnavailableException e =
-        assertThrows(
-            AllocatorUnavailableException.class, () -> NativeMemory.mallctl("opt.narenas"));
+    NativeMemoryException e =
+        assertThrows(NativeMemoryException.class, () -> NativeMemory.mallctl("opt.narenas"));
     assertTrue(e.getMessage().contains("'opt.narenas'"), e.getMessage());
     assertTrue(e.getMessage().contains("LD_PRELOAD="), e.getMessage());
     assertEquals(AllocatorInfo.Kind.GLIBC, NativeMemory.allocator().kind());
@@ -127,7 +124,7 @@ class JniBoundaryTest {
 
   @Test
   void versionsMatch() {
-    Versions v = NativeMemory.version();
+    NativeMemory.Versions v = NativeMemory.version();
     assertEquals(v.java(), v.nativeLibrary());
     assertTrue(v.libraryPath().endsWith("libnativemem.so"), v.libraryPath());
   }

@@ -2,6 +2,7 @@ package dev.nativemem.memory;
 
 import static dev.nativemem.ContractFixtures.check;
 
+import dev.nativemem.NativeMemory;
 import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.internal.JsonBinding;
 import org.junit.jupiter.api.Test;
@@ -65,6 +66,6 @@ class MemoryContractFixturesTest {
 
   @Test
   void remedyResult() {
-    check("remedy.json", json -> JsonBinding.read(RemedyResult.class, json));
+    check("remedy.json", json -> JsonBinding.read(NativeMemory.RemedyResult.class, json));
   }
 }

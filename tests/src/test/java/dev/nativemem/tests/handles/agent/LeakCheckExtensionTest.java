@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
-import dev.nativemem.handles.HandleLeakError;
+import dev.nativemem.base.NativeLeakError;
 import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.tests.handles.BehaviourScenarios;
 import java.io.InputStream;
@@ -40,7 +40,7 @@ class LeakCheckExtensionTest {
     List<Throwable> failures = failures(run(LeakFixtures.LeaksOptions.class));
     assertEquals(1, failures.size(), failures.toString());
     Throwable failure = failures.get(0);
-    assertTrue(failure instanceof HandleLeakError, failure.toString());
+    assertTrue(failure instanceof NativeLeakError, failure.toString());
     String message = failure.getMessage();
     String expected =
         LeakFixtures.LEAKED
