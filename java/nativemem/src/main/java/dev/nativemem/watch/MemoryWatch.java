@@ -435,7 +435,7 @@ public final class MemoryWatch implements AutoCloseable {
           bundle.write(
               dir, trigger, ring, previous, room.trimmed != null ? room.trimmed : cheapOnly);
     } catch (IOException e) {
-      if (IncidentBundle.VolumeFull.isCause(e)) {
+      if (BundleParts.VolumeFull.isCause(e)) {
         throw notWritten(trigger + "; " + e.getMessage(), e);
       }
       throw e;
