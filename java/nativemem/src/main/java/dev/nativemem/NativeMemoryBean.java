@@ -1,6 +1,8 @@
 package dev.nativemem;
 
 import dev.nativemem.internal.Jmx;
+import dev.nativemem.internal.Json;
+import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.memory.MemoryReader;
 import dev.nativemem.metrics.Measurement;
 import dev.nativemem.metrics.NativeMemoryMetric;
@@ -97,7 +99,10 @@ final class NativeMemoryBean implements NativeMemoryMXBean {
 
   @Override
   public String purge() {
-    return (MemoryReader.allocator().isJemalloc() ? NativeMemory.purge() : NativeMemory.trim())
-        .toJson();
+    // The native library's answer, written as NativeMemory.RemedyResult's toJson() writes it
+    // (nulls left out), without naming the front door this bean lies below.
+    return Json.write(
+        Json.parseObject(
+            NativeBridge.call(MemoryReader.allocator().isJemalloc() ? "purge" : "trim")));
   }
 }

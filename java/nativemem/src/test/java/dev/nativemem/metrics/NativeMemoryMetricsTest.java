@@ -228,6 +228,28 @@ class NativeMemoryMetricsTest {
     assertEquals(2, caches.size(), "with the agent: open and zombie capacity");
   }
 
+  /**
+   * The MXBean's {@code purge} operation, invoked as a JMX console does: the allocator's remedy
+   * (jemalloc's purge, glibc's trim), answered as {@link NativeMemory.RemedyResult}'s JSON.
+   */
+  @Test
+  void mxBeanPurgeRunsTheAllocatorsRemedy() throws Exception {
+    ObjectName name = NativeMemory.registerMBean();
+    String answer =
+        (String) ManagementFactory.getPlatformMBeanServer().invoke(name, "purge", null, null);
+    Map<String, Object> json = Json.parseObject(answer);
+    boolean jemalloc = NativeMemory.allocator().isJemalloc();
+    assertEquals(jemalloc ? "purge" : "trim", json.get("remedy"), answer);
+    assertEquals(jemalloc ? "jemalloc" : "glibc", json.get("allocator"), answer);
+    assertTrue(((Number) json.get("rss_before_bytes")).longValue() > 0, answer);
+    assertTrue(((Number) json.get("rss_after_bytes")).longValue() > 0, answer);
+    assertEquals(
+        json.keySet(),
+        Json.parseObject(jemalloc ? NativeMemory.purge().toJson() : NativeMemory.trim().toJson())
+            .keySet(),
+        "the operation answers with the keys of NativeMemory's remedies");
+  }
+
   @Test
   void mxBeanSeriesAreTheTableFromOneReading() throws Exception {
     ObjectName name = NativeMemory.registerMBean();
