@@ -1,7 +1,6 @@
 package dev.nativemem;
 
 import dev.nativemem.internal.Jmx;
-import dev.nativemem.internal.Json;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.memory.MemoryReader;
 import dev.nativemem.metrics.Measurement;
@@ -99,10 +98,8 @@ final class NativeMemoryBean implements NativeMemoryMXBean {
 
   @Override
   public String purge() {
-    // The native library's answer, written as NativeMemory.RemedyResult's toJson() writes it
-    // (nulls left out), without naming the front door this bean lies below.
-    return Json.write(
-        Json.parseObject(
-            NativeBridge.call(MemoryReader.allocator().isJemalloc() ? "purge" : "trim")));
+    // The native library's answer, which NativeMemory.RemedyResult.toJson() gives back as it is:
+    // this bean lies below the front door and does not name it.
+    return NativeBridge.call(MemoryReader.allocator().isJemalloc() ? "purge" : "trim");
   }
 }

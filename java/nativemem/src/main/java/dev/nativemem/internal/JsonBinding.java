@@ -34,14 +34,17 @@ import java.util.Map;
  * constructor without arguments and no setter; a release fence after binding publishes it as final
  * fields would be.
  *
+ * <p>Written back, a value is the native JSON it was bound from, byte for byte: its keys in the
+ * same order, a null written as null as Rust writes {@code None}.
+ *
  * <p>A field marked {@link Added} is a key the Java side adds to what the native library says: it
- * is not read (the native JSON lacks it), and it is written like any other. The value's reader sets
- * it after binding, in one step that ends with a release fence as binding does.
+ * is not read (the native JSON lacks it), and it is written like any other, left out when null. The
+ * value's reader sets it after binding, in one step that ends with a release fence as binding does.
  */
 public final class JsonBinding {
   /**
    * A key the Java side adds: not read from the native library's JSON, set after binding by the
-   * value's reader, written by {@link #toMap} and {@link #write} in its field's place.
+   * value's reader, written by {@link #toMap} and {@link #write} in its field's place unless null.
    */
   @Retention(RetentionPolicy.RUNTIME)
   @Target(ElementType.FIELD)
@@ -146,12 +149,19 @@ public final class JsonBinding {
     return Collections.unmodifiableList(values);
   }
 
-  /** {@code value} as the JSON object it was read from: its keys in its fields' order. */
+  /**
+   * {@code value} as the JSON object it was read from: its keys in its fields' order, a null read
+   * from the native JSON kept as null; an {@link Added} key the Java side left null is left out, as
+   * the native library never writes it.
+   */
   public static Map<String, Object> toMap(Object value) {
     Map<String, Object> json = new LinkedHashMap<>();
     try {
       for (Key key : SHAPES.get(value.getClass()).keys) {
-        json.put(key.name, toJsonValue(key.field.get(value)));
+        Object field = key.field.get(value);
+        if (field != null || !key.added) {
+          json.put(key.name, toJsonValue(field));
+        }
       }
     } catch (IllegalAccessException e) {
       throw new IllegalStateException(e);
@@ -159,9 +169,12 @@ public final class JsonBinding {
     return json;
   }
 
-  /** {@code value} as JSON text (a null field left out). */
+  /**
+   * {@code value} as JSON text: the native library's JSON it was bound from, key for key in the
+   * same order, a null field written as null as Rust writes {@code None}.
+   */
   public static String write(Object value) {
-    return Json.write(toMap(value));
+    return Json.writeWithNulls(toMap(value));
   }
 
   /** The JSON key of {@code field}: its name in snake_case. */

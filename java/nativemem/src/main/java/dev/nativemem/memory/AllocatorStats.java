@@ -59,7 +59,7 @@ public final class AllocatorStats {
   public String toJson() {
     Map<String, Object> json = JsonBinding.toMap(this);
     json.putAll(JsonBinding.toMap(jemalloc != null ? jemalloc : glibc));
-    return Json.write(json);
+    return Json.writeWithNulls(json);
   }
 
   @Override

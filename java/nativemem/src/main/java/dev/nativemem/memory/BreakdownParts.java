@@ -162,10 +162,13 @@ final class BreakdownParts {
     }
   }
 
-  /** Why a source of figures is absent here; a null field is a source present. */
+  /**
+   * Why a source of figures is absent here; a null field is a source present, and is left out of
+   * the JSON (the Java side's keys, {@link JsonBinding.Added}).
+   */
   static final class Absent {
-    final String nmt;
-    final String memoryPools;
+    @JsonBinding.Added final String nmt;
+    @JsonBinding.Added final String memoryPools;
 
     Absent(String nmt, String memoryPools) {
       this.nmt = nmt;

@@ -202,7 +202,7 @@ public final class HeapProfile {
     json.put("path", path.toString());
     json.put("time", time.toString());
     json.putAll(JsonBinding.toMap(this));
-    return Json.write(json);
+    return Json.writeWithNulls(json);
   }
 
   @Override

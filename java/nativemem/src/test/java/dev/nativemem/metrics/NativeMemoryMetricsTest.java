@@ -247,7 +247,7 @@ class NativeMemoryMetricsTest {
         json.keySet(),
         Json.parseObject(jemalloc ? NativeMemory.purge().toJson() : NativeMemory.trim().toJson())
             .keySet(),
-        "the operation answers with the keys of NativeMemory's remedies");
+        "the operation answers with the keys of NativeMemory's remedies, nulls included");
   }
 
   @Test

@@ -486,6 +486,7 @@ public final class LeakCatalogue {
       m.put("cost", entry.cost);
       m.put("workaround", workaround());
       m.put("accepted", entry.accepted);
+      m.values().removeIf(java.util.Objects::isNull); // what the entry does not say is left out
       return m;
     }
   }
