@@ -33,6 +33,26 @@ public final class ContractFixtures {
   private ContractFixtures() {}
 
   /**
+   * As {@link #check(String, Function, String...)}, for a value bound from the fixture whole: its
+   * {@code toJson()} must then give the native library's JSON back byte for byte, every key in the
+   * native order and a null written as null, so that a bundle or a {@code --json} answer is the
+   * Rust struct's JSON, not a Java dialect of it.
+   */
+  public static void checkWrittenBack(
+      String fixture, Function<Map<String, Object>, Object> reader) {
+    check(fixture, reader);
+    Object value = reader.apply(Json.parseObject(text(fixture)));
+    try {
+      assertEquals(
+          Json.writeWithNulls(Json.parseObject(text(fixture))),
+          value.getClass().getMethod("toJson").invoke(value),
+          fixture + ": toJson() is not the native library's JSON");
+    } catch (ReflectiveOperationException e) {
+      throw new AssertionError(fixture + ": " + value.getClass() + " has no toJson()", e);
+    }
+  }
+
+  /**
    * Reads {@code fixture} into {@code reader}'s object, calls every public accessor on it and on
    * the objects they return, and compares the keys read with the keys present.
    */

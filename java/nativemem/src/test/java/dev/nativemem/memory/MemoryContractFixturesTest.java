@@ -1,6 +1,7 @@
 package dev.nativemem.memory;
 
 import static dev.nativemem.ContractFixtures.check;
+import static dev.nativemem.ContractFixtures.checkWrittenBack;
 
 import dev.nativemem.NativeMemory;
 import dev.nativemem.handles.NativeHandles;
@@ -14,19 +15,20 @@ import org.junit.jupiter.api.Test;
 class MemoryContractFixturesTest {
   @Test
   void allocatorInfo() {
-    check("allocator-jemalloc.json", json -> JsonBinding.read(AllocatorInfo.class, json));
-    check("allocator-glibc.json", json -> JsonBinding.read(AllocatorInfo.class, json));
+    checkWrittenBack(
+        "allocator-jemalloc.json", json -> JsonBinding.read(AllocatorInfo.class, json));
+    checkWrittenBack("allocator-glibc.json", json -> JsonBinding.read(AllocatorInfo.class, json));
   }
 
   @Test
   void allocatorStats() {
-    check("allocator-stats-jemalloc.json", AllocatorStats::of);
-    check("allocator-stats-glibc.json", AllocatorStats::of);
+    checkWrittenBack("allocator-stats-jemalloc.json", AllocatorStats::of);
+    checkWrittenBack("allocator-stats-glibc.json", AllocatorStats::of);
   }
 
   @Test
   void processMemory() {
-    check("process-memory.json", json -> JsonBinding.read(ProcessMemory.class, json));
+    checkWrittenBack("process-memory.json", json -> JsonBinding.read(ProcessMemory.class, json));
   }
 
   @Test
@@ -66,6 +68,7 @@ class MemoryContractFixturesTest {
 
   @Test
   void remedyResult() {
-    check("remedy.json", json -> JsonBinding.read(NativeMemory.RemedyResult.class, json));
+    checkWrittenBack(
+        "remedy.json", json -> JsonBinding.read(NativeMemory.RemedyResult.class, json));
   }
 }

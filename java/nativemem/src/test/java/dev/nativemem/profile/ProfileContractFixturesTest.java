@@ -1,6 +1,7 @@
 package dev.nativemem.profile;
 
 import static dev.nativemem.ContractFixtures.check;
+import static dev.nativemem.ContractFixtures.checkWrittenBack;
 
 import dev.nativemem.internal.JsonBinding;
 import dev.nativemem.profile.sampling.SamplingStatus;
@@ -43,6 +44,6 @@ class ProfileContractFixturesTest {
 
   @Test
   void profileReport() {
-    check("profile-report.json", json -> JsonBinding.read(ProfileReport.class, json));
+    checkWrittenBack("profile-report.json", json -> JsonBinding.read(ProfileReport.class, json));
   }
 }
