@@ -75,8 +75,8 @@ public final class NativeMemory {
    * acts on a read of some keys ({@code arenas.create}) and answers others with a pointer.
    *
    * @throws IllegalArgumentException for any other key, saying why
-   * @throws NativeMemoryException if glibc serves {@code malloc}
-   * @throws NativeMemoryException if jemalloc does not know the key
+   * @throws NativeMemoryException if glibc serves {@code malloc} (the message names the {@code
+   *     LD_PRELOAD} to use), or jemalloc does not know the key
    */
   public static long mallctl(String key) {
     return MemoryReader.mallctl(key);
