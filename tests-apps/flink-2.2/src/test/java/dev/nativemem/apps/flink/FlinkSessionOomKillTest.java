@@ -110,9 +110,9 @@ class FlinkSessionOomKillTest {
 
   /**
    * The kill and its evidence; once more when the kill cut every capture short (a temporary bundle
-   * on the volume and no bundle): the TaskManager then went from below the first threshold to its
-   * limit in less time than one capture takes, which a burst of compactions can do. A second run
-   * without a bundle fails.
+   * on the volume and no bundle, or only bundles published before their advice): the TaskManager
+   * then went from below the first threshold to its limit in less time than one capture takes,
+   * which a burst of compactions can do. A second run cut short alike fails.
    */
   private static Incident killedWithEvidence(String name, Path preload) throws Exception {
     Incident first = killedForMemory(name, preload);
@@ -121,20 +121,42 @@ class FlinkSessionOomKillTest {
     }
     System.out.println(
         name
-            + ": the kill cut every capture short (no bundle, a temporary one on the volume):"
+            + ": the kill cut every capture short (no bundle's capture ended):"
             + " the memory reached the limit within one capture; run again");
     Incident again = killedForMemory(name + "-again", preload);
     assertTrue(again != null, name + "-again: the kill cut every capture short a second time");
     return again;
   }
 
-  /** Whether {@code incidents} holds a capture the kill cut short and no bundle. */
+  /**
+   * Whether the kill cut short every capture in {@code incidents}: a temporary bundle and no
+   * bundle, or only bundles an escalation published before its advice ({@link #CUT_SHORT}), each of
+   * which must hold the verdict's parts.
+   */
   private static boolean everyCaptureCutShort(Path incidents) throws IOException {
+    List<Path> entries;
     try (Stream<Path> s = Files.list(incidents)) {
-      List<String> names = s.map(p -> p.getFileName().toString()).collect(Collectors.toList());
-      return names.stream().noneMatch(n -> n.startsWith("nativemem-incident-"))
-          && names.stream().anyMatch(n -> n.startsWith(".nativemem-incident-"));
+      entries = s.collect(Collectors.toList());
     }
+    List<Path> bundles =
+        entries.stream()
+            .filter(p -> p.getFileName().toString().startsWith("nativemem-incident-"))
+            .collect(Collectors.toList());
+    if (bundles.isEmpty()) {
+      return entries.stream()
+          .anyMatch(p -> p.getFileName().toString().startsWith(".nativemem-incident-"));
+    }
+    for (Path bundle : bundles) {
+      if (!Files.readString(bundle.resolve("manifest.json")).contains(CUT_SHORT)) {
+        return false;
+      }
+      for (String part : new String[] {"timeline.json", "snapshot.json", "handles.json"}) {
+        assertTrue(
+            Files.isRegularFile(bundle.resolve(part)),
+            bundle + " was published before its advice without the verdict's " + part);
+      }
+    }
+    return true;
   }
 
   /**
