@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.nativemem.internal.DirectoryHandle;
-import dev.nativemem.internal.Json;
-import dev.nativemem.internal.NativeBridge;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,18 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
 class BundlePartsTest {
   @TempDir Path temp;
 
-  private DirectoryHandle open() {
-    Map<String, Object> opened =
-        Json.parseObject(
-            NativeBridge.call("watch_directory_open", Map.of("path", temp.toString())));
-    return DirectoryHandle.adopt(
-        Json.number(opened, "directory"), Path.of(Json.string(opened, "path")));
-  }
-
   @Test
   void aPartReadAndWrittenGivesItsValueBackOrSaysWhyNot() throws Exception {
-    try (DirectoryHandle dir = open()) {
-      BundleParts parts = new BundleParts(dir);
+    try (WatchDirectory watch = WatchDirectory.open(temp)) {
+      BundleParts parts = new BundleParts(watch.handle);
 
       assertEquals(42, parts.text("read.json", "read", () -> 42, v -> "{\"v\":" + v + "}"));
       assertEquals("{\"v\":42}", Files.readString(temp.resolve("read.json")));
