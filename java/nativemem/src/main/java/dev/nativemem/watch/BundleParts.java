@@ -124,15 +124,16 @@ final class BundleParts {
     return value;
   }
 
+  /** Makes {@code name} by other means (the page); whether it was made. */
   boolean file(String name, String what, FileMaker maker) {
-    try {
-      maker.make();
-    } catch (Throwable e) {
-      failed(name, what, e);
-      return false;
-    }
-    add(name, what);
-    return true;
+    return made(
+            name,
+            what,
+            () -> {
+              maker.make();
+              return Boolean.TRUE;
+            })
+        != null;
   }
 
   /**
