@@ -148,9 +148,10 @@ public enum Setting {
       "nativemem.watch.profile",
       "true",
       null,
-      "`true`: starting the watch turns jemalloc heap sampling on (as `HeapProfiler.start()`"
-          + " does; logged when it does), so bundles carry a heap profile of what was sampled"
-          + " since; `false`: sampling stays as it is and bundles have no heap profile."),
+      "`true`: starting the watch turns heap sampling on where it can run (as"
+          + " `HeapProfiler.start()` does, with either engine; logged when it does), so bundles"
+          + " carry a heap profile of what was sampled since; `false`: sampling stays as it is"
+          + " and bundles have no heap profile."),
   EXPORT(
       "nativemem.export",
       "off",

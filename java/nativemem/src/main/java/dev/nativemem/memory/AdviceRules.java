@@ -5,6 +5,7 @@ import dev.nativemem.base.text.OwnJar;
 import dev.nativemem.handles.HandleReport;
 import dev.nativemem.handles.advice.HandleAdvice;
 import dev.nativemem.internal.ByteFormat;
+import dev.nativemem.profile.sampling.SamplingStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,12 +20,22 @@ final class AdviceRules {
 
   private AdviceRules() {}
 
-  /** {@code handles}: the full report, whose sites the handle advice names. */
+  /** What the import-rewriting engine cannot see, said wherever advice sends a user to it. */
+  static final String IMPORTS_DO_NOT_SEE =
+      "which does not see what libc allocates inside itself (fopen's buffers, strdup,"
+          + " getaddrinfo)";
+
+  /**
+   * {@code handles}: the full report, whose sites the handle advice names; {@code sampling}: which
+   * heap-profiling engine can run here, so no advice says profiles need a restart when one runs.
+   */
   static List<Advice> evaluate(
       AllocatorInfo allocator,
       MemoryBreakdown breakdown,
       HandleReport handles,
-      Map<String, String> env) {
+      Map<String, String> env,
+      SamplingStatus sampling) {
+    boolean imports = sampling.byImportRewriting();
     List<Advice> advice = new ArrayList<>();
     int cpus = breakdown.containerCpus();
     AllocatorInfo.JemallocConfig jemalloc = allocator.jemallocConfig().orElse(null);
@@ -70,16 +81,25 @@ final class AdviceRules {
             new Advice(
                 "PROFILING_NOT_COMPILED_IN",
                 Advice.Severity.INFO,
-                "this jemalloc was built without profiling, so heap profiles cannot be taken; the"
-                    + " allocator in the nativemem jar has it (the command prints the lines)",
+                "this jemalloc was built without profiling, so its own sampler cannot run"
+                    + (imports
+                        ? "; heap profiles come from the import-rewriting engine, "
+                            + IMPORTS_DO_NOT_SEE
+                        : " and heap profiles cannot be taken")
+                    + "; the allocator in the nativemem jar profiles every allocation (the"
+                    + " command prints the lines)",
                 envCommand()));
       } else if (!jemalloc.profilingEnabled().orElse(false)) {
         advice.add(
             new Advice(
                 "PROFILING_NOT_ENABLED_AT_START",
                 Advice.Severity.INFO,
-                "jemalloc profiling can only be enabled at start; with prof_active:false it costs"
-                    + " little and lets you sample later without a restart",
+                "jemalloc's own profiling can only be enabled at start; with prof_active:false it"
+                    + " costs little and lets you sample every allocation later without a restart"
+                    + (imports
+                        ? "; until then heap profiles come from the import-rewriting engine, "
+                            + IMPORTS_DO_NOT_SEE
+                        : ""),
                 "MALLOC_CONF=prof:true,prof_active:false"));
       }
     } else {
@@ -95,13 +115,24 @@ final class AdviceRules {
                 "MALLOC_ARENA_MAX=" + Math.max(2, cpus)));
       }
       advice.add(
-          new Advice(
-              "GLIBC_NO_PROFILING",
-              Advice.Severity.INFO,
-              "glibc malloc has no statistics per arena and no heap profiles; the jemalloc in the"
-                  + " nativemem jar has both (the command prints its LD_PRELOAD and MALLOC_CONF"
-                  + " lines)",
-              envCommand()));
+          imports
+              ? new Advice(
+                  "GLIBC_PROFILES_BY_IMPORTS",
+                  Advice.Severity.INFO,
+                  "glibc serves malloc: heap profiles come from the import-rewriting engine"
+                      + " (NativeMemory.profiling().start()), "
+                      + IMPORTS_DO_NOT_SEE
+                      + "; the jemalloc in the nativemem jar profiles every allocation and adds"
+                      + " statistics per arena and the purge and decay remedies (the command"
+                      + " prints its LD_PRELOAD and MALLOC_CONF lines)",
+                  envCommand())
+              : new Advice(
+                  "GLIBC_NO_PROFILING",
+                  Advice.Severity.INFO,
+                  "glibc malloc has no statistics per arena and no heap profiles here; the"
+                      + " jemalloc in the nativemem jar has both (the command prints its LD_PRELOAD"
+                      + " and MALLOC_CONF lines)",
+                  envCommand()));
     }
     if (!breakdown.nmtCommittedBytes().isPresent()) {
       advice.add(
@@ -112,7 +143,7 @@ final class AdviceRules {
                   + " metaspace) is attributed from pool sizes only",
               "-XX:NativeMemoryTracking=summary"));
     }
-    mallocOutsideJvm(breakdown, advice);
+    mallocOutsideJvm(breakdown, sampling.available(), advice);
     advice.addAll(HandleAdvice.evaluate(handles));
     long oomKills = breakdown.oomKills().orElse(0L);
     if (oomKills > 0) {
@@ -144,7 +175,8 @@ final class AdviceRules {
    * What the allocator has handed out beyond what NMT counts as the JVM's own malloc: memory of
    * native libraries (zlib, RocksDB, JNI code), which no JVM view names.
    */
-  private static void mallocOutsideJvm(MemoryBreakdown breakdown, List<Advice> advice) {
+  private static void mallocOutsideJvm(
+      MemoryBreakdown breakdown, boolean profiling, List<Advice> advice) {
     Long jvmMalloc = breakdown.nmtMallocBytes().orElse(null);
     if (jvmMalloc == null) {
       return;
@@ -160,7 +192,6 @@ final class AdviceRules {
         holders.append(kind.kind());
       }
     }
-    boolean profiling = breakdown.allocatorKind().equals("jemalloc");
     advice.add(
         new Advice(
             "MALLOC_OUTSIDE_JVM",

@@ -7,6 +7,7 @@ import dev.nativemem.internal.JsonBinding;
 import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.internal.NativeLibraryLoader;
 import dev.nativemem.memory.reading.NmtSummary;
+import dev.nativemem.profile.sampling.SamplingStatus;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -90,13 +91,17 @@ public final class MemoryReader {
         json, NmtSummary.read(), NativeHandles.report(), JvmRegions.split(json), takenNanos);
   }
 
-  /** Advice from the allocator, the resident breakdown and the environment. */
+  /**
+   * Advice from the allocator, the resident breakdown, the environment and the heap-profiling
+   * engine that can run here.
+   */
   public static List<Advice> advice() {
     return AdviceRules.evaluate(
         allocator(),
         breakdown(MemoryBreakdown.View.RESIDENT),
         NativeHandles.report(),
-        System.getenv());
+        System.getenv(),
+        SamplingStatus.read());
   }
 
   /**
@@ -105,6 +110,10 @@ public final class MemoryReader {
    */
   public static List<Advice> advice(MemorySnapshot snapshot) {
     return AdviceRules.evaluate(
-        allocator(), snapshot.breakdown(), snapshot.breakdown().handles(), System.getenv());
+        allocator(),
+        snapshot.breakdown(),
+        snapshot.breakdown().handles(),
+        System.getenv(),
+        SamplingStatus.read());
   }
 }

@@ -71,11 +71,19 @@ public final class SamplingStatus {
   }
 
   /**
+   * Whether the import-rewriting engine profiles here: available, and the allocator serving {@code
+   * malloc} cannot profile itself. It does not see what libc allocates inside itself.
+   */
+  public boolean byImportRewriting() {
+    return available && "import-rewriting".equals(engine);
+  }
+
+  /**
    * The import-rewriting engine's own figures, for people: live samples, import entries hooked,
    * samples dropped, its tables' memory; empty under jemalloc.
    */
   public String engineFigures() {
-    if (!"import-rewriting".equals(engine)) {
+    if (!byImportRewriting()) {
       return "";
     }
     return liveSamples
