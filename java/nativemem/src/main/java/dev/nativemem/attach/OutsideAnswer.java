@@ -2,7 +2,9 @@ package dev.nativemem.attach;
 
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
+import dev.nativemem.internal.JsonBinding;
 import dev.nativemem.internal.NativeBridge;
+import dev.nativemem.memory.reading.ContainerMemory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
@@ -55,30 +57,28 @@ final class OutsideAnswer {
     if (json == null || json.equals("null")) {
       return "cgroup    absent: no memory cgroup found for process " + pid + "\n";
     }
-    Map<String, Object> c = Json.parseObject(json);
+    ContainerMemory c = JsonBinding.read(ContainerMemory.class, Json.parseObject(json));
     StringBuilder line =
         new StringBuilder("cgroup    ")
-            .append(Json.string(c, "cgroup_version"))
+            .append(c.cgroupVersion())
             .append(' ')
-            .append(Json.string(c, "cgroup"))
+            .append(c.cgroup())
             .append(": limit ");
-    Long limit = Json.optionalNumber(c, "limit_bytes");
-    if (limit == null) {
+    if (c.limitBytes() == null) {
       line.append("none");
     } else {
-      line.append(ByteFormat.human(limit)).append(" (set at ").append(c.get("limit_cgroup"));
+      line.append(ByteFormat.human(c.limitBytes())).append(" (set at ").append(c.limitCgroup());
       line.append(')');
     }
-    line.append(", usage ").append(ByteFormat.human(Json.number(c, "usage_bytes")));
-    for (String[] part : new String[][] {{"anon_bytes", "anon"}, {"file_bytes", "file"}}) {
-      Long bytes = Json.optionalNumber(c, part[0]);
-      if (bytes != null) {
-        line.append(", ").append(part[1]).append(' ').append(ByteFormat.human(bytes));
-      }
+    line.append(", usage ").append(ByteFormat.human(c.usageBytes()));
+    if (c.anonBytes() != null) {
+      line.append(", anon ").append(ByteFormat.human(c.anonBytes()));
     }
-    Long kills = Json.optionalNumber(c, "oom_kill_events");
-    if (kills != null) {
-      line.append(", OOM kills ").append(kills);
+    if (c.fileBytes() != null) {
+      line.append(", file ").append(ByteFormat.human(c.fileBytes()));
+    }
+    if (c.oomKillEvents() != null) {
+      line.append(", OOM kills ").append(c.oomKillEvents());
     }
     return line.append(" (/proc/<pid>/cgroup)\n").toString();
   }

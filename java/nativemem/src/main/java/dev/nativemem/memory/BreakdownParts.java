@@ -11,28 +11,13 @@ import java.util.List;
 
 /**
  * The parts of a {@link MemoryBreakdown}, each bound by {@link JsonBinding}: its fields are the
- * keys of the breakdown's JSON. The native view's parts ({@link Container}, {@link Cpus}, {@link
- * Allocator}) are read from the native library's JSON under the Rust structs' own names; the JVM's
- * and the handles' parts are built from what the JVM says.
+ * keys of the breakdown's JSON. The native view's parts ({@link Cpus}, {@link Allocator}, and the
+ * container's {@link dev.nativemem.memory.reading.ContainerMemory}, which {@code attach} reads too)
+ * are read from the native library's JSON under the Rust structs' own names; the JVM's and the
+ * handles' parts are built from what the JVM says.
  */
 final class BreakdownParts {
   private BreakdownParts() {}
-
-  /** The memory cgroup's view: Rust's {@code ContainerMemory}. */
-  static final class Container {
-    String cgroupVersion;
-    String cgroup;
-    Long limitBytes;
-    String limitCgroup;
-    long usageBytes;
-    Long anonBytes;
-    Long fileBytes;
-    Long oomEvents;
-    Long oomKillEvents;
-    Long failcnt;
-
-    private Container() {}
-  }
 
   /** The CPUs the container grants, as the JVM computes them: Rust's {@code ContainerCpuView}. */
   static final class Cpus {

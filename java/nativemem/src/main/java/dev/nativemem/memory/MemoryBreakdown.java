@@ -4,6 +4,7 @@ import dev.nativemem.handles.HandleReport;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
 import dev.nativemem.internal.JsonBinding;
+import dev.nativemem.memory.reading.ContainerMemory;
 import dev.nativemem.memory.reading.NmtSummary;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -34,7 +35,7 @@ public final class MemoryBreakdown {
   }
 
   final View view;
-  final BreakdownParts.Container container;
+  final ContainerMemory container;
   final BreakdownParts.Cpus cpus;
   final ProcessMemory process;
   final BreakdownParts.Jvm jvm;
@@ -68,8 +69,7 @@ public final class MemoryBreakdown {
     this.container =
         nativeView.get("container_memory") == null
             ? null
-            : JsonBinding.read(
-                BreakdownParts.Container.class, Json.object(nativeView, "container_memory"));
+            : JsonBinding.read(ContainerMemory.class, Json.object(nativeView, "container_memory"));
     this.cpus =
         JsonBinding.read(BreakdownParts.Cpus.class, Json.object(nativeView, "container_cpus"));
     this.process = JsonBinding.read(ProcessMemory.class, Json.object(nativeView, "process"));
@@ -83,8 +83,8 @@ public final class MemoryBreakdown {
     this.rssBytes = process.rssBytes();
     this.attributedBytes = attributed.stream().mapToLong(Part::bytes).sum();
     this.unaccountedBytes = rssBytes - attributedBytes;
-    this.limitBytes = container == null ? null : container.limitBytes;
-    this.headroomBytes = limitBytes == null ? null : limitBytes - container.usageBytes;
+    this.limitBytes = container == null ? null : container.limitBytes();
+    this.headroomBytes = limitBytes == null ? null : limitBytes - container.usageBytes();
   }
 
   private List<Part> attribute(NmtSummary nmt, Long heapResident, Long codeResident) {
@@ -184,7 +184,7 @@ public final class MemoryBreakdown {
 
   /** Memory the cgroup is charged for now (page cache included). */
   public Optional<Long> cgroupUsageBytes() {
-    return container == null ? Optional.empty() : Optional.of(container.usageBytes);
+    return container == null ? Optional.empty() : Optional.of(container.usageBytes());
   }
 
   /** {@code limit − cgroup usage}; empty without a limit. */
@@ -194,7 +194,7 @@ public final class MemoryBreakdown {
 
   /** OOM kills the cgroup reports (v2 {@code memory.events}, v1 {@code memory.oom_control}). */
   public Optional<Long> oomKills() {
-    return container == null ? Optional.empty() : Optional.ofNullable(container.oomKillEvents);
+    return container == null ? Optional.empty() : Optional.ofNullable(container.oomKillEvents());
   }
 
   /** CPUs the container grants, as the JVM computes them. */

@@ -2,6 +2,7 @@ package dev.nativemem.memory;
 
 import dev.nativemem.handles.HandleReport;
 import dev.nativemem.internal.ByteFormat;
+import dev.nativemem.memory.reading.ContainerMemory;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -11,17 +12,17 @@ final class MemoryBreakdownText {
 
   static String of(MemoryBreakdown b) {
     Table t = new Table(b.limitBytes().orElse(null));
-    BreakdownParts.Container container = b.container;
+    ContainerMemory container = b.container;
     if (container != null) {
-      t.section("Container (cgroup " + container.cgroupVersion + " " + container.cgroup + ")");
-      String limitAt = container.limitCgroup;
+      t.section("Container (cgroup " + container.cgroupVersion() + " " + container.cgroup() + ")");
+      String limitAt = container.limitCgroup();
       t.row("limit" + (limitAt == null ? " (none)" : " (set at " + limitAt + ")"), b.limitBytes());
       t.row("usage", b.cgroupUsageBytes());
-      t.row("  anon", Optional.ofNullable(container.anonBytes));
-      t.row("  file (page cache)", Optional.ofNullable(container.fileBytes));
-      t.count("OOM events", container.oomEvents);
-      t.count("OOM kills", container.oomKillEvents);
-      t.count("failcnt (limit hits)", container.failcnt);
+      t.row("  anon", Optional.ofNullable(container.anonBytes()));
+      t.row("  file (page cache)", Optional.ofNullable(container.fileBytes()));
+      t.count("OOM events", container.oomEvents());
+      t.count("OOM kills", container.oomKillEvents());
+      t.count("failcnt (limit hits)", container.failcnt());
     } else {
       t.section("Container: no memory cgroup found");
     }
