@@ -328,8 +328,9 @@ public final class NativeMemory {
   }
 
   /**
-   * Heap profiling through the process's jemalloc: start, stop, sample interval. Always returns the
-   * profiler; {@link HeapProfiler#isAvailable()} says whether it can run.
+   * Heap profiling: start, stop, sample interval; through the process's jemalloc when it can
+   * profile, else by import rewriting (Linux x86-64 and aarch64, nothing needed at start). Always
+   * returns the profiler; {@link HeapProfiler#isAvailable()} says whether it can run.
    */
   public static HeapProfiler profiling() {
     return HeapProfiler.get();

@@ -271,6 +271,17 @@ class AttachTest {
       target.send("end", "ENDED");
       long left = inflateBytes(dumpOf(target, "ended.heap"), "inflateInit2_");
       assertTrue(left < truth / 10, left + " B left of " + truth + " B after end()");
+      // The engine takes an interval as it is (jemalloc would round 5000 to 4096): a new one
+      // resets, naming the engine; the same one again keeps the samples.
+      ForkedJvm.Result changed = attach(target.pid, "profile", "start", "--interval", "5000");
+      assertTrue(
+          changed.stdout.contains(
+              "the interval changed from 4096 bytes, which discarded every sample taken so far:"
+                  + " the import-rewriting engine changes it only by resetting"),
+          changed.toString());
+      ForkedJvm.Result same = attach(target.pid, "profile", "start", "--interval", "5000");
+      assertTrue(same.stdout.contains("interval unchanged"), same.toString());
+      assertTrue(same.stdout.contains("one sample per 5000 bytes"), same.toString());
       assertEquals(0, attach(target.pid, "profile", "stop").exitCode);
     }
   }

@@ -6,6 +6,7 @@ import dev.nativemem.handles.HandleReport;
 import dev.nativemem.handles.NativeHandles;
 import dev.nativemem.profile.HeapProfile;
 import dev.nativemem.profile.HeapProfiler;
+import dev.nativemem.profile.sampling.SamplingStatus;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.lang.instrument.Instrumentation;
@@ -260,23 +261,29 @@ public final class AttachedCommand {
   }
 
   /**
-   * {@code --interval BYTES}: jemalloc changes its interval only by discarding every sample taken
-   * ({@code prof.reset}), so the interval in effect (BYTES rounded to the nearest power of two, as
-   * jemalloc rounds it) is left as it is, samples kept; another one resets, and the answer says so.
+   * {@code --interval BYTES}: the interval changes only by discarding every sample taken
+   * (jemalloc's {@code prof.reset}, or the import-rewriting engine's reset), so the interval in
+   * effect (BYTES rounded to the nearest power of two under jemalloc, as it rounds it; BYTES itself
+   * under import rewriting) is left as it is, samples kept; another one resets, and the answer says
+   * so.
    *
    * @return what the answer adds to "sampling on, ..."
    */
   private static String changeInterval(HeapProfiler profiler, long bytes) {
     long before = profiler.sampleIntervalBytes();
-    if (nearestPowerOfTwo(bytes) == before) {
+    boolean imports = SamplingStatus.read().byImportRewriting();
+    if ((imports ? bytes : nearestPowerOfTwo(bytes)) == before) {
       return " (interval unchanged: the samples taken so far are kept)";
     }
     profiler.resetWithSampleInterval(bytes);
     String message =
         "; the interval changed from "
             + before
-            + " bytes, which discarded every sample taken so far: jemalloc changes it only by"
-            + " resetting (prof.reset), so the next dump holds only what is allocated from now on";
+            + " bytes, which discarded every sample taken so far: "
+            + (imports ? "the import-rewriting engine" : "jemalloc")
+            + " changes it only by resetting"
+            + (imports ? "" : " (prof.reset)")
+            + ", so the next dump holds only what is allocated from now on";
     System.err.println("nativemem: heap profile" + message); // the target's own log
     return message;
   }

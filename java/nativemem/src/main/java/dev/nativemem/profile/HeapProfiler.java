@@ -28,7 +28,7 @@ public final class HeapProfiler {
 
   private HeapProfiler() {}
 
-  /** The profiler of this JVM (one per process: jemalloc has one profiler); loads the library. */
+  /** The profiler of this JVM (one per process, whichever engine runs); loads the library. */
   public static HeapProfiler get() {
     NativeLibraryLoader.load();
     return INSTANCE;
@@ -50,7 +50,10 @@ public final class HeapProfiler {
     return ProfileDump.writeDefault();
   }
 
-  /** Whether jemalloc serves {@code malloc}, was built with profiling, and started with it. */
+  /**
+   * Whether an engine can profile here: a jemalloc built and started with profiling, else, on Linux
+   * x86-64 and aarch64, import rewriting, which any allocator allows.
+   */
   public boolean isAvailable() {
     return SamplingStatus.read().available();
   }
@@ -60,39 +63,56 @@ public final class HeapProfiler {
     return SamplingStatus.read().unavailableReason();
   }
 
-  /** Whether jemalloc is sampling now ({@code prof.active}). */
+  /**
+   * Whether sampling is on now (jemalloc's {@code prof.active}, or the import-rewriting engine's).
+   */
   public boolean isActive() {
     return available().active();
   }
 
-  /** Starts sampling in the whole process ({@code prof.active=true}). */
+  /**
+   * Starts sampling in the whole process: jemalloc's {@code prof.active=true}, or the
+   * import-rewriting engine rewriting every loaded library's allocation imports first.
+   */
   public void start() {
     NativeBridge.call("sampling_active", Map.of("active", true));
   }
 
-  /** Stops sampling; samples already taken stay in the next dump while their memory lives. */
+  /**
+   * Stops sampling; samples already taken stay in the next dump while their memory lives (under
+   * jemalloc; the import-rewriting engine writes the imports back, and its dumps show what was live
+   * at the stop).
+   */
   public void stop() {
     NativeBridge.call("sampling_active", Map.of("active", false));
   }
 
-  /** Whether allocations by the calling thread are sampled ({@code thread.prof.active}). */
+  /**
+   * Whether allocations by the calling thread are sampled (jemalloc's {@code thread.prof.active};
+   * the import-rewriting engine samples every thread while it is on).
+   */
   public boolean isThreadActive() {
     return available().threadActive();
   }
 
-  /** Samples the calling thread's allocations or not; other threads are unaffected. */
+  /**
+   * Samples the calling thread's allocations or not; other threads are unaffected.
+   *
+   * @throws NativeMemoryException under the import-rewriting engine, which samples every thread
+   */
   public void setThreadActive(boolean active) {
     NativeBridge.call("sampling_thread_active", Map.of("active", active));
   }
 
-  /** Average bytes allocated between two samples ({@code 2^prof.lg_sample}). */
+  /** Average bytes allocated between two samples (jemalloc's {@code 2^prof.lg_sample}). */
   public long sampleIntervalBytes() {
     return available().sampleIntervalBytes();
   }
 
   /**
-   * Discards every sample taken so far ({@code prof.reset}) and samples from now on at the power of
-   * two nearest {@code bytes}: jemalloc changes the interval only as part of a reset.
+   * Discards every sample taken so far ({@code prof.reset}) and samples from now on every {@code
+   * bytes} on average: jemalloc takes the power of two nearest it, and changes the interval only as
+   * part of a reset; the import-rewriting engine takes it as it is.
    *
    * @return the interval now in effect, in bytes
    * @throws IllegalArgumentException if {@code bytes} is not positive
@@ -111,8 +131,9 @@ public final class HeapProfiler {
    * Records the Java frames above each sampled native allocation, or stops doing so (off by
    * default; {@code -Dnativemem.profile.javaFrames=true} turns it on at start). Dumps then show
    * {@code inflateInit2_ ← java.util.zip.Inflater.<init>(Inflater.java:NN) ← …} down to the
-   * application's line. Needs jemalloc 5.3 or later (its {@code experimental.hooks.prof_backtrace})
-   * and a HotSpot JVM ({@code AsyncGetCallTrace}); samples already taken keep their stacks.
+   * application's line. Needs a HotSpot JVM ({@code AsyncGetCallTrace}) and, under jemalloc,
+   * jemalloc 5.3 or later (its {@code experimental.hooks.prof_backtrace}); the import-rewriting
+   * engine records them itself. Samples already taken keep their stacks.
    *
    * @return whether Java frames are recorded now
    * @throws NativeMemoryException if profiling, or Java frames, cannot run here; the message says

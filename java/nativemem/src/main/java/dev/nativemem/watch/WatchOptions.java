@@ -259,7 +259,10 @@ public final class WatchOptions {
     return o;
   }
 
-  /** Whether bundles carry a heap profile when jemalloc profiling is available (default true). */
+  /**
+   * Whether starting the watch turns heap sampling on, so bundles carry a heap profile, where
+   * either engine can run (default true).
+   */
   public WatchOptions withProfile(boolean profile) {
     WatchOptions o = copy();
     o.profile = profile;
