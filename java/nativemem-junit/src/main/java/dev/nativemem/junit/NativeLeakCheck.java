@@ -31,8 +31,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * known leaks is named in the failure (id, the version you run, fixed version, what to do);
  * {@code @NativeLeakSettings(known = @Known(id = "<catalogue id>"))} accepts it.
  *
- * <p>With heap profiling available (a profiling allocator such as the bundled one preloaded), it
- * also fails the class whose code left more native bytes live than {@code
+ * <p>With heap profiling available (on Linux x86-64 and aarch64 always: a profiling allocator such
+ * as the bundled one preloaded, else import rewriting, which misses what libc allocates inside
+ * itself), it also fails the class whose code left more native bytes live than {@code
  * -Dnativemem.junit.maxLeakedBytes} (4 MiB unless set; {@code @NativeLeakSettings(maxLeakedBytes =
  * ...)} for one class) after it ended: two heap profiles with Java frames, before and after,
  * compared over the samples whose Java stack passes through the class, so the JVM's own allocations

@@ -31,7 +31,7 @@ import java.util.Objects;
  * nativemem-incident: incident in pid 4242 on host tm-1 at 2026-12-01T22:50:01.123Z
  * nativemem-incident: headroom 66.0 MiB, 12.9% of the 512.0 MiB limit (usage 446.0 MiB)
  * nativemem-incident: 11,234 Inflater open, created by com.example.Loader.read(Loader.java:42).
- * nativemem-incident: absent: heap profile: jemalloc profiling is not available: ...
+ * nativemem-incident: absent: heap profile: heap profiling cannot run here: ...
  * nativemem-incident: Captured on the limit trigger: usage 87.1% of the 512.0 MiB limit.
  * nativemem-incident: bundle /data/incidents/nativemem-incident-4242-20261201T225001Z-limit (...)
  * nativemem-incident-json: {"schema":"nativemem-incident-log/1","pid":4242,...}

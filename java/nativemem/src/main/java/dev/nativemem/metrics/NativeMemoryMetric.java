@@ -181,13 +181,13 @@ public enum NativeMemoryMetric {
   PROFILING_READY(
       "nativemem.profiling.ready",
       null,
-      "1 when jemalloc heap profiling can run in this process, else 0",
+      "1 when heap profiling can run in this process (either engine), else 0",
       Tags.NONE,
       (s, out) -> out.value(s.profilingAvailable() ? 1 : 0)),
   PROFILING_ACTIVE(
       "nativemem.profiling.active",
       null,
-      "1 when jemalloc is sampling allocations now, else 0",
+      "1 when heap profiling samples allocations now (either engine), else 0",
       Tags.NONE,
       (s, out) -> out.value(s.profilingActive() ? 1 : 0)),
   EXPORT_SENT(

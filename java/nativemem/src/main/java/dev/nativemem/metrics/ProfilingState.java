@@ -8,12 +8,13 @@ import dev.nativemem.profile.sampling.SamplingStatus;
  * needs them, each asked only as often as its answer can change. Under the import-rewriting engine
  * (no profiling jemalloc) "samples now" is the engine's own flag, read through the status.
  *
- * <p>Whether it can run is fixed for the process's life, so it is asked once: it needs the jemalloc
- * that serves {@code malloc} (which allocator that is, is settled when the process starts, before
- * any Java runs), built with profiling ({@code config.prof}, fixed at build) and started with it
- * ({@code opt.prof}, fixed at start: jemalloc cannot switch it on in a running process).
+ * <p>Whether it can run, and by which engine, is fixed for the process's life, so it is asked once:
+ * jemalloc's own sampler needs the jemalloc that serves {@code malloc} (which allocator that is, is
+ * settled when the process starts, before any Java runs) built with profiling ({@code config.prof})
+ * and started with it ({@code opt.prof}: jemalloc cannot switch it on in a running process); else
+ * the import-rewriting engine runs wherever it is built (Linux x86-64 and aarch64).
  *
- * <p>Whether it samples now ({@code prof.active}) is not cached: nativemem's own {@code
+ * <p>Whether jemalloc samples now ({@code prof.active}) is not cached: nativemem's own {@code
  * HeapProfiler} is not the only one that can switch it. Any code of the process that calls {@code
  * mallctl} can, and so can another copy of nativemem's classes in another class loader (a restarted
  * Flink job, an application's copy beside the agent's), which a cache held here would never hear

@@ -179,7 +179,7 @@ final class BundleCapture {
     if (!HeapProfiler.get().isAvailable()) {
       parts.missing(
           "heap profile",
-          "jemalloc profiling is not available: " + HeapProfiler.get().unavailableReason());
+          "heap profiling cannot run here: " + HeapProfiler.get().unavailableReason());
       return null;
     }
     Path dump = parts.dir.anchored(BundleLayout.PROFILE);

@@ -148,14 +148,13 @@ class IncidentLogTest {
     manifest.put(
         "missing",
         List.of(
-            map("what", "heap profile", "why", "jemalloc profiling is not available: glibc"),
+            map("what", "heap profile", "why", "heap profiling cannot run here: glibc"),
             map("what", "handle report", "why", "the nativemem agent is not running")));
     write(bundle, "manifest.json", manifest);
     String block = IncidentLog.render(bundle, FINAL);
     assertTrue(
         block.contains(
-            IncidentLog.PREFIX
-                + "absent: heap profile: jemalloc profiling is not available: glibc\n"),
+            IncidentLog.PREFIX + "absent: heap profile: heap profiling cannot run here: glibc\n"),
         block);
     assertTrue(block.contains("absent: handle report: the nativemem agent is not running"), block);
     assertTrue(block.contains("headroom unknown: no timeline"), block);
@@ -164,7 +163,7 @@ class IncidentLogTest {
     assertNull(j.get("top_open_site"));
     assertNull(j.get("headroom_bytes"));
     Map<String, Object> absent = (Map<String, Object>) j.get("absent");
-    assertEquals("heap profile: jemalloc profiling is not available: glibc", absent.get("profile"));
+    assertEquals("heap profile: heap profiling cannot run here: glibc", absent.get("profile"));
     assertTrue(((String) absent.get("handles")).contains("agent is not running"), "" + absent);
     assertTrue(j.containsKey("top_leaked_site"), "every key, null when absent: " + j);
   }
@@ -176,7 +175,7 @@ class IncidentLogTest {
   @Test
   void theHintForAnAbsentProfileKeepsItsCommandWhole() throws Exception {
     String why =
-        "jemalloc profiling is not available: "
+        "heap profiling cannot run here: "
             + dev.nativemem.profile.HeapProfiler.get().unavailableReason();
     org.junit.jupiter.api.Assumptions.assumeTrue(
         why.contains("MALLOC_CONF="), "this JVM's allocator can profile: " + why);

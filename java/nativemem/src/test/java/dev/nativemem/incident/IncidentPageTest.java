@@ -285,7 +285,7 @@ class IncidentPageTest {
                 "what",
                 "heap profile",
                 "why",
-                "jemalloc profiling is not available: glibc serves malloc")));
+                "heap profiling cannot run here: glibc serves malloc")));
     write(bundle, "manifest.json", manifest);
     // Present but damaged, of the wrong shape, or a link: each said, none thrown.
     Files.write(bundle.resolve("snapshot.json"), "{not json".getBytes(StandardCharsets.UTF_8));
@@ -301,15 +301,14 @@ class IncidentPageTest {
     String page = IncidentPage.render(bundle);
     assertTrue(
         page.contains(
-            "not captured: heap profile: jemalloc profiling is not available: glibc serves malloc"),
+            "not captured: heap profile: heap profiling cannot run here: glibc serves malloc"),
         page);
     assertTrue(page.contains("not captured: snapshot.json is not a JSON object"), page);
     assertTrue(page.contains("not captured: profile-report.json is not a JSON object"), page);
     assertTrue(page.contains("not captured: timeline: fewer than two samples (1)"), page);
     assertTrue(page.contains("not captured: advice.json is a symbolic link"), page);
     assertFalse(page.contains("PLANTED"), "nothing read through the link");
-    assertTrue(
-        page.contains("<td>heap profile</td><td>jemalloc profiling is not available"), "listed");
+    assertTrue(page.contains("<td>heap profile</td><td>heap profiling cannot run here"), "listed");
   }
 
   @Test
