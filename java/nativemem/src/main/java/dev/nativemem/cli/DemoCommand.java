@@ -1,5 +1,6 @@
 package dev.nativemem.cli;
 
+import dev.nativemem.internal.NativeLibraryLoader;
 import java.lang.reflect.InvocationTargetException;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.Options;
@@ -29,10 +30,13 @@ final class DemoCommand extends CliCommand {
     try {
       demo = Class.forName(DEMO_CLASS, true, DemoCommand.class.getClassLoader());
     } catch (ClassNotFoundException e) {
-      out.println(
-          "demo: the demo is in the nativemem-demo jar, not in this one; run"
-              + " java -jar java/nativemem-demo/target/nativemem-demo-VERSION.jar demo");
-      return 2;
+      // On standard error with exit code 1, as every command's failure.
+      throw new IllegalStateException(
+          "the demo is not in this jar but in nativemem-demo, which is built with the sources"
+              + " (mvn -B -q package -DskipTests in a checkout), not published; then run java -jar"
+              + " java/nativemem-demo/target/nativemem-demo-"
+              + NativeLibraryLoader.javaVersion()
+              + ".jar demo");
     }
     try {
       return (Integer) demo.getMethod("run").invoke(null);
