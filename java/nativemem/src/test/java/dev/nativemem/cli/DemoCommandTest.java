@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.nativemem.internal.NativeLibraryLoader;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 class DemoCommandTest {
@@ -16,16 +13,10 @@ class DemoCommandTest {
    */
   @Test
   void withoutTheDemosJarItSaysHowToBuildAndRunIt() {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        NativeMemoryCli.run(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            "demo");
-    String said = err.toString(StandardCharsets.UTF_8);
-    assertEquals(1, code, said);
-    assertEquals("", out.toString(StandardCharsets.UTF_8));
+    CliRun run = CliRun.of("demo");
+    String said = run.err;
+    assertEquals(1, run.exit, said);
+    assertEquals("", run.out);
     assertTrue(said.startsWith("nativemem: the demo is not in this jar"), said);
     assertTrue(said.contains("mvn -B -q package -DskipTests"), said);
     assertTrue(

@@ -3,10 +3,8 @@ package dev.nativemem.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -126,17 +124,8 @@ class KnownLeaksCommandTest {
 
   /** stdout and stderr of the command, which must exit with {@code exit}. */
   private static String[] run(int exit, String classPath) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        NativeMemoryCli.run(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            "known-leaks",
-            "--class-path",
-            classPath);
-    String[] both = {out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8)};
-    assertEquals(exit, code, both[0] + both[1]);
-    return both;
+    CliRun run = CliRun.of("known-leaks", "--class-path", classPath);
+    assertEquals(exit, run.exit, run.toString());
+    return new String[] {run.out, run.err};
   }
 }
