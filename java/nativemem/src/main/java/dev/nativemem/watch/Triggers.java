@@ -38,6 +38,13 @@ final class Triggers {
   /** When the highest threshold last fired (sample time), while usage stays above it. */
   private long topFiredAt;
 
+  /**
+   * How long after {@link #topFiredAt} the sample that refreshes may come: {@link #TOP_REFRESH_MS}
+   * less half a sampling interval, so the sample due then refreshes though it is a few milliseconds
+   * early against one that came late (the sampler's own jitter), not the one a second after it.
+   */
+  private final long refreshAfterMs;
+
   private final long growthWindowMs;
   private final long horizonMs;
   private boolean growthArmed = true;
@@ -55,6 +62,7 @@ final class Triggers {
       thresholds[i] = percents.get(i) / 100; // compared with usage / limit
       armed[i] = true;
     }
+    this.refreshAfterMs = Math.max(0, TOP_REFRESH_MS - options.interval().toMillis() / 2);
     this.growthWindowMs = options.growthWindow().toMillis();
     this.horizonMs = options.growthHorizon().toMillis();
     this.leakedJump = options.leakedJump();
@@ -108,7 +116,7 @@ final class Triggers {
     long now = ring.back(0, SampleRing.TIME);
     if (fired == top) {
       topFiredAt = now;
-    } else if (fired < 0 && top >= 0 && !armed[top] && now - topFiredAt >= TOP_REFRESH_MS) {
+    } else if (fired < 0 && top >= 0 && !armed[top] && now - topFiredAt >= refreshAfterMs) {
       topFiredAt = now;
       return new Trigger(
           Trigger.Kind.LIMIT,

@@ -201,6 +201,26 @@ class TriggersTest {
     assertNull(again.get(1));
   }
 
+  /**
+   * The sampler's jitter: a crossing sampled 5 ms late, then samples on time, puts the sample due 3
+   * s after it 2,995 ms after it. That sample refreshes, not the next one a second later. (Seen at
+   * a Flink TaskManager's kill: the one a second later never came, the JVM frozen at its limit.)
+   */
+  @Test
+  void theSampleDueThreeSecondsAfterRefreshesThoughAFewMillisecondsEarly() {
+    Triggers triggers = new Triggers(onlyLimits(), -1);
+    feed(triggers, 400);
+    time += 5;
+    Trigger crossing = feed(triggers, 508).get(0);
+    time -= 5;
+    assertTrue(crossing != null && !crossing.refresh(), String.valueOf(crossing));
+    List<Trigger> fired = feed(triggers, 510, 511, 511, 511);
+    assertNull(fired.get(0));
+    assertNull(fired.get(1));
+    assertTrue(fired.get(2) != null && fired.get(2).refresh(), fired.toString());
+    assertNull(fired.get(3), "one refresh, not two");
+  }
+
   /** Below the highest threshold nothing is taken again, however long usage stays there. */
   @Test
   void belowTheHighestThresholdNothingIsTakenAgain() {
