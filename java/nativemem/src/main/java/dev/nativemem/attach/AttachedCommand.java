@@ -270,8 +270,9 @@ public final class AttachedCommand {
    * @return what the answer adds to "sampling on, ..."
    */
   private static String changeInterval(HeapProfiler profiler, long bytes) {
-    long before = profiler.sampleIntervalBytes();
-    boolean imports = SamplingStatus.read().byImportRewriting();
+    SamplingStatus status = SamplingStatus.read().requireAvailable();
+    long before = status.sampleIntervalBytes();
+    boolean imports = status.byImportRewriting();
     if ((imports ? bytes : nearestPowerOfTwo(bytes)) == before) {
       return " (interval unchanged: the samples taken so far are kept)";
     }

@@ -178,10 +178,6 @@ public final class HeapProfiler {
   }
 
   private static SamplingStatus available() {
-    SamplingStatus s = SamplingStatus.read();
-    if (!s.available()) {
-      throw new NativeMemoryException(s.unavailableReason());
-    }
-    return s;
+    return SamplingStatus.read().requireAvailable();
   }
 }

@@ -72,10 +72,7 @@ final class ProfileDump {
     NativeLibraryLoader.load();
     synchronized (LOCK) {
       // Fail before the perf map is written if profiling cannot run at all.
-      SamplingStatus status = SamplingStatus.read();
-      if (!status.available()) {
-        throw new dev.nativemem.base.NativeMemoryException(status.unavailableReason());
-      }
+      SamplingStatus.read().requireAvailable();
       Path perfMap = PerfMap.writeTemp();
       try {
         // Objects there vanish with the process: ours, and JNI libraries extracted to tmp.

@@ -1,5 +1,6 @@
 package dev.nativemem.profile.sampling;
 
+import dev.nativemem.base.NativeMemoryException;
 import dev.nativemem.base.text.OwnJar;
 import dev.nativemem.internal.ByteFormat;
 import dev.nativemem.internal.Json;
@@ -51,6 +52,18 @@ public final class SamplingStatus {
 
   public boolean available() {
     return available;
+  }
+
+  /**
+   * This status, where heap profiling can run.
+   *
+   * @throws NativeMemoryException saying why it cannot, with the settings that fix it
+   */
+  public SamplingStatus requireAvailable() {
+    if (!available) {
+      throw new NativeMemoryException(unavailableReason);
+    }
+    return this;
   }
 
   /** Why not, with the settings that fix it; empty when available. */
