@@ -20,7 +20,6 @@ import dev.nativemem.profile.HeapProfiler;
 import dev.nativemem.profile.sampling.JavaFramesSetting;
 import dev.nativemem.watch.starting.WatchStart;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -266,6 +265,9 @@ public final class NativeMemory {
     private final String java;
     private final String nativeLibrary;
     private final String libraryPath;
+    private final String javaRuntime = System.getProperty("java.runtime.version", "unknown");
+    private final String javaVm = System.getProperty("java.vm.name", "unknown");
+    private final String javaHome = System.getProperty("java.home", "unknown");
 
     private Versions(String java, String nativeLibrary, String libraryPath) {
       this.java = java;
@@ -288,18 +290,46 @@ public final class NativeMemory {
       return libraryPath;
     }
 
-    /** One JSON object: {@code java}, {@code native}, {@code library_path}. */
-    public String toJson() {
-      Map<String, Object> json = new LinkedHashMap<>();
-      json.put("java", java);
-      json.put("native", nativeLibrary);
-      json.put("library_path", libraryPath);
-      return Json.write(json);
+    /** The Java runtime's version, as it names itself ({@code java.runtime.version}). */
+    public String javaRuntime() {
+      return javaRuntime;
     }
 
+    /** The Java virtual machine's name ({@code java.vm.name}). */
+    public String javaVm() {
+      return javaVm;
+    }
+
+    /** Where the Java runtime lies ({@code java.home}). */
+    public String javaHome() {
+      return javaHome;
+    }
+
+    /**
+     * One JSON object, its keys the accessors' names in snake_case: {@code java}, {@code
+     * native_library}, {@code library_path}, {@code java_runtime}, {@code java_vm}, {@code
+     * java_home}.
+     */
+    public String toJson() {
+      return JsonBinding.write(this);
+    }
+
+    /** Two lines: nativemem's versions and library, then the Java runtime's. */
     @Override
     public String toString() {
-      return "nativemem " + java + " (native " + nativeLibrary + ", " + libraryPath + ")";
+      return "nativemem "
+          + java
+          + " (native "
+          + nativeLibrary
+          + ", "
+          + libraryPath
+          + ")\nJava "
+          + javaRuntime
+          + " ("
+          + javaVm
+          + ", "
+          + javaHome
+          + ")";
     }
   }
 

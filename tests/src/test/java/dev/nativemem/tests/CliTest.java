@@ -187,7 +187,7 @@ class CliTest {
     ForkedJvm.Result r = new ForkedJvm().cli("version", "--json");
     assertEquals(0, r.exitCode, r.toString());
     Map<String, Object> json = JSON.std.mapFrom(r.stdout);
-    assertEquals(json.get("java"), json.get("native"));
+    assertEquals(json.get("java"), json.get("native_library"));
     assertTrue(ForkedJvm.JAR.getFileName().toString().contains((String) json.get("java")));
     // The Java runtime it runs on, as that runtime names itself (the child runs this JVM's java).
     assertEquals(System.getProperty("java.runtime.version"), json.get("java_runtime"), r.stdout);
