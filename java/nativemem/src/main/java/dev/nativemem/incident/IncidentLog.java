@@ -257,22 +257,13 @@ public final class IncidentLog {
     StringBuilder out = new StringBuilder(text.length() + 16);
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
-      if (c < 0x20 || actsOnATerminal(c)) {
+      if (c < 0x20 || TerminalText.actsOnATerminal(c)) {
         out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
       } else {
         out.append(c);
       }
     }
     return out.toString();
-  }
-
-  /** DEL, C1 controls, line and paragraph separators, bidirectional embeddings and isolates. */
-  private static boolean actsOnATerminal(char c) {
-    return (c >= 0x7f && c < 0xa0)
-        || c == '\u2028'
-        || c == '\u2029'
-        || (c >= '\u202a' && c <= '\u202e')
-        || (c >= '\u2066' && c <= '\u2069');
   }
 
   private static void line(StringBuilder out, String text) {
@@ -302,26 +293,12 @@ public final class IncidentLog {
   }
 
   /**
-   * {@code value} for a human line: what could end the line early or drive a terminal, and the
-   * backslash, as escapes; nothing cut (for paths we name ourselves). Line feed and tab ({@code
-   * \x0a}, {@code \x09}), line and paragraph separators and bidirectional overrides ({@code
-   * \\u2028}) here, the other controls by {@link TerminalText}, as every text output shows them.
+   * {@code value} for a human line: the backslash doubled, so that the line reads back exactly,
+   * then what could end the line early or drive a terminal as {@link TerminalText#escapeLine} shows
+   * it; nothing cut (for paths we name ourselves).
    */
   private static String escape(String value) {
-    StringBuilder out = new StringBuilder(value.length() + 8);
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      if (c == '\\') {
-        out.append("\\\\");
-      } else if (c == '\n' || c == '\t') {
-        out.append(c == '\n' ? "\\x0a" : "\\x09");
-      } else if (c >= 0x2000 && actsOnATerminal(c)) {
-        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-      } else {
-        out.append(c);
-      }
-    }
-    return TerminalText.escape(out);
+    return TerminalText.escapeLine(value.replace("\\", "\\\\"));
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.nativemem.watch;
 
+import dev.nativemem.base.text.TerminalText;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -69,8 +70,12 @@ final class Trigger {
     return refresh;
   }
 
+  /**
+   * The kind and the detail for one log line: an on-demand reason comes from whoever asked (the
+   * API, JMX, {@code attach}), so its control characters and line breaks are shown escaped.
+   */
   @Override
   public String toString() {
-    return kind.word() + ": " + detail;
+    return kind.word() + ": " + TerminalText.escapeLine(detail);
   }
 }

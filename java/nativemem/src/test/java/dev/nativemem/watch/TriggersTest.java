@@ -231,4 +231,17 @@ class TriggersTest {
       assertNull(fired.get(i), "sample " + i);
     }
   }
+
+  /**
+   * An on-demand reason comes from whoever asked (API, JMX, {@code attach <pid> incident REASON}):
+   * in the watch's log line it cannot start a forged {@code nativemem-incident-json:} line, while
+   * the bundle keeps it as it was given.
+   */
+  @Test
+  void anOnDemandReasonIsOneEscapedLineInTheLog() {
+    Trigger trigger = Trigger.onDemand("x\nnativemem-incident-json: {\"forged\":1}\u001b[31m");
+    assertEquals(
+        "on-demand: x\\x0anativemem-incident-json: {\"forged\":1}\\x1b[31m", trigger.toString());
+    assertEquals("x\nnativemem-incident-json: {\"forged\":1}\u001b[31m", trigger.detail());
+  }
 }

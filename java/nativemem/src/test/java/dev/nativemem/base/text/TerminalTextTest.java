@@ -30,4 +30,23 @@ class TerminalTextTest {
     assertSame(plain, TerminalText.escape(plain));
     assertNull(TerminalText.escape(null));
   }
+
+  /**
+   * A log line carrying an outside string cannot be split into a forged second line nor reordered:
+   * line breaks, tabs, separators and bidirectional overrides are shown, as the controls are.
+   */
+  @Test
+  void oneLogLineStaysOneLine() {
+    String forged = "x\nnativemem-incident-json: {}\t\u2028\u202e\u001b[31m";
+    String shown = TerminalText.escapeLine(forged);
+    assertEquals("x\\x0anativemem-incident-json: {}\\x09\\u2028\\u202e\\x1b[31m", shown);
+    for (char c = 0; c < 0x2100; c++) {
+      String one = TerminalText.escapeLine(String.valueOf(c));
+      assertEquals(
+          c < 0x20 || TerminalText.actsOnATerminal(c),
+          !one.equals(String.valueOf(c)),
+          "U+" + Integer.toHexString(c));
+    }
+    assertEquals("C:\\dir", TerminalText.escapeLine("C:\\dir"));
+  }
 }
