@@ -58,6 +58,21 @@ class OutsideAnswerCgroupTest {
         assertTrue(
             Math.abs(usedMib - charged / (double) (1 << 20)) < 64,
             usedMib + " MiB vs " + charged + " charged");
+        // What needs the agent fails there, rather than answering stats with exit 0.
+        for (List<String> needsTheAgent :
+            List.of(List.of("dump", "-o", "x.heap"), List.of("profile", "start"))) {
+          List<String> args = new java.util.ArrayList<>(List.of("attach", "" + target.pid));
+          args.addAll(needsTheAgent);
+          ForkedJvm.Result refused = new ForkedJvm().cli(args.toArray(new String[0]));
+          assertEquals(1, refused.exitCode, refused.toString());
+          assertEquals("", refused.stdout, refused.toString());
+          assertTrue(
+              refused.stderr.contains(
+                  "java.instrument module (add it to the jlink --add-modules list), so '"
+                      + needsTheAgent.get(0)
+                      + "' cannot run there; stats, breakdown, advice answer from outside"),
+              refused.toString());
+        }
       }
     } finally {
       for (int i = 0; i < 50 && !deleted(memory); i++) {

@@ -53,7 +53,7 @@ public final class AttachClient {
         if (!String.valueOf(e.getMessage()).contains("Module java.instrument not found")) {
           throw e;
         }
-        return OutsideAnswer.read(pid, session, timeout);
+        return OutsideAnswer.read(pid, session, command.get(0), timeout);
       }
       if (code != 0) {
         throw new IllegalStateException(

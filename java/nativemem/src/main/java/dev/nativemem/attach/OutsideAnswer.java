@@ -7,6 +7,7 @@ import dev.nativemem.internal.NativeBridge;
 import dev.nativemem.memory.reading.ContainerMemory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,32 +18,54 @@ import java.util.Map;
  */
 final class OutsideAnswer {
   /** The diagnostic commands asked for, in order: each answers, or its refusal is shown. */
-  private static final String[] COMMANDS = {
+  private static final String[] DIAGNOSTIC_COMMANDS = {
     "GC.heap_info", "VM.native_memory summary", "System.native_heap_info"
   };
 
   private OutsideAnswer() {}
 
-  static AttachProtocol.Result read(int pid, long session, Duration timeout) {
+  /** The commands answered from outside; the others need the agent, and fail. */
+  private static final List<String> ANSWERED = List.of("stats", "breakdown", "advice");
+
+  /**
+   * The answer to {@code command}: for {@link #ANSWERED} what is seen from outside (exit 0); for
+   * the others, which need the agent (a dump, a profile, the watch), why they cannot run (exit 1).
+   */
+  static AttachProtocol.Result read(int pid, long session, String command, Duration timeout) {
+    String missing =
+        "nativemem: process "
+            + pid
+            + " cannot load nativemem's agent: its runtime has no java.instrument module (add it"
+            + " to the jlink --add-modules list";
+    if (!ANSWERED.contains(command)) {
+      return AttachProtocol.Result.of(
+          1,
+          "",
+          missing
+              + "), so '"
+              + command
+              + "' cannot run there; "
+              + String.join(", ", ANSWERED)
+              + " answer from outside\n");
+    }
     StringBuilder out = new StringBuilder();
     out.append("process ").append(pid).append(", answered from outside (no agent)\n");
     out.append(status(ProcText.read(pid, "status")));
     out.append(cgroup(pid));
-    for (String command : COMMANDS) {
-      out.append("--- ").append(command).append('\n');
+    for (String diagnostic : DIAGNOSTIC_COMMANDS) {
+      out.append("--- ").append(diagnostic).append('\n');
       try {
-        byte[] reply = NativeBridge.attachDiagnosticCommand(session, command, timeout.toMillis());
+        byte[] reply =
+            NativeBridge.attachDiagnosticCommand(session, diagnostic, timeout.toMillis());
         out.append(new String(reply, StandardCharsets.UTF_8).strip()).append('\n');
       } catch (RuntimeException e) {
         out.append("absent: ").append(e.getMessage()).append('\n');
       }
     }
     String err =
-        "nativemem: process "
-            + pid
-            + " cannot load nativemem's agent: its runtime has no java.instrument module (add it"
-            + " to the jlink --add-modules list for the whole answer). Not seen from outside: the"
-            + " allocator's statistics, native handles, the breakdown's attribution\n";
+        missing
+            + " for the whole answer). Not seen from outside: the allocator's statistics, native"
+            + " handles, the breakdown's attribution\n";
     return AttachProtocol.Result.of(0, out.toString(), err);
   }
 

@@ -8,7 +8,9 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.Options;
 
@@ -26,17 +28,62 @@ final class AttachCommand extends CliCommand {
   /** How long a command may run in the target (a report symbolizes), unless --timeout says. */
   static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofMinutes(10);
 
-  static final List<String> COMMANDS =
-      List.of(
-          "stats",
-          "breakdown",
-          "advice",
-          "handles",
-          "profile",
-          "dump",
-          "analyze",
-          "watch",
-          "incident");
+  /** The CLI's own commands, which attach runs inside the JVM with the same options. */
+  private static final List<String> CLI_COMMANDS =
+      List.of("stats", "breakdown", "advice", "analyze");
+
+  /**
+   * The commands only attach runs, each with its parameters and what it does: what {@code attach
+   * <pid> COMMAND --help} prints, without attaching.
+   */
+  private static final Map<String, List<String>> ATTACH_ONLY = new LinkedHashMap<>();
+
+  static {
+    ATTACH_ONLY.put(
+        "handles",
+        List.of(
+            "[--json]",
+            "Turns native-handle tracking on in the JVM (level full: handles opened from"
+                + " this call on are tracked) and prints its handle report."));
+    ATTACH_ONLY.put(
+        "profile",
+        List.of(
+            "start [--interval BYTES] | stop | status",
+            "Starts the JVM's heap profiler (one sample per BYTES allocated on average; a"
+                + " new interval discards the samples taken so far), stops it, or says how it"
+                + " runs."));
+    ATTACH_ONLY.put(
+        "dump",
+        List.of(
+            "[-o FILE]",
+            "Writes a heap profile of the JVM to FILE (by default to the JVM's"
+                + " -Dnativemem.profile.dir, else its temporary directory) and prints its"
+                + " path. A relative FILE is taken from this directory."));
+    ATTACH_ONLY.put(
+        "watch",
+        List.of(
+            "[status | start [--dir DIR] | stop]",
+            "Says whether a memory watch runs in the JVM, starts one writing its incident"
+                + " bundles to DIR, or stops it."));
+    ATTACH_ONLY.put(
+        "incident",
+        List.of(
+            "[REASON]",
+            "Has the JVM write an incident bundle now (its memory watch's directory, else a"
+                + " new watch's default), REASON in its manifest, and prints its path."));
+  }
+
+  /** The options whose value is a file or directory: a relative one is taken from here. */
+  private static final List<String> PATH_OPTIONS =
+      List.of("-o", "--output", "--out", "--dir", "--base");
+
+  static final List<String> COMMANDS = commands();
+
+  private static List<String> commands() {
+    List<String> all = new ArrayList<>(CLI_COMMANDS);
+    all.addAll(ATTACH_ONLY.keySet());
+    return List.copyOf(all);
+  }
 
   AttachCommand() {
     super(
@@ -93,6 +140,10 @@ final class AttachCommand extends CliCommand {
       throw new UsageException(
           "unknown command '" + command.get(0) + "'; one of " + String.join(", ", COMMANDS));
     }
+    if (command.contains("--help") || command.contains("-h")) {
+      return help(command.get(0), pid);
+    }
+    command = fromHere(command);
     String jar = ownJar();
     AttachProtocol.Result result =
         AttachClient.run(
@@ -113,6 +164,46 @@ final class AttachCommand extends CliCommand {
     out.print(TerminalText.escape(result.out));
     System.err.print(TerminalText.escape(result.err));
     return result.exitCode;
+  }
+
+  /**
+   * {@code attach <pid> COMMAND --help}: the command's usage, printed here; nothing is run in the
+   * JVM.
+   */
+  private int help(String name, String pid) {
+    String through = NativeMemoryCli.LAUNCHER + " attach [--timeout SECONDS] " + pid + " " + name;
+    if (CLI_COMMANDS.contains(name)) {
+      NativeMemoryCli.run(out, System.err, name, "--help");
+      out.println(
+          "Through attach it runs inside process "
+              + pid
+              + ", with the same options: "
+              + through
+              + (name.equals("analyze")
+                  ? " [options], on a heap profile the JVM dumps first"
+                  : " [options]"));
+      return 0;
+    }
+    List<String> usage = ATTACH_ONLY.get(name);
+    out.println("Usage: " + through + " " + usage.get(0));
+    out.println(usage.get(1));
+    out.println("Runs inside process " + pid + "; add --timeout SECONDS to bound the wait.");
+    return 0;
+  }
+
+  /**
+   * {@code command} with each relative file or directory of an option made absolute from this
+   * process's directory, not left to be resolved from the JVM's.
+   */
+  static List<String> fromHere(List<String> command) {
+    List<String> resolved = new ArrayList<>(command);
+    for (int i = 1; i + 1 < resolved.size(); i++) {
+      String value = resolved.get(i + 1);
+      if (PATH_OPTIONS.contains(resolved.get(i)) && !value.isEmpty() && !value.startsWith("-")) {
+        resolved.set(i + 1, Paths.get(value).toAbsolutePath().toString());
+      }
+    }
+    return resolved;
   }
 
   /** This command line, to run again as another user: the java of this JVM, quoted for sh. */
