@@ -154,7 +154,7 @@ fn entry(dir: &Path, index: usize, object: MappedObject, save_from: &[PathBuf]) 
 }
 
 /// Saves the open object at `to`: a hard link to the very file when it is ours (costs nothing),
-/// else a private copy of its bytes.
+/// else a private copy of its bytes. A deleted file cannot be linked (no name is left to it).
 fn save(source: &File, to: &Path) -> io::Result<()> {
     // SAFETY: geteuid has no preconditions.
     if source.metadata()?.uid() == unsafe { libc::geteuid() } && link_open_file(source, to).is_ok()
@@ -162,8 +162,26 @@ fn save(source: &File, to: &Path) -> io::Result<()> {
         return Ok(());
     }
     let mut out = create_private(to)?;
-    io::copy(&mut &*source, &mut out)?;
+    copy_whole(source, &mut out)?;
     out.sync_all()
+}
+
+/// Copies every byte of `source` from offset 0 with positioned reads: the descriptor's offset,
+/// shared with every clone of it (the build-id was read through one), is neither used nor moved.
+fn copy_whole(source: &File, out: &mut File) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut offset = 0u64;
+    loop {
+        let read = match source.read_at(&mut buffer, offset) {
+            Ok(0) => return Ok(()),
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        out.write_all(&buffer[..read])?;
+        offset += read as u64;
+    }
 }
 
 /// Hard-links the file open as `file` at `to`: the checked inode, whatever its name says now.
@@ -211,6 +229,12 @@ fn copy_private(from: &Path, to: &Path) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    fn map_files_readable() -> bool {
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        let any = &executable_objects(&maps)[0];
+        File::open(format!("/proc/self/map_files/{}", any.range)).is_ok()
+    }
+
     #[test]
     fn host_name_is_the_kernels() {
         let kernel = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
@@ -254,6 +278,89 @@ mod tests {
             std::fs::metadata(dir.join("old.so")).unwrap(),
         );
         assert_eq!(saved.ino(), old.ino(), "a hard link to the opened file");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Found on a Kafka-like service whose zstd-jni deletes its extracted library right after
+    /// loading it: the copy began at the `.dynstr` offset, where reading the build-id had left
+    /// the descriptor's offset (a `try_clone` shares it).
+    #[test]
+    fn a_copy_holds_the_whole_file_whatever_was_read_through_the_descriptor_before() {
+        use std::io::{Read, Seek, SeekFrom};
+        let dir = std::env::temp_dir().join(format!("nativemem-copy-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let bytes: Vec<u8> = (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        std::fs::write(dir.join("lib.so"), &bytes).unwrap();
+        let source = File::open(dir.join("lib.so")).unwrap();
+        let mut clone = source.try_clone().unwrap();
+        clone.seek(SeekFrom::Start(0x46e0)).unwrap();
+        clone.read_exact(&mut [0u8; 100]).unwrap();
+        // Deleted: no hard link can be made to it (nlink 0), so it is copied.
+        std::fs::remove_file(dir.join("lib.so")).unwrap();
+        save(&source, &dir.join("saved.so")).unwrap();
+        let saved = std::fs::read(dir.join("saved.so")).unwrap();
+        assert_eq!(saved.len(), bytes.len(), "the copy's length");
+        assert!(saved == bytes, "the copy's bytes differ from the file's");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A shared object mapped executable, then deleted, as a JNI library that removes its
+    /// extracted file after `System.load`: the sidecar holds a byte-identical copy with its
+    /// build-id.
+    #[test]
+    fn a_deleted_mapped_object_is_saved_whole_with_its_build_id() {
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        let system = executable_objects(&maps)
+            .into_iter()
+            .find(|o| o.path.contains("libc.so"))
+            .expect("libc mapped");
+        let bytes = std::fs::read(&system.path).unwrap();
+        let expected = build_id(File::open(&system.path).unwrap()).expect("libc has a build-id");
+        let dir = std::env::temp_dir().join(format!("nativemem-deleted-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sidecar")).unwrap();
+        let lib = dir.join("libextracted.so");
+        std::fs::write(&lib, &bytes).unwrap();
+        let file = File::open(&lib).unwrap();
+        // SAFETY: a private read-only executable mapping of an open file, unmapped below.
+        let mapped = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                bytes.len(),
+                libc::PROT_READ | libc::PROT_EXEC,
+                libc::MAP_PRIVATE,
+                std::os::fd::AsRawFd::as_raw_fd(&file),
+                0,
+            )
+        };
+        assert_ne!(mapped, libc::MAP_FAILED, "{}", io::Error::last_os_error());
+        drop(file);
+        std::fs::remove_file(&lib).unwrap();
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        let object = executable_objects(&maps)
+            .into_iter()
+            .find(|o| o.path == lib.to_string_lossy())
+            .expect("the deleted object mapped");
+        assert!(object.deleted, "{object:?}");
+        let entry = entry(&dir.join("sidecar"), 3, object, &[]);
+        // SAFETY: the mapping made above, used by nothing else.
+        unsafe { libc::munmap(mapped, bytes.len()) };
+        assert_eq!(entry.build_id, expected);
+        match entry.copy {
+            Some(copy) => {
+                let copy = dir.join("sidecar").join(copy);
+                let saved = std::fs::read(&copy).unwrap();
+                assert_eq!(saved.len(), bytes.len(), "the copy's length");
+                assert!(saved == bytes, "the copy's bytes differ from the object's");
+                let saved_id = build_id(File::open(&copy).unwrap());
+                assert_eq!(saved_id.as_deref(), Some(expected.as_str()));
+            }
+            // Without CAP_CHECKPOINT_RESTORE (or CAP_SYS_ADMIN) /proc/self/map_files cannot
+            // be opened, and the path is gone.
+            None if !map_files_readable() => {}
+            None => panic!("no copy of the deleted object"),
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
