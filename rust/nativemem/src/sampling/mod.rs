@@ -11,6 +11,7 @@ mod dump;
 #[cfg(import_rewriting)]
 pub mod glibc;
 pub mod java_frames;
+pub(crate) mod kept;
 mod maps;
 mod symbols;
 

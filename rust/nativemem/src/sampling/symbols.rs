@@ -40,6 +40,9 @@ struct ObjectEntry {
     build_id: String,
     deleted: bool,
     copy: Option<String>,
+    /// Why an object that should have been copied was not (absent when it was, or needed none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    missing: Option<String>,
 }
 
 /// What goes into a sidecar besides the process's own mappings.
@@ -114,14 +117,33 @@ fn host_name() -> String {
 }
 
 /// Describes one object; copies it when it will not be found on disk later. An object that
-/// cannot be read is listed without build-id or copy rather than failing the dump.
+/// cannot be read is listed without build-id or copy rather than failing the dump; one that
+/// should have been copied and was not says why in `missing`.
 fn entry(dir: &Path, index: usize, object: MappedObject, save_from: &[PathBuf]) -> ObjectEntry {
     // The mapping itself: the right bytes even if the path was deleted or replaced. Its path
     // under /proc is a link by design; the object's own path must not be one.
     let mapped = PathBuf::from(format!("/proc/self/map_files/{}", object.range));
-    let source = open_regular(&mapped, Links::Follow)
-        .or_else(|_| open_regular(Path::new(&object.path), Links::Refuse))
-        .ok();
+    let map_files = open_regular(&mapped, Links::Follow);
+    entry_from(dir, index, object, save_from, map_files)
+}
+
+/// [`entry`] with `/proc/self/map_files`' answer for the object; then a descriptor kept since
+/// it was loaded ([`super::kept`]), then its path.
+fn entry_from(
+    dir: &Path,
+    index: usize,
+    object: MappedObject,
+    save_from: &[PathBuf],
+    map_files: io::Result<File>,
+) -> ObjectEntry {
+    let (source, map_files_error) = match map_files {
+        Ok(file) => (Some(file), None),
+        Err(e) => {
+            let other = super::kept::kept(&object)
+                .or_else(|| open_regular(Path::new(&object.path), Links::Refuse).ok());
+            (other, Some(e))
+        }
+    };
     let build_id = source
         .as_ref()
         .and_then(|f| build_id(f.try_clone().ok()?))
@@ -129,27 +151,59 @@ fn entry(dir: &Path, index: usize, object: MappedObject, save_from: &[PathBuf]) 
     let transient = save_from
         .iter()
         .any(|d| Path::new(&object.path).starts_with(d));
-    let copy = source
-        .filter(|_| object.deleted || transient)
-        .and_then(|source| {
+    let wanted = object.deleted || transient;
+    let saved = match (&source, wanted) {
+        (Some(source), true) => {
             let name = Path::new(&object.path)
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "object".into());
             let relative = format!("{OBJECTS_DIR}/{index}-{name}");
-            std::fs::DirBuilder::new()
-                .mode(0o700)
-                .recursive(true)
-                .create(dir.join(OBJECTS_DIR))
-                .and_then(|()| save(&source, &dir.join(&relative)))
-                .ok()
-                .map(|()| relative)
-        });
+            Some(
+                std::fs::DirBuilder::new()
+                    .mode(0o700)
+                    .recursive(true)
+                    .create(dir.join(OBJECTS_DIR))
+                    .and_then(|()| save(source, &dir.join(&relative)))
+                    .map(|()| relative),
+            )
+        }
+        _ => None,
+    };
+    let (copy, missing) = match saved {
+        Some(Ok(relative)) => (Some(relative), None),
+        Some(Err(e)) => (None, Some(format!("its copy could not be saved ({e})"))),
+        None if wanted && source.is_none() => (None, Some(why_unread(&object, map_files_error))),
+        None => (None, None),
+    };
     ObjectEntry {
         path: object.path,
         build_id,
         deleted: object.deleted,
         copy,
+        missing,
+    }
+}
+
+/// Why an object to be saved could not be read at all.
+fn why_unread(object: &MappedObject, map_files: Option<io::Error>) -> String {
+    let denied = map_files.as_ref().is_some_and(|e| {
+        matches!(e.raw_os_error(), Some(libc::EPERM) | Some(libc::EACCES))
+            || e.kind() == io::ErrorKind::PermissionDenied
+    });
+    let how = match (denied, map_files) {
+        (true, _) => "this user cannot read /proc/self/map_files (it takes CAP_CHECKPOINT_RESTORE \
+                      or CAP_SYS_ADMIN)"
+            .to_owned(),
+        (false, Some(e)) => format!("/proc/self/map_files/{} cannot be read ({e})", object.range),
+        (false, None) => "it cannot be read".to_owned(),
+    };
+    match object.deleted {
+        true => format!(
+            "deleted after it was loaded, and no copy was saved: {how}, and no descriptor of it \
+             was kept since its loading"
+        ),
+        false => format!("no copy was saved: {how}, and its path cannot be read"),
     }
 }
 
@@ -357,10 +411,81 @@ mod tests {
                 assert_eq!(saved_id.as_deref(), Some(expected.as_str()));
             }
             // Without CAP_CHECKPOINT_RESTORE (or CAP_SYS_ADMIN) /proc/self/map_files cannot
-            // be opened, and the path is gone.
-            None if !map_files_readable() => {}
-            None => panic!("no copy of the deleted object"),
+            // be opened, and the path is gone: the sidecar says so.
+            None if !map_files_readable() => {
+                let missing = entry.missing.expect("no copy and no reason said");
+                assert!(missing.contains("/proc/self/map_files"), "{missing}");
+            }
+            None => panic!("no copy of the deleted object: {:?}", entry.missing),
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// As a user without CAP_CHECKPOINT_RESTORE sees it (uid 65534 in the report): map_files
+    /// refused, the path deleted. The descriptor kept when the object was loaded is copied;
+    /// without one, the entry says why there is no copy.
+    #[test]
+    fn without_map_files_a_deleted_object_is_copied_from_its_kept_descriptor_or_said_missing() {
+        let dir = std::env::temp_dir().join(format!("nativemem-kept-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sidecar")).unwrap();
+        let bytes: Vec<u8> = (0..70_000u32).map(|i| (i * 13 % 253) as u8).collect();
+        // `deleted`: before it is mapped, so that no refresh running meanwhile keeps it.
+        let mapped_object = |name: &str, deleted: bool| {
+            let lib = dir.join(name);
+            std::fs::write(&lib, &bytes).unwrap();
+            let file = File::open(&lib).unwrap();
+            if deleted {
+                std::fs::remove_file(&lib).unwrap();
+            }
+            // SAFETY: a private read-only executable mapping of an open file, unmapped below.
+            let mapped = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    bytes.len(),
+                    libc::PROT_READ | libc::PROT_EXEC,
+                    libc::MAP_PRIVATE,
+                    std::os::fd::AsRawFd::as_raw_fd(&file),
+                    0,
+                )
+            };
+            assert_ne!(mapped, libc::MAP_FAILED, "{}", io::Error::last_os_error());
+            (lib, mapped)
+        };
+        let (kept_lib, kept_map) = mapped_object("libkept.so", false);
+        let (lost_lib, lost_map) = mapped_object("liblost.so", true);
+        let find = |lib: &Path| {
+            let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+            executable_objects(&maps)
+                .into_iter()
+                .find(|o| Path::new(&o.path) == lib)
+                .expect("mapped")
+        };
+        // What the engine does after a dlopen returned, for the first one only.
+        super::super::kept::keep_for_test(&find(&kept_lib));
+        std::fs::remove_file(&kept_lib).unwrap();
+        let denied = || Err(io::Error::from_raw_os_error(libc::EPERM));
+        let saved = entry_from(&dir.join("sidecar"), 1, find(&kept_lib), &[], denied());
+        let lost = entry_from(&dir.join("sidecar"), 2, find(&lost_lib), &[], denied());
+        // SAFETY: the mappings made above, used by nothing else.
+        unsafe {
+            libc::munmap(kept_map, bytes.len());
+            libc::munmap(lost_map, bytes.len());
+        }
+        let json = serde_json::to_string(&lost).unwrap();
+        assert!(json.contains("\"missing\""), "{json}");
+        let json = serde_json::to_string(&saved).unwrap();
+        assert!(!json.contains("missing"), "{json}");
+        let copy = saved.copy.expect("copied from the kept descriptor");
+        assert!(std::fs::read(dir.join("sidecar").join(copy)).unwrap() == bytes);
+        assert_eq!(saved.missing, None);
+        assert!(lost.deleted && lost.copy.is_none());
+        let missing = lost.missing.expect("the reason there is no copy");
+        assert!(
+            missing.contains("deleted after it was loaded")
+                && missing.contains("cannot read /proc/self/map_files"),
+            "{missing}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

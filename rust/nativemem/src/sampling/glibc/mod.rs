@@ -137,6 +137,8 @@ pub fn start(interval_bytes: u64) -> Result<GlibcProfilerStatus, SamplingError> 
     let done = imports::hook_all(&imports(), &skip);
     control.objects = done.objects;
     control.skip = Some(skip);
+    // Objects loaded before the start whose files may still be deleted.
+    super::kept::refresh();
     // Only now: while the walk was rewriting the imports, a block allocated through an object's
     // hooked `malloc` could still be freed through another's real `free`.
     RECORDING.store(true, Ordering::SeqCst);
@@ -293,7 +295,8 @@ impl Drop for UnderWay {
     }
 }
 
-/// After a `dlopen` returned: rewrite what it loaded, tell the unwinder.
+/// After a `dlopen` returned: rewrite what it loaded, tell the unwinder, keep a descriptor of
+/// what it loaded while its file is still there (a JNI library may delete it at once).
 fn after_load() {
     let mut control = CONTROL.lock().unwrap_or_else(|p| p.into_inner());
     if !ACTIVE.load(Ordering::Acquire) {
@@ -304,6 +307,7 @@ fn after_load() {
         control.objects += done.objects;
     }
     unwind::refresh();
+    super::kept::refresh();
 }
 
 /// After a `dlclose` returned: forget what it unloaded.
@@ -311,6 +315,7 @@ fn after_unload() {
     let _control = CONTROL.lock().unwrap_or_else(|p| p.into_inner());
     if ACTIVE.load(Ordering::Acquire) {
         unwind::refresh();
+        super::kept::refresh();
     }
 }
 

@@ -324,6 +324,43 @@ fn a_library_loaded_after_the_start_is_hooked_and_stop_restores_every_entry() {
     assert_eq!(plant.dlclose(later.handle), 0);
 }
 
+/// As zstd-jni does: a library extracted to the temp directory, loaded, and deleted at once.
+/// The descriptor kept after its `dlopen` returned still reads the whole file, for a sidecar
+/// written by a user who cannot open `/proc/self/map_files`.
+#[test]
+fn a_library_deleted_right_after_its_dlopen_stays_readable_through_its_kept_descriptor() {
+    use std::io::Read;
+    let Some((_turn, (plant_path, later_path))) = turn_with_plants() else {
+        return;
+    };
+    let plant = Plant::open(plant_path);
+    let dir = std::env::temp_dir().join(format!("nativemem-extracted-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let extracted = dir.join("libextracted-1.5.so");
+    std::fs::copy(later_path, &extracted).unwrap();
+    let bytes = std::fs::read(&extracted).unwrap();
+    start(4096).unwrap();
+    let handle = plant.dlopen(&extracted);
+    assert!(!handle.is_null());
+    std::fs::remove_file(&extracted).unwrap();
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let object = crate::sampling::maps::executable_objects(&maps)
+        .into_iter()
+        .find(|o| Path::new(&o.path) == extracted)
+        .expect("the extracted library mapped");
+    assert!(object.deleted, "{object:?}");
+    let kept = crate::sampling::kept::kept(&object);
+    stop();
+    let mut read = Vec::new();
+    kept.expect("a descriptor kept after the dlopen")
+        .read_to_end(&mut read)
+        .unwrap();
+    assert!(read == bytes, "the kept descriptor reads another file");
+    assert_eq!(plant.dlclose(handle), 0);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// What [`probe_between_writes`] knows and found: each plant's path with the offsets of its
 /// `plant_malloc`, `plant_realloc` and `plant_release`; the writes it ran after, by plant; and
 /// the samples it found left for blocks gone.
