@@ -6,6 +6,8 @@
 //!  "objects":[{"path":"/abs/lib.so","build_id":"<hex or empty>","deleted":false,"copy":null}],
 //!  "perf_map":"perf-1.map"}
 //! ```
+//! An object that should have been copied and was not has `"missing": "<why>"` (optional; a
+//! reader of this format ignores keys it does not know).
 //! A dump without a sidecar is analysed from the files named in its memory map.
 
 use super::java_frames::JavaFrameNames;
@@ -40,6 +42,8 @@ struct SavedObject {
     build_id: String,
     #[serde(default)]
     copy: Option<String>,
+    #[serde(default)]
+    missing: Option<String>,
 }
 
 /// What the sidecar says about one mapped object.
@@ -49,6 +53,8 @@ pub struct ObjectRecord {
     pub build_id: String,
     /// A saved copy to read instead of the path in the maps.
     pub copy: Option<PathBuf>,
+    /// Why no copy was saved of an object that needed one (deleted, or in the temp directory).
+    pub missing: Option<String>,
 }
 
 /// The process a dump came from, as its sidecar tells (each part absent when not told).
@@ -119,6 +125,7 @@ impl Sidecar {
             let record = ObjectRecord {
                 build_id: object.build_id.to_ascii_lowercase(),
                 copy,
+                missing: object.missing,
             };
             sidecar.objects.insert(object.path, record);
         }
@@ -304,6 +311,14 @@ mod tests {
             Some(dir.join("objects/lib.so").as_path())
         );
         assert_eq!(sidecar.perf_map().find(0x1005), Some("Lfoo;::bar"));
+        let missing = br#"{"format":"nativemem-symbols/1","objects":[{"path":"/tmp/libz.so",
+            "build_id":"","deleted":true,"copy":null,"missing":"deleted after it was loaded"}]}"#;
+        let sidecar = Sidecar::from_json(&dir, missing).unwrap();
+        let record = sidecar.object("/tmp/libz.so").unwrap();
+        assert_eq!(
+            record.missing.as_deref(),
+            Some("deleted after it was loaded")
+        );
         let escape = br#"{"format":"nativemem-symbols/1","objects":[{"path":"/a","copy":"../../etc/passwd"}]}"#;
         assert!(Sidecar::from_json(&dir, escape).is_err());
         assert!(Sidecar::from_json(&dir, br#"{"format":"other/2"}"#).is_err());

@@ -232,6 +232,7 @@ impl<'m> Symbolizer<'m> {
                 .push(format!("{file}: not read while fuzzing"));
             return None;
         }
+        let missing = record.missing;
         let path: PathBuf = record.copy.unwrap_or_else(|| PathBuf::from(file));
         match self.cache.get_or_open(&path, &record.build_id) {
             Ok(object) => {
@@ -240,7 +241,9 @@ impl<'m> Symbolizer<'m> {
                 }
                 Some(object)
             }
+            // The sidecar says why it holds no copy: more than the path's "No such file".
             Err(reason) => {
+                let reason = missing.unwrap_or(reason);
                 self.warnings.push(format!(
                     "{}: {reason}; its frames are shown as module+offset",
                     path.display()
@@ -608,6 +611,31 @@ mod tests {
         assert_eq!(outside.mapping, None);
         assert_eq!(unnamed_name(None, 0x5), "0x5");
         assert_eq!(symbolizer.warnings.len(), 1, "{:?}", symbolizer.warnings);
+    }
+
+    /// A library deleted after loading that the dump could not copy (a user without access to
+    /// /proc/self/map_files): the warning names it and says why, not "No such file".
+    #[test]
+    fn an_object_the_sidecar_could_not_copy_is_warned_of_with_the_sidecars_reason() {
+        let map = MemoryMap::new(vec![Mapping::parse(
+            "1000-2000 r-xp 00000000 0:0 1 /tmp/libzstd-jni-1.5.so (deleted)",
+        )
+        .unwrap()]);
+        let json =
+            br#"{"format":"nativemem-symbols/1","objects":[{"path":"/tmp/libzstd-jni-1.5.so",
+            "build_id":"","deleted":true,"copy":null,"missing":"deleted after it was loaded, and no copy was saved: this user cannot read /proc/self/map_files"}]}"#;
+        let sidecar = Sidecar::from_json(Path::new("/nonexistent"), json).unwrap();
+        let mut symbolizer = Symbolizer::new(&map, sidecar);
+        assert!(symbolizer.resolve(0x1010).unnamed);
+        assert_eq!(symbolizer.warnings.len(), 1, "{:?}", symbolizer.warnings);
+        let warning = &symbolizer.warnings[0];
+        assert!(
+            warning.starts_with("/tmp/libzstd-jni-1.5.so: deleted after it was loaded")
+                && warning.contains("/proc/self/map_files")
+                && warning.ends_with("its frames are shown as module+offset")
+                && !warning.contains("No such file"),
+            "{warning}"
+        );
     }
 
     #[test]
