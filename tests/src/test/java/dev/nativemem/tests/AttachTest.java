@@ -250,6 +250,11 @@ class AttachTest {
       assertEquals(0, start.exitCode, start.toString());
       assertTrue(start.stdout.contains("one sample per 4096 bytes"), start.stdout);
       assertTrue(start.stdout.contains("engine import-rewriting"), start.stdout);
+      // The engine never ran here: a first interval discards nothing, and says so.
+      assertTrue(
+          start.stdout.contains("no sample was held, none discarded")
+              && !start.stdout.contains("discarded every sample"),
+          start.stdout);
       String opened = target.send("open 3000", "OPENED");
       String line =
           "AttachTarget.openOne(AttachTarget.java:" + opened.split(" AT ")[1].trim() + ")";

@@ -265,7 +265,7 @@ public final class AttachedCommand {
    * (jemalloc's {@code prof.reset}, or the import-rewriting engine's reset), so the interval in
    * effect (BYTES rounded to the nearest power of two under jemalloc, as it rounds it; BYTES itself
    * under import rewriting) is left as it is, samples kept; another one resets, and the answer says
-   * so.
+   * so, or that nothing was discarded where the engine held no sample.
    *
    * @return what the answer adds to "sampling on, ..."
    */
@@ -277,6 +277,9 @@ public final class AttachedCommand {
       return " (interval unchanged: the samples taken so far are kept)";
     }
     profiler.resetWithSampleInterval(bytes);
+    if (!status.mayHoldSamples()) {
+      return " (the interval was " + before + " bytes; no sample was held, none discarded)";
+    }
     String message =
         "; the interval changed from "
             + before

@@ -99,7 +99,7 @@ final class MemoryBreakdownText {
               : "(negative: metaspace committed or memory malloc'd but not yet touched)");
     }
     t.section("Headroom");
-    t.row("limit − usage", b.headroomBytes());
+    t.row("limit - usage", b.headroomBytes());
     return t.toString();
   }
 

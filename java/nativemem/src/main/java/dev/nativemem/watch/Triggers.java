@@ -228,7 +228,7 @@ final class Triggers {
         Trigger.Kind.GROWTH,
         String.format(
             Locale.ROOT,
-            "usage grew %.1f MiB/min over the last %d s (r² %.2f); at this rate it reaches the %s"
+            "usage grew %.1f MiB/min over the last %d s (r^2 %.2f); at this rate it reaches the %s"
                 + " %s in %.1f min",
             slope * 60,
             (now - first) / 1000,

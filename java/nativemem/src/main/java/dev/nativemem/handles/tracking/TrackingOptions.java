@@ -44,7 +44,7 @@ public final class TrackingOptions {
    */
   public static final String FULL_ADVICE =
       "run the agent with level=full (it keeps the creation stack of every live handle: at most"
-          + " 16 MiB of native memory, the report's tracker memory says how much, and about 3 µs"
+          + " 16 MiB of native memory, the report's tracker memory says how much, and about 3 us"
           + " per zlib stream created)";
 
   static final List<String> ZIP_KINDS = Arrays.asList("Inflater", "Deflater");

@@ -84,6 +84,14 @@ public final class SamplingStatus {
   }
 
   /**
+   * Whether samples may be held now, which a new interval would discard: always under jemalloc,
+   * whose live samples are not counted here; under import rewriting, while sampling or holding any.
+   */
+  public boolean mayHoldSamples() {
+    return !byImportRewriting() || active || liveSamples > 0;
+  }
+
+  /**
    * Whether the import-rewriting engine profiles here: available, and the allocator serving {@code
    * malloc} cannot profile itself. It does not see what libc allocates inside itself.
    */
