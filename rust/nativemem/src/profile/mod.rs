@@ -47,11 +47,14 @@ pub enum ProfileError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path} is empty: not a heap profile (write one with the 'prof.dump' mallctl)")]
+    #[error(
+        "{path} is empty: not a heap profile (write one with NativeMemory.dumpProfile() or \
+         'java -jar nativemem.jar attach <pid> dump')"
+    )]
     Empty { path: PathBuf },
     #[error(
         "{path} is not a jemalloc heap_v2 profile (first line: '{first_line}'); pass a file \
-         written by the 'prof.dump' mallctl or NativeMemory.dumpProfile()"
+         written by NativeMemory.dumpProfile(), 'attach <pid> dump' or jemalloc's 'prof.dump' mallctl"
     )]
     NotHeapV2 { path: PathBuf, first_line: String },
     #[error("{path}, line {line}: {reason}; the dump is damaged, write a new one")]

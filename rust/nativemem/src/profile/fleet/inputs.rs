@@ -42,7 +42,7 @@ pub fn expand(args: &[PathBuf], warnings: &mut Vec<String>) -> Result<Vec<Dump>,
         if !pattern.contains(['*', '?', '[']) {
             return Err(ProfileError::BadRequest(format!(
                 "heap profile {} does not exist; write one with NativeMemory.dumpProfile() or \
-                 the 'prof.dump' mallctl",
+                 'java -jar nativemem.jar attach <pid> dump'",
                 arg.display()
             )));
         }

@@ -218,7 +218,7 @@ public final class ProfileRequest {
           "heap profile "
               + absolute
               + " does not exist or is not a file; write one with NativeMemory.dumpProfile() or"
-              + " the 'prof.dump' mallctl");
+              + " 'java -jar nativemem.jar attach <pid> dump'");
     }
     return absolute;
   }
