@@ -53,6 +53,7 @@ final class Bundle {
       Map.of(
           BundleLayout.TIMELINE, MAX_JSON_BYTES,
           BundleLayout.PROFILE_SITES, MAX_JSON_BYTES,
+          BundleLayout.SNAPSHOT, MAX_JSON_BYTES,
           BundleLayout.HANDLES, MAX_JSON_BYTES);
 
   private final Path dir;

@@ -80,11 +80,27 @@ final class Verdict {
     final Long bytes;
     final Long total;
 
-    TopFunction(String name, Double share, Long bytes, Long total) {
+    /** What the allocator counted as malloc'd in the same capture; null when unknown. */
+    final Long mallocd;
+
+    /** The allocator serving malloc then ({@code glibc}, {@code jemalloc}); null when unknown. */
+    final String allocator;
+
+    TopFunction(String name, Double share, Long bytes, Long total, Long mallocd, String allocator) {
       this.name = name;
       this.share = share;
       this.bytes = bytes;
       this.total = total;
+      this.mallocd = mallocd;
+      this.allocator = allocator;
+    }
+
+    /**
+     * Whether the profile saw under half of what was malloc'd: allocated before sampling started,
+     * inside libc, or through a pointer from {@code dlsym} (Java's FFM), which no import carries.
+     */
+    boolean partial() {
+      return total != null && mallocd != null && mallocd > 0 && total < mallocd / 2;
     }
   }
 
@@ -192,7 +208,9 @@ final class Verdict {
     this.headroom = headroom(samples);
     this.handleGrowth = handleGrowth(samples);
     Map<String, Object> report = bundle.json(BundleLayout.PROFILE_SITES);
-    this.topFunction = topFunction(report);
+    Map<String, Object> allocator =
+        Fields.object(Fields.object(bundle.json(BundleLayout.SNAPSHOT), "breakdown"), "allocator");
+    this.topFunction = topFunction(report, allocator);
     Map<String, Object> handles = bundle.json(BundleLayout.HANDLES);
     List<Map<String, Object>> sites = Fields.objects(handles, "sites");
     Map<String, Object> leaked = biggest(sites, "leaked");
@@ -318,7 +336,19 @@ final class Verdict {
         + Html.bytes(topFunction.total)
         + ") allocated in "
         + m.code(m.text(topFunction.name))
-        + ".";
+        + "."
+        + (topFunction.partial()
+            ? " The profile saw "
+                + Html.bytes(topFunction.total)
+                + " of the "
+                + Html.bytes(topFunction.mallocd)
+                + (!"glibc".equals(topFunction.allocator)
+                    ? " malloc'd: the rest was allocated while sampling was off."
+                    : " malloc'd: the rest was allocated before sampling started, inside libc, or"
+                        + " through a pointer from dlsym (Java's FFM on JDK 22 and later), which"
+                        + " the import-rewriting engine does not see; the preload allocator sees"
+                        + " it all (java -jar nativemem.jar env).")
+            : "");
   }
 
   private static String site(Site site, Markup m) {
@@ -444,7 +474,7 @@ final class Verdict {
     return g.openFrom == g.openTo && g.leakedFrom == g.leakedTo ? null : g;
   }
 
-  static TopFunction topFunction(Map<String, Object> report) {
+  static TopFunction topFunction(Map<String, Object> report, Map<String, Object> allocator) {
     List<Map<String, Object>> flat = Fields.objects(report, "top_flat");
     if (flat.isEmpty()) {
       return null;
@@ -454,7 +484,9 @@ final class Verdict {
         Fields.string(top, "name"),
         Fields.number(top, "flat_share"),
         Fields.whole(top, "flat_bytes"),
-        Fields.whole(report, "total_bytes"));
+        Fields.whole(report, "total_bytes"),
+        Fields.whole(allocator, "allocated_bytes"),
+        Fields.string(allocator, "kind"));
   }
 
   /** The site with the most {@code key} (leaked or open) handles, or null when none has any. */

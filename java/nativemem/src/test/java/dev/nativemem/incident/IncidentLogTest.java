@@ -29,6 +29,41 @@ class IncidentLogTest {
 
   @TempDir Path temp;
 
+  /**
+   * A profile that saw under half of what was malloc'd (on JDK 25, Netty allocates through FFM's
+   * dlsym'd malloc, which no import carries) says so beside its top function, and what sees all;
+   * one that saw most of it says nothing more; under jemalloc the rest is what sampling missed.
+   */
+  @Test
+  void aProfileThatSawUnderHalfOfTheMallocdHeapSaysSo() throws Exception {
+    for (String kind : List.of("glibc", "jemalloc")) {
+      for (long mallocd : List.of(275 * MIB, 20 * MIB)) {
+        Path bundle = Files.createDirectory(temp.resolve(kind + mallocd));
+        limitedTimeline(bundle);
+        write(bundle, "profile-report.json", profileReport("ResourceBitMap", 0.1, 15 * MIB));
+        write(
+            bundle,
+            "snapshot.json",
+            map("breakdown", map("allocator", map("kind", kind, "allocated_bytes", mallocd))));
+        write(bundle, "manifest.json", manifest("usage 87.1% of the 512.0 MiB limit"));
+        String block = IncidentLog.render(bundle, FINAL);
+        boolean partial = mallocd > 30 * MIB;
+        assertEquals(
+            partial,
+            block.contains("The profile saw 15.0 MiB of the 275.0 MiB malloc'd: the rest was"),
+            block);
+        assertEquals(
+            partial && kind.equals("glibc"),
+            block.contains("through a pointer from dlsym (Java's FFM on JDK 22 and later)"),
+            block);
+        assertEquals(
+            partial && kind.equals("jemalloc"),
+            block.contains("the rest was allocated while sampling was off."),
+            block);
+      }
+    }
+  }
+
   @SuppressWarnings("unchecked")
   @Test
   void everyLineHasThePrefixAndTheJsonLineCarriesTheVerdictsFacts() throws Exception {
