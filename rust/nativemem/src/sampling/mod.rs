@@ -250,6 +250,14 @@ pub fn status() -> Result<SamplingStatus, SamplingError> {
         #[cfg(import_rewriting)]
         Engine::Imports => {
             let figures = glibc::status();
+            // Stopped here while another copy of nativemem's library profiles the process:
+            // this copy's engine would refuse to start, so it is not "ready".
+            if let Some(reason) = (!figures.active).then(glibc::why_not_startable).flatten() {
+                return Ok(SamplingStatus {
+                    unavailable_reason: reason,
+                    ..SamplingStatus::engine_figures(Some(&figures))
+                });
+            }
             Ok(SamplingStatus {
                 engine: glibc::ENGINE.into(),
                 engine_reason: reason,

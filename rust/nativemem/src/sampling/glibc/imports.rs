@@ -149,6 +149,22 @@ pub fn restore_all(imports: &[Import], skip: &Skip) -> Rewrite {
     walk(imports, skip, Mode::Restore)
 }
 
+/// What the entries of `imports` in every object not skipped point at now, other than the
+/// imports' own hooks: each distinct address once. Read inside the walk, as a rewrite reads them;
+/// nothing is written.
+pub fn targets(imports: &[Import], skip: &Skip) -> Vec<usize> {
+    let mut walk = Walk {
+        imports,
+        skip,
+        mode: Mode::Read,
+        done: Rewrite::default(),
+        changed: CHANGED.lock().unwrap_or_else(|p| p.into_inner()),
+        targets: Vec::new(),
+    };
+    walk.run();
+    walk.targets
+}
+
 fn walk(imports: &[Import], skip: &Skip, mode: Mode) -> Rewrite {
     let mut walk = Walk {
         imports,
@@ -156,6 +172,7 @@ fn walk(imports: &[Import], skip: &Skip, mode: Mode) -> Rewrite {
         mode,
         done: Rewrite::default(),
         changed: CHANGED.lock().unwrap_or_else(|p| p.into_inner()),
+        targets: Vec::new(),
     };
     walk.run();
     if mode == Mode::Restore {
@@ -173,6 +190,8 @@ pub fn changed_entries() -> usize {
 enum Mode {
     Hook,
     Restore,
+    /// Only reads the entries' targets ([`targets`]).
+    Read,
 }
 
 struct Walk<'a> {
@@ -181,6 +200,8 @@ struct Walk<'a> {
     mode: Mode,
     done: Rewrite,
     changed: std::sync::MutexGuard<'static, Vec<Changed>>,
+    /// What the entries read point at ([`Mode::Read`]).
+    targets: Vec<usize>,
 }
 
 impl Walk<'_> {
@@ -229,6 +250,7 @@ impl Walk<'_> {
         match self.mode {
             Mode::Hook => found.sort_by_key(|&(rank, _, _)| rank),
             Mode::Restore => found.sort_by_key(|&(rank, _, _)| std::cmp::Reverse(rank)),
+            Mode::Read => {}
         }
         let mut touched = false;
         for (rank, slot, hook) in found {
@@ -279,6 +301,12 @@ impl Walk<'_> {
                     self.done.restored += 1;
                 }
                 written
+            }
+            Mode::Read => {
+                if current != hook && current != 0 && !self.targets.contains(&current) {
+                    self.targets.push(current);
+                }
+                false
             }
         }
     }

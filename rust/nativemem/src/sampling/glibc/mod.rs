@@ -9,6 +9,7 @@
 //! Sees what goes through an object's imports; not what libc allocates for itself inside
 //! (`fopen`'s buffer, `strdup`), nor allocators linked statically into an object.
 
+mod copies;
 mod heap_v2;
 mod hooks;
 mod imports;
@@ -107,6 +108,10 @@ pub fn start(interval_bytes: u64) -> Result<GlibcProfilerStatus, SamplingError> 
             "the process has no malloc, calloc, realloc and free to hook (dlsym found none)".into(),
         ));
     }
+    // Never on top of another copy's engine: its profile would lose what ours took over.
+    if let Some(other) = copies::another_copy(&imports(), &skip(), own_address()) {
+        return Err(SamplingError::Unavailable(other.refusal()));
+    }
     let tables = match TABLES.get() {
         Some(tables) => tables,
         None => {
@@ -128,11 +133,7 @@ pub fn start(interval_bytes: u64) -> Result<GlibcProfilerStatus, SamplingError> 
     SAMPLES.store(0, Ordering::Relaxed);
     pin_this_library();
     unwind::prepare(own_address());
-    let skip = Skip::holding(&[
-        own_address(),
-        hooks::REAL.malloc.load(Ordering::Acquire),
-        hooks::REAL.dlopen.load(Ordering::Acquire),
-    ]);
+    let skip = skip();
     ACTIVE.store(true, Ordering::Release);
     let done = imports::hook_all(&imports(), &skip);
     control.objects = done.objects;
@@ -179,6 +180,17 @@ pub fn reset(interval_bytes: Option<u64>) -> Result<GlibcProfilerStatus, Samplin
     }
     SAMPLES.store(0, Ordering::Relaxed);
     Ok(status_locked(&control))
+}
+
+/// Why this copy's engine cannot start while it is stopped: another copy of nativemem's
+/// library profiles this process through its own hooks ([`copies`]). None when it can, when it
+/// runs, or when the process has nothing to hook (the start says so).
+pub fn why_not_startable() -> Option<String> {
+    let _control = CONTROL.lock().unwrap_or_else(|p| p.into_inner());
+    if ACTIVE.load(Ordering::Acquire) || !hooks::resolve() {
+        return None;
+    }
+    copies::another_copy(&imports(), &skip(), own_address()).map(|other| other.refusal())
 }
 
 /// Whether the hooks record samples now.
@@ -234,6 +246,15 @@ pub fn write_dump(out: &mut impl std::io::Write) -> std::io::Result<(u64, u64)> 
             }
         }
     }
+}
+
+/// The objects never rewritten: ours, the one serving the real `malloc`, the loader's.
+fn skip() -> Skip {
+    Skip::holding(&[
+        own_address(),
+        hooks::REAL.malloc.load(Ordering::Acquire),
+        hooks::REAL.dlopen.load(Ordering::Acquire),
+    ])
 }
 
 fn imports() -> Vec<Import> {

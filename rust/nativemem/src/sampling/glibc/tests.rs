@@ -585,3 +585,180 @@ fn a_dump_with_its_sidecar_is_read_by_the_analysis_with_the_planted_bytes_under_
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Stands for another copy of nativemem's library, as an attach command's class loader loads
+/// one beside the application's: it exports nativemem's JNI entry point and has hooks of its
+/// own (here they only pass the call on). Built twice: as `libnativemem-other.so`, and without
+/// the entry point as `libwrapper.so`, an object that wraps `malloc` and is not nativemem.
+const OTHER_COPY_C: &str = r#"
+#include <stdlib.h>
+#ifdef NATIVEMEM
+const char *Java_dev_nativemem_internal_NativeBridge_version(void *env, void *cls) { return 0; }
+#endif
+void *other_malloc(size_t s) { return malloc(s); }
+void other_free(void *p) { free(p); }
+"#;
+
+/// `libnativemem-other.so` and `libwrapper.so` ([`OTHER_COPY_C`]), built once beside the plants.
+fn other_objects() -> Option<&'static (PathBuf, PathBuf)> {
+    static BUILT: OnceLock<Option<(PathBuf, PathBuf)>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let dir = std::env::temp_dir().join(format!("nativemem-other-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).ok()?;
+            let source = dir.join("other.c");
+            std::fs::write(&source, OTHER_COPY_C).ok()?;
+            let build = |name: &str, define: &[&str]| {
+                let out = dir.join(name);
+                let cc = std::env::var_os("NATIVEMEM_TEST_CC").unwrap_or_else(|| "cc".into());
+                let ok = std::process::Command::new(cc)
+                    .args(["-O2", "-fPIC", "-shared", "-Wl,-z,relro,-z,now", "-o"])
+                    .arg(&out)
+                    .args(define)
+                    .arg(&source)
+                    .status()
+                    .map(|s| s.success())
+                    .unwrap_or(false);
+                ok.then_some(out)
+            };
+            Some((
+                build("libnativemem-other.so", &["-DNATIVEMEM"])?,
+                build("libwrapper.so", &[])?,
+            ))
+        })
+        .as_ref()
+}
+
+/// Points the `free` and `malloc` entries of every object but ours and `object`'s at `object`'s
+/// `other_free` and `other_malloc`, as another engine's start does, with this engine's own
+/// rewriting; [`OtherHooks::remove`] points them at libc's again.
+struct OtherHooks {
+    imports: [Import; 2],
+    skip: Skip,
+}
+
+impl OtherHooks {
+    fn install(object: &Plant) -> OtherHooks {
+        let imports = [
+            Import {
+                name: c"free",
+                hook: object.symbol(c"other_free"),
+            },
+            Import {
+                name: c"malloc",
+                hook: object.symbol(c"other_malloc"),
+            },
+        ];
+        // Its own imports stay libc's: its hooks call through them.
+        let skip = Skip::holding(&[own_address(), imports[1].hook]);
+        let done = imports::hook_all(&imports, &skip);
+        assert!(done.entries > 0, "{done:?}");
+        OtherHooks { imports, skip }
+    }
+
+    /// Whether some entry holds this object's `other_malloc` now.
+    fn in_place(&self) -> bool {
+        let malloc = [Import {
+            name: c"malloc",
+            hook: 0,
+        }];
+        imports::targets(&malloc, &self.skip).contains(&self.imports[1].hook)
+    }
+
+    /// Every entry back at libc's function, and forgotten: the engine's own stop may have
+    /// restored these hooks after its record of them was cleared.
+    fn remove(self) {
+        let real = [
+            Import {
+                name: c"free",
+                hook: hooks::REAL.free.load(Ordering::Acquire),
+            },
+            Import {
+                name: c"malloc",
+                hook: hooks::REAL.malloc.load(Ordering::Acquire),
+            },
+        ];
+        assert!(real.iter().all(|i| i.hook != 0));
+        imports::hook_all(&real, &self.skip);
+        imports::restore_all(&[], &self.skip);
+    }
+}
+
+#[test]
+fn another_copys_engine_refuses_the_start_naming_it_and_status_says_why() {
+    let Some((_turn, (plant_path, _))) = turn_with_plants() else {
+        return;
+    };
+    let Some((other_path, _)) = other_objects() else {
+        return;
+    };
+    let plant = Plant::open(plant_path);
+    let other = Plant::open(other_path);
+    let hooks = OtherHooks::install(&other);
+    assert!(hooks.in_place());
+    // The plant allocates through the other copy's hooks now.
+    plant.free(plant.malloc(100));
+    let refused = start(1);
+    let shown = crate::sampling::status().unwrap();
+    let active = is_active();
+    hooks.remove();
+    let refused = refused.expect_err("started on top of another copy's engine");
+    assert!(!active, "the engine runs after its refusal");
+    let said = refused.to_string();
+    for part in [
+        "another copy of nativemem",
+        &other_path.display().to_string(),
+        "NativeMemory.profiling()",
+        "-javaagent:nativemem.jar",
+    ] {
+        assert!(said.contains(part), "{part}: {said}");
+    }
+    // Not "ready (inactive)": the status gives the same reason.
+    assert!(!shown.available, "{shown:?}");
+    assert_eq!(shown.unavailable_reason, said);
+    // The other copy gone, this copy's engine starts, samples and stops.
+    start(1).unwrap();
+    let block = plant.malloc(1234);
+    let sampled = status().live_sampled_bytes;
+    plant.free(block);
+    stop();
+    assert!(sampled >= 1234, "{sampled}");
+    assert!(crate::sampling::status().unwrap().available);
+}
+
+#[test]
+fn the_engines_own_hooks_and_a_plain_malloc_wrapper_are_not_another_copy() {
+    let Some((_turn, (plant_path, _))) = turn_with_plants() else {
+        return;
+    };
+    let Some((_, wrapper_path)) = other_objects() else {
+        return;
+    };
+    let plant = Plant::open(plant_path);
+    // Our own hooks in place: what a start sees is ours.
+    start(1).unwrap();
+    assert_eq!(
+        copies::another_copy(&imports(), &skip(), own_address()),
+        None
+    );
+    assert!(crate::sampling::status().unwrap().available);
+    // Stopped and started again, and again through a reset.
+    stop();
+    start(1).unwrap();
+    reset(Some(1)).unwrap();
+    assert!(is_active());
+    stop();
+    // An object that wraps malloc without being nativemem (a leak checker's) is no reason to
+    // refuse: the engine starts on top of it, and the stop gives its entries back.
+    let wrapper = Plant::open(wrapper_path);
+    let hooks = OtherHooks::install(&wrapper);
+    let started = start(1);
+    let taken_over = !hooks.in_place();
+    let block = plant.malloc(100);
+    plant.free(block);
+    stop();
+    let given_back = hooks.in_place();
+    hooks.remove();
+    started.unwrap();
+    assert!(taken_over && given_back, "{taken_over} {given_back}");
+}
