@@ -80,6 +80,19 @@ public final class AttachTarget {
             .getMethod("run", String[].class)
             .invoke(null, (Object) line.substring(5).split(" "));
         System.out.println("SELF DONE");
+      } else if (line.equals("profile in-process")) {
+        // The application's own copy of nativemem (on its class path) samples every 4096 bytes.
+        Class<?> nativeMemory = Class.forName("dev.nativemem.NativeMemory");
+        Object profiler = nativeMemory.getMethod("profiling").invoke(null);
+        profiler.getClass().getMethod("resetWithSampleInterval", long.class).invoke(profiler, 4096L);
+        profiler.getClass().getMethod("start").invoke(profiler);
+        System.out.println("PROFILING " + profiler);
+      } else if (line.startsWith("dump in-process ")) {
+        Object dump =
+            Class.forName("dev.nativemem.NativeMemory")
+                .getMethod("dumpProfile", java.nio.file.Path.class)
+                .invoke(null, java.nio.file.Path.of(line.substring("dump in-process ".length())));
+        System.out.println("DUMPED " + dump);
       } else if (line.equals("end")) {
         int ended = 0;
         for (Object kept : KEPT) {

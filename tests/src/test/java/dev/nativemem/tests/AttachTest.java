@@ -211,6 +211,34 @@ class AttachTest {
     return start;
   }
 
+  /**
+   * An application that profiles itself with its own copy of nativemem (on its class path, on
+   * plain glibc): {@code attach profile start}, whose agent loads a second copy, is refused with
+   * the reason, and {@code profile status} says so, rather than a second engine taking the
+   * allocation imports from the first; the application's own profile keeps the 2000 Inflaters.
+   */
+  @Test
+  void anApplicationProfilingItselfKeepsItsProfileWhenAttachAsksToProfile() throws Exception {
+    try (AttachTargetProcess target =
+        new AttachTargetProcess(List.of(ForkedJvm.JAR.toString(), ForkedJvm.TEST_CLASSES))) {
+      assertTrue(target.send("profile in-process", "PROFILING").contains("import-rewriting"));
+      target.send("open 2000", "OPENED");
+      ForkedJvm.Result start = attach(target.pid, "profile", "start");
+      assertEquals(1, start.exitCode, start.toString());
+      assertTrue(start.stderr.contains("another copy of nativemem ("), start.toString());
+      assertTrue(start.stderr.contains("already profiles this process's heap"), start.toString());
+      ForkedJvm.Result status = attach(target.pid, "profile", "status");
+      assertEquals(0, status.exitCode, status.toString());
+      assertTrue(status.stdout.contains("another copy of nativemem ("), status.toString());
+      Path dump = tmp.resolve("own.heap");
+      target.send("dump in-process " + dump, "DUMPED");
+      ForkedJvm.Result collapsed =
+          new ForkedJvm().cli("analyze", dump.toString(), "--format", "collapsed");
+      assertEquals(0, collapsed.exitCode, collapsed.toString());
+      assertTrue(zlibBytes(collapsed.stdout) > 2000 * 5000L, collapsed.stdout);
+    }
+  }
+
   /** Dumps the target's profile and returns the analysis's collapsed stacks. */
   private String dumpAndAnalyze(AttachTargetProcess target, String name) throws Exception {
     Path dump = tmp.resolve(name);

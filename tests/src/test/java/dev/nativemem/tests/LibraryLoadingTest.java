@@ -50,7 +50,7 @@ class LibraryLoadingTest {
   void twoClassLoadersInOneJvmEachGetAWorkingLibrary() throws Exception {
     String first = versionsFromFreshClassLoader();
     String second = versionsFromFreshClassLoader();
-    assertTrue(first.contains("\"native\":\"0."), first);
+    assertTrue(first.contains("\"native_library\":\"0."), first);
     assertNotEquals(pathOf(first), pathOf(second), "each class loader needs its own copy");
   }
 
