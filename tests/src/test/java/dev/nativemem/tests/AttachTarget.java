@@ -84,7 +84,10 @@ public final class AttachTarget {
         // The application's own copy of nativemem (on its class path) samples every 4096 bytes.
         Class<?> nativeMemory = Class.forName("dev.nativemem.NativeMemory");
         Object profiler = nativeMemory.getMethod("profiling").invoke(null);
-        profiler.getClass().getMethod("resetWithSampleInterval", long.class).invoke(profiler, 4096L);
+        profiler
+            .getClass()
+            .getMethod("resetWithSampleInterval", long.class)
+            .invoke(profiler, 4096L);
         profiler.getClass().getMethod("start").invoke(profiler);
         System.out.println("PROFILING " + profiler);
       } else if (line.startsWith("dump in-process ")) {
