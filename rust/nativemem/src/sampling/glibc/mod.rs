@@ -26,6 +26,7 @@ use serde::Serialize;
 use stacks::{Stacks, MAX_FRAMES};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// The engine's name where status and dumps say which engine runs.
 pub const ENGINE: &str = "import-rewriting";
@@ -50,6 +51,14 @@ static RECORDS_UNDER_WAY: AtomicUsize = AtomicUsize::new(0);
 static TABLES: OnceLock<Tables> = OnceLock::new();
 static SAMPLES: AtomicU64 = AtomicU64::new(0);
 /// Start, stop and the `dlopen`/`dlclose` follow-up, one at a time.
+/// The last answer of the check for another copy's engine, and when: a status is read on every
+/// metrics scrape, and the check walks every import entry of every loaded object (some 120 µs in
+/// a JVM, against 8 µs for the rest of a status); another copy starts its engine rarely, so an
+/// answer serves a status for [`CHECK_SERVES`]. `start()` always checks afresh and leaves its
+/// answer here.
+static LAST_CHECK: Mutex<Option<(Instant, Option<String>)>> = Mutex::new(None);
+const CHECK_SERVES: Duration = Duration::from_secs(1);
+
 static CONTROL: Mutex<Control> = Mutex::new(Control {
     objects: 0,
     skip: None,
@@ -109,8 +118,10 @@ pub fn start(interval_bytes: u64) -> Result<GlibcProfilerStatus, SamplingError> 
         ));
     }
     // Never on top of another copy's engine: its profile would lose what ours took over.
-    if let Some(other) = copies::another_copy(&imports(), &skip(), own_address()) {
-        return Err(SamplingError::Unavailable(other.refusal()));
+    let other = copies::another_copy(&imports(), &skip(), own_address()).map(|o| o.refusal());
+    *LAST_CHECK.lock().unwrap_or_else(|p| p.into_inner()) = Some((Instant::now(), other.clone()));
+    if let Some(refusal) = other {
+        return Err(SamplingError::Unavailable(refusal));
     }
     let tables = match TABLES.get() {
         Some(tables) => tables,
@@ -190,7 +201,16 @@ pub fn why_not_startable() -> Option<String> {
     if ACTIVE.load(Ordering::Acquire) || !hooks::resolve() {
         return None;
     }
-    copies::another_copy(&imports(), &skip(), own_address()).map(|other| other.refusal())
+    let mut last = LAST_CHECK.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((at, answer)) = last.as_ref() {
+        if at.elapsed() < CHECK_SERVES {
+            return answer.clone();
+        }
+    }
+    let answer =
+        copies::another_copy(&imports(), &skip(), own_address()).map(|other| other.refusal());
+    *last = Some((Instant::now(), answer.clone()));
+    answer
 }
 
 /// Whether the hooks record samples now.
