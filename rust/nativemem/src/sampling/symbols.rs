@@ -285,6 +285,24 @@ fn copy_private(from: &Path, to: &Path) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// `len` bytes of `file` mapped private, read-only and executable, as the loader maps code;
+    /// the caller unmaps them.
+    fn map_executable(file: &File, len: usize) -> *mut libc::c_void {
+        // SAFETY: a private read-only executable mapping of an open file, unmapped by the caller.
+        let mapped = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_EXEC,
+                libc::MAP_PRIVATE,
+                std::os::fd::AsRawFd::as_raw_fd(file),
+                0,
+            )
+        };
+        assert_ne!(mapped, libc::MAP_FAILED, "{}", io::Error::last_os_error());
+        mapped
+    }
+
     fn map_files_readable() -> bool {
         let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
         let any = &executable_objects(&maps)[0];
@@ -379,18 +397,7 @@ mod tests {
         let lib = dir.join("libextracted.so");
         std::fs::write(&lib, &bytes).unwrap();
         let file = File::open(&lib).unwrap();
-        // SAFETY: a private read-only executable mapping of an open file, unmapped below.
-        let mapped = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                bytes.len(),
-                libc::PROT_READ | libc::PROT_EXEC,
-                libc::MAP_PRIVATE,
-                std::os::fd::AsRawFd::as_raw_fd(&file),
-                0,
-            )
-        };
-        assert_ne!(mapped, libc::MAP_FAILED, "{}", io::Error::last_os_error());
+        let mapped = map_executable(&file, bytes.len());
         drop(file);
         std::fs::remove_file(&lib).unwrap();
         let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
@@ -440,19 +447,7 @@ mod tests {
             if deleted {
                 std::fs::remove_file(&lib).unwrap();
             }
-            // SAFETY: a private read-only executable mapping of an open file, unmapped below.
-            let mapped = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    bytes.len(),
-                    libc::PROT_READ | libc::PROT_EXEC,
-                    libc::MAP_PRIVATE,
-                    std::os::fd::AsRawFd::as_raw_fd(&file),
-                    0,
-                )
-            };
-            assert_ne!(mapped, libc::MAP_FAILED, "{}", io::Error::last_os_error());
-            (lib, mapped)
+            (lib, map_executable(&file, bytes.len()))
         };
         let (kept_lib, kept_map) = mapped_object("libkept.so", false);
         let (lost_lib, lost_map) = mapped_object("liblost.so", true);

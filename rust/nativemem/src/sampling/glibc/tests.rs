@@ -65,36 +65,57 @@ long plant_getline(const char *path) {
 }
 "#;
 
+/// `source` compiled into a shared library per `(name, flags)` in a directory of this process's
+/// named after `tag`; None when this machine has no C compiler. The target's C compiler when
+/// cross-testing (aarch64-linux-gnu-gcc under qemu-user, build/cross-aarch64.sh), else the
+/// machine's own.
+fn c_libraries<const N: usize>(
+    tag: &str,
+    source: &str,
+    libraries: [(&str, &[&str]); N],
+) -> Option<[PathBuf; N]> {
+    let dir = std::env::temp_dir().join(format!("nativemem-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let c = dir.join(format!("{tag}.c"));
+    std::fs::write(&c, source).ok()?;
+    let cc = std::env::var_os("NATIVEMEM_TEST_CC").unwrap_or_else(|| "cc".into());
+    let mut built = Vec::with_capacity(N);
+    for (name, flags) in libraries {
+        let out = dir.join(name);
+        let ok = std::process::Command::new(&cc)
+            .args(["-O2", "-fPIC", "-shared", "-o"])
+            .arg(&out)
+            .arg(&c)
+            .args(flags)
+            .status()
+            .is_ok_and(|s| s.success());
+        built.push(ok.then_some(out)?);
+    }
+    built.try_into().ok()
+}
+
 /// `libplant.so` (full RELRO, bound now) and `liblater.so` (the same code, lazy binding),
 /// built once; None when this machine has no C compiler.
 fn plants() -> Option<&'static (PathBuf, PathBuf)> {
     static BUILT: OnceLock<Option<(PathBuf, PathBuf)>> = OnceLock::new();
+    const UNWIND: [&str; 2] = ["-fomit-frame-pointer", "-fasynchronous-unwind-tables"];
     BUILT
         .get_or_init(|| {
-            let dir = std::env::temp_dir().join(format!("nativemem-plant-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).ok()?;
-            let source = dir.join("plant.c");
-            std::fs::write(&source, PLANT_C).ok()?;
-            let build = |name: &str, link: &[&str]| {
-                let out = dir.join(name);
-                // The target's C compiler when cross-testing (aarch64-linux-gnu-gcc under
-                // qemu-user, build/cross-aarch64.sh), else the machine's own.
-                let cc = std::env::var_os("NATIVEMEM_TEST_CC").unwrap_or_else(|| "cc".into());
-                let ok = std::process::Command::new(cc)
-                    .args(["-O2", "-fPIC", "-shared", "-fomit-frame-pointer"])
-                    .args(["-fasynchronous-unwind-tables", "-o"])
-                    .arg(&out)
-                    .arg(&source)
-                    .args(link)
-                    .status()
-                    .map(|s| s.success())
-                    .unwrap_or(false);
-                ok.then_some(out)
-            };
-            Some((
-                build("libplant.so", &["-Wl,-z,relro,-z,now", "-ldl"])?,
-                build("liblater.so", &["-Wl,-z,lazy", "-ldl"])?,
-            ))
+            let [plant, later] = c_libraries(
+                "plant",
+                PLANT_C,
+                [
+                    (
+                        "libplant.so",
+                        &[UNWIND[0], UNWIND[1], "-Wl,-z,relro,-z,now", "-ldl"],
+                    ),
+                    (
+                        "liblater.so",
+                        &[UNWIND[0], UNWIND[1], "-Wl,-z,lazy", "-ldl"],
+                    ),
+                ],
+            )?;
+            Some((plant, later))
         })
         .as_ref()
 }
@@ -604,27 +625,16 @@ fn other_objects() -> Option<&'static (PathBuf, PathBuf)> {
     static BUILT: OnceLock<Option<(PathBuf, PathBuf)>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let dir = std::env::temp_dir().join(format!("nativemem-other-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).ok()?;
-            let source = dir.join("other.c");
-            std::fs::write(&source, OTHER_COPY_C).ok()?;
-            let build = |name: &str, define: &[&str]| {
-                let out = dir.join(name);
-                let cc = std::env::var_os("NATIVEMEM_TEST_CC").unwrap_or_else(|| "cc".into());
-                let ok = std::process::Command::new(cc)
-                    .args(["-O2", "-fPIC", "-shared", "-Wl,-z,relro,-z,now", "-o"])
-                    .arg(&out)
-                    .args(define)
-                    .arg(&source)
-                    .status()
-                    .map(|s| s.success())
-                    .unwrap_or(false);
-                ok.then_some(out)
-            };
-            Some((
-                build("libnativemem-other.so", &["-DNATIVEMEM"])?,
-                build("libwrapper.so", &[])?,
-            ))
+            let relro: &[&str] = &["-Wl,-z,relro,-z,now"];
+            let [other, wrapper] = c_libraries(
+                "other",
+                OTHER_COPY_C,
+                [
+                    ("libnativemem-other.so", &[relro[0], "-DNATIVEMEM"]),
+                    ("libwrapper.so", relro),
+                ],
+            )?;
+            Some((other, wrapper))
         })
         .as_ref()
 }
